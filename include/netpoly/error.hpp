@@ -1,0 +1,56 @@
+// One exception hierarchy; each kind carries the process exit code it maps to.
+#pragma once
+#include <stdexcept>
+#include <string>
+
+namespace netpoly {
+
+enum class ExitCode : int {
+  ok = 0,
+  check_failed = 1,  // a claim or verification did not hold
+  input = 2,         // usage and input errors
+  limit = 3,         // a resource limit (--max-terms, --max-memory, --budget) was reached
+  interrupted = 130,
+};
+
+class Error : public std::runtime_error {
+ public:
+  Error(const std::string& what, ExitCode code) : std::runtime_error(what), code_(code) {}
+  ExitCode code() const { return code_; }
+
+ private:
+  ExitCode code_;
+};
+
+// Malformed files, bad options, values out of range: exit code 2.
+class InputError : public Error {
+ public:
+  explicit InputError(const std::string& what) : Error(what, ExitCode::input) {}
+};
+
+// A value cannot be represented in the requested number domain
+// (e.g. a weight whose denominator vanishes mod p): exit code 2.
+class DomainError : public Error {
+ public:
+  explicit DomainError(const std::string& what) : Error(what, ExitCode::input) {}
+};
+
+// A resource limit was reached before or during work: exit code 3.
+class LimitError : public Error {
+ public:
+  explicit LimitError(const std::string& what) : Error(what, ExitCode::limit) {}
+};
+
+// A verification or claim failed: exit code 1.
+class CheckFailed : public Error {
+ public:
+  explicit CheckFailed(const std::string& what) : Error(what, ExitCode::check_failed) {}
+};
+
+// A FLINT call reported failure (e.g. exponent overflow in pow): an internal limit.
+class FlintFailure : public Error {
+ public:
+  explicit FlintFailure(const std::string& what) : Error(what, ExitCode::limit) {}
+};
+
+}  // namespace netpoly

@@ -1,0 +1,31 @@
+// Models: networks with exact rational weights, read from and written to the
+// `netpoly-model/1` JSON format (../shared/spec/model-format.md).
+#pragma once
+#include <string>
+
+#include "netpoly/flint.hpp"
+#include "netpoly/network.hpp"
+
+namespace netpoly {
+
+using Model = Network<Fmpq>;
+
+// Reads a model file ("-" = standard input). Throws InputError naming the
+// file, the JSON path and what was expected; nothing is returned half-built.
+Model read_model(const std::string& path);
+
+// Parses model JSON text; `source` names it in error messages.
+Model parse_model(const std::string& text, const std::string& source);
+
+// Checks every shape rule of the format; throws InputError naming `source`
+// and the JSON path. The reader calls it; presets and tools that build models
+// in memory call it too.
+void validate_model(const Model& m, const std::string& source);
+
+// Serialises a model (matrix rows on one line; big integers as strings).
+std::string write_model(const Model& m);
+
+// Parses a weight: integer text or "p/q" with q > 0; false if malformed.
+bool parse_rational(const std::string& s, Fmpq& out);
+
+}  // namespace netpoly

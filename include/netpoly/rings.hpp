@@ -1,0 +1,133 @@
+// The number domains a network runs over. Each Ring is an explicit context
+// (like a FLINT ctx) with the same small interface, so the layer code in
+// forward.hpp is written once:
+//
+//   Elem, Scalar            value type and weight type
+//   Scalar scalar(w)        convert an exact weight (throws DomainError if impossible)
+//   bool   is_zero(s)       skip zero weights
+//   Elem   zero()
+//   void   axpy(r, s, x)    r += s * x        (scalar times element: cheap)
+//   void   add(r, x)        r += x
+//   void   addmul(r, a, b)  r += a * b        (element product: the costly one)
+//   Elem   mul(a, b)
+#pragma once
+#include <cmath>
+#include <string>
+
+#include "netpoly/error.hpp"
+#include "netpoly/flint.hpp"
+
+namespace netpoly {
+
+// Exact rationals (fmpq): exact evaluation at rational points.
+struct RationalRing {
+  using Elem = Fmpq;
+  using Scalar = Fmpq;
+  Scalar scalar(const Fmpq& w) const { return w; }
+  bool is_zero(const Scalar& s) const { return s.is_zero(); }
+  Elem zero() const { return Fmpq(); }
+  void axpy(Elem& r, const Scalar& s, const Elem& x) const { fmpq_addmul(r.get(), s.get(), x.get()); }
+  void add(Elem& r, const Elem& x) const { fmpq_add(r.get(), r.get(), x.get()); }
+  void addmul(Elem& r, const Elem& a, const Elem& b) const { fmpq_addmul(r.get(), a.get(), b.get()); }
+  Elem mul(const Elem& a, const Elem& b) const {
+    Fmpq r;
+    fmpq_mul(r.get(), a.get(), b.get());
+    return r;
+  }
+};
+
+// Integers mod a word-size prime p (nmod): fast exact evaluation mod p.
+struct ModpRing {
+  using Elem = ulong;
+  using Scalar = ulong;
+  nmod_t mod;
+  explicit ModpRing(ulong p) { nmod_init(&mod, p); }
+  ulong modulus() const { return mod.n; }
+  Scalar scalar(const Fmpq& w) const;  // throws DomainError when p divides the denominator
+  Scalar from_fmpz(const Fmpz& z) const { return fmpz_fdiv_ui(z.get(), mod.n); }
+  bool is_zero(Scalar s) const { return s == 0; }
+  Elem zero() const { return 0; }
+  void axpy(Elem& r, Scalar s, Elem x) const { r = nmod_add(r, nmod_mul(s, x, mod), mod); }
+  void add(Elem& r, Elem x) const { r = nmod_add(r, x, mod); }
+  void addmul(Elem& r, Elem a, Elem b) const { r = nmod_add(r, nmod_mul(a, b, mod), mod); }
+  Elem mul(Elem a, Elem b) const { return nmod_mul(a, b, mod); }
+};
+
+// Doubles: numeric evaluation (estimates only).
+struct DoubleRing {
+  using Elem = double;
+  using Scalar = double;
+  Scalar scalar(const Fmpq& w) const { return w.to_double(); }
+  bool is_zero(Scalar s) const { return s == 0.0; }
+  Elem zero() const { return 0.0; }
+  void axpy(Elem& r, Scalar s, Elem x) const { r += s * x; }
+  void add(Elem& r, Elem x) const { r += x; }
+  void addmul(Elem& r, Elem a, Elem b) const { r += a * b; }
+  Elem mul(Elem a, Elem b) const { return a * b; }
+};
+
+// Exact polynomials over Q in the N*d input variables (fmpq_mpoly; the
+// product delegates to FLINT's threaded fmpz_mpoly_mul).
+struct PolyRing {
+  using Elem = FmpqMpoly;
+  using Scalar = Fmpq;
+  FmpqMpolyCtxPtr ctx;
+  explicit PolyRing(slong nvars) : ctx(std::make_shared<FmpqMpolyCtx>(nvars)) {}
+  Scalar scalar(const Fmpq& w) const { return w; }
+  bool is_zero(const Scalar& s) const { return s.is_zero(); }
+  Elem zero() const { return FmpqMpoly(ctx); }
+  Elem gen(slong v) const {
+    FmpqMpoly g(ctx);
+    fmpq_mpoly_gen(g.get(), v, ctx->get());
+    return g;
+  }
+  void axpy(Elem& r, const Scalar& s, const Elem& x) const {
+    FmpqMpoly t(ctx);
+    fmpq_mpoly_scalar_mul_fmpq(t.get(), x.get(), s.get(), ctx->get());
+    fmpq_mpoly_add(r.get(), r.get(), t.get(), ctx->get());
+  }
+  void add(Elem& r, const Elem& x) const { fmpq_mpoly_add(r.get(), r.get(), x.get(), ctx->get()); }
+  void addmul(Elem& r, const Elem& a, const Elem& b) const {
+    FmpqMpoly t = mul(a, b);
+    fmpq_mpoly_add(r.get(), r.get(), t.get(), ctx->get());
+  }
+  Elem mul(const Elem& a, const Elem& b) const {
+    FmpqMpoly t(ctx);
+    fmpq_mpoly_mul(t.get(), a.get(), b.get(), ctx->get());
+    return t;
+  }
+};
+
+// Polynomials mod p (nmod_mpoly): modular expansion where only ranks are needed.
+struct ModPolyRing {
+  using Elem = NmodMpoly;
+  using Scalar = ulong;
+  NmodMpolyCtxPtr ctx;
+  ModpRing base;
+  ModPolyRing(slong nvars, ulong p) : ctx(std::make_shared<NmodMpolyCtx>(nvars, p)), base(p) {}
+  Scalar scalar(const Fmpq& w) const { return base.scalar(w); }
+  bool is_zero(Scalar s) const { return s == 0; }
+  Elem zero() const { return NmodMpoly(ctx); }
+  Elem gen(slong v) const {
+    NmodMpoly g(ctx);
+    nmod_mpoly_gen(g.get(), v, ctx->get());
+    return g;
+  }
+  void axpy(Elem& r, Scalar s, const Elem& x) const {
+    NmodMpoly t(ctx);
+    nmod_mpoly_scalar_mul_ui(t.get(), x.get(), s, ctx->get());
+    nmod_mpoly_add(r.get(), r.get(), t.get(), ctx->get());
+  }
+  void add(Elem& r, const Elem& x) const { nmod_mpoly_add(r.get(), r.get(), x.get(), ctx->get()); }
+  void addmul(Elem& r, const Elem& a, const Elem& b) const {
+    NmodMpoly t = mul(a, b);
+    nmod_mpoly_add(r.get(), r.get(), t.get(), ctx->get());
+  }
+  Elem mul(const Elem& a, const Elem& b) const {
+    NmodMpoly t(ctx);
+    nmod_mpoly_mul(t.get(), a.get(), b.get(), ctx->get());
+    return t;
+  }
+};
+
+}  // namespace netpoly

@@ -1,0 +1,21 @@
+// Subcommands: each file has an options struct, setup_…(CLI::App&) and run_…(opts).
+#pragma once
+#include <CLI/CLI.hpp>
+#include <optional>
+#include <string>
+
+#include "netpoly/network.hpp"
+
+namespace netpoly::cli {
+
+void setup_make(CLI::App& app);
+void setup_expand(CLI::App& app);
+void setup_seprank(CLI::App& app);
+
+// Parses "i,c" into an output entry; throws InputError naming the option.
+Entry parse_entry(const std::string& s, const std::string& option);
+
+// Sets FLINT's thread count (0 = all cores).
+void set_threads(unsigned n);
+
+}  // namespace netpoly::cli

@@ -1,0 +1,121 @@
+// netpoly expand MODEL: expand output entries into exact polynomials.
+#include <iostream>
+
+#include "commands.hpp"
+#include "netpoly/error.hpp"
+#include "netpoly/expand.hpp"
+
+namespace netpoly::cli {
+
+namespace {
+
+struct ExpandOptions {
+  std::string model;
+  std::string output;
+  bool all = false, stats = false, json = false;
+  std::string format = "text";
+  ulong modulus = 0;
+  double max_terms = 5e7;
+  unsigned threads = 1;
+};
+
+template <class P>
+void print_one(std::ostream& os, const ExpandOptions& o, const Model& m, const Entry& e, const P& p, bool first,
+               const std::string& domain) {
+  PolyStats s = poly_stats(p, m.tokens, m.width);
+  PolyFormat f = parse_poly_format(o.format);
+  if (o.json) {
+    os << (first ? "" : ",") << "\n{\"token\":" << e.token << ",\"channel\":" << e.channel << ",\"terms\":" << s.terms
+       << ",\"degree\":" << s.degree << ",\"token_degrees\":[";
+    for (std::size_t i = 0; i < s.token_degree.size(); ++i) os << (i ? "," : "") << s.token_degree[i];
+    os << "],\"height_bits\":" << s.height_bits << ",\"domain\":\"" << domain << "\"";
+    if (!o.stats) {
+      os << ",\"polynomial\":";
+      write_poly(os, p, m.width, PolyFormat::json);
+    }
+    os << "}";
+    return;
+  }
+  std::string yname = "y" + std::to_string(e.token) + "_" + std::to_string(e.channel);
+  if (f == PolyFormat::text || o.stats) {
+    os << yname << ": terms " << s.terms << ", degree " << s.degree << ", token degrees [";
+    for (std::size_t i = 0; i < s.token_degree.size(); ++i) os << (i ? ", " : "") << s.token_degree[i];
+    os << "], height " << s.height_bits << " bits (" << domain << ")\n";
+  }
+  if (o.stats) return;
+  switch (f) {
+    case PolyFormat::text: os << "  "; write_poly(os, p, m.width, f); os << "\n"; break;
+    case PolyFormat::json: write_poly(os, p, m.width, f); os << "\n"; break;
+    case PolyFormat::sympy: os << yname << " = "; write_poly(os, p, m.width, f); os << "\n"; break;
+    case PolyFormat::singular: os << "poly " << yname << " = "; write_poly(os, p, m.width, f); os << ";\n"; break;
+    case PolyFormat::latex: os << "y_{" << e.token << "," << e.channel << "} &= "; write_poly(os, p, m.width, f); os << " \\\\\n"; break;
+  }
+}
+
+void preamble(std::ostream& os, const ExpandOptions& o, const Model& m) {
+  if (o.json || o.stats) return;
+  const std::size_t nv = m.num_inputs();
+  auto vars = [&](const char* sep) {
+    std::string s;
+    for (std::size_t v = 0; v < nv; ++v) s += (v ? sep : "") + var_name(m.width, static_cast<slong>(v));
+    return s;
+  };
+  if (o.format == "sympy") {
+    os << "from sympy import symbols, Rational\n" << vars(", ") << (nv == 1 ? "," : "") << " = symbols('" << vars(" ")
+       << "')\n";
+  } else if (o.format == "singular") {
+    os << "ring r = " << (o.modulus ? std::to_string(o.modulus) : "0") << ", (" << vars(", ") << "), dp;\n";
+  } else if (o.format == "latex") {
+    os << "\\begin{align*}\n";
+  }
+}
+
+void run_expand(const ExpandOptions& o) {
+  set_threads(o.threads);
+  parse_poly_format(o.format);
+  if (o.format == "sympy" && o.modulus) throw InputError("--format sympy cannot express a modular expansion; drop --modulus");
+  Model m = read_model(o.model);
+  std::optional<Entry> req;
+  if (!o.output.empty()) req = parse_entry(o.output, "--output");
+  auto outs = resolve_outputs(m, req, o.all);
+  check_expansion_size(m, o.max_terms);
+  std::ostream& os = std::cout;
+  preamble(os, o, m);
+  if (o.json) os << "{\"model\":" << "\"" << m.name << "\",\"outputs\":[";
+  if (o.modulus) {
+    require_prime_modulus(o.modulus, "--modulus");
+    ModPolyRing R(static_cast<slong>(m.num_inputs()), o.modulus);
+    std::string dom = "mod " + std::to_string(o.modulus);
+    for (std::size_t k = 0; k < outs.size(); ++k) {
+      auto p = expand_mod(R, m, {outs[k]});
+      print_one(os, o, m, outs[k], p[0], k == 0, dom);
+    }
+  } else {
+    PolyRing R(static_cast<slong>(m.num_inputs()));
+    for (std::size_t k = 0; k < outs.size(); ++k) {
+      auto p = expand(R, m, {outs[k]});
+      print_one(os, o, m, outs[k], p[0], k == 0, "exact");
+    }
+  }
+  if (o.json) os << "\n]}\n";
+  if (!o.json && !o.stats && o.format == "latex") os << "\\end{align*}\n";
+}
+
+}  // namespace
+
+void setup_expand(CLI::App& app) {
+  auto o = std::make_shared<ExpandOptions>();
+  auto* s = app.add_subcommand("expand", "expand network outputs into exact polynomials");
+  s->add_option("model", o->model, "model file (- = stdin)")->required();
+  s->add_option("--output", o->output, "one output entry TOKEN,CHANNEL");
+  s->add_flag("--all", o->all, "every output entry (default: the model's output, else all)");
+  s->add_flag("--stats", o->stats, "statistics only, no polynomial");
+  s->add_option("--format", o->format, "text|json|sympy|singular|latex")->capture_default_str();
+  s->add_option("--modulus", o->modulus, "expand mod this prime instead of over Q");
+  s->add_flag("--json", o->json, "machine-readable output");
+  s->add_option("--max-terms", o->max_terms, "refuse expansions estimated larger than this")->capture_default_str();
+  s->add_option("--threads", o->threads, "threads for FLINT multiplication (0 = all cores)")->capture_default_str();
+  s->callback([o]() { run_expand(*o); });
+}
+
+}  // namespace netpoly::cli

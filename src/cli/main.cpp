@@ -1,0 +1,40 @@
+// netpoly: the command-line front end. main only wires the subcommands and
+// maps exceptions to exit codes (the one error boundary).
+#include <flint/flint.h>
+
+#include <iostream>
+
+#include "commands.hpp"
+#include "netpoly/error.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"netpoly: exact network polynomials and their separation ranks"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "netpoly 0.1.0 (FLINT " FLINT_VERSION ")");
+  netpoly::cli::setup_make(app);
+  netpoly::cli::setup_expand(app);
+  netpoly::cli::setup_seprank(app);
+  int code = 0;
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    code = app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    code = app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    code = app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    code = static_cast<int>(netpoly::ExitCode::input);
+  } catch (const netpoly::Error& e) {
+    std::cout.flush();
+    std::cerr << "netpoly: error: " << e.what() << "\n";
+    code = static_cast<int>(e.code());
+  } catch (const std::bad_alloc&) {
+    std::cout.flush();
+    std::cerr << "netpoly: error: out of memory; lower the problem size or raise the limits\n";
+    code = static_cast<int>(netpoly::ExitCode::limit);
+  }
+  flint_cleanup_master();
+  return code;
+}

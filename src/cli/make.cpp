@@ -1,0 +1,74 @@
+// netpoly make attention|mixer|mlp|product …: write a preset model file.
+#include <fstream>
+#include <iostream>
+
+#include "commands.hpp"
+#include "netpoly/error.hpp"
+#include "netpoly/presets.hpp"
+
+namespace netpoly::cli {
+
+namespace {
+
+struct MakeOptions {
+  PresetOptions preset;
+  std::string out = "-";
+  bool tokens_given = false;
+};
+
+void run_make(MakeOptions o) {
+  if (o.preset.arch == "product" && !o.tokens_given) o.preset.tokens = 1;
+  Model m = make_preset(o.preset);
+  std::string text = write_model(m);
+  if (o.out == "-") {
+    std::cout << text;
+    return;
+  }
+  // Write to a temporary file and rename, so a failed run leaves no half file.
+  std::string tmp = o.out + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary);
+    if (!f) throw InputError(o.out + ": cannot write");
+    f << text;
+    if (!f.flush()) throw InputError(o.out + ": write failed");
+  }
+  if (std::rename(tmp.c_str(), o.out.c_str()) != 0) throw InputError(o.out + ": cannot write");
+}
+
+}  // namespace
+
+void setup_make(CLI::App& app) {
+  auto o = std::make_shared<MakeOptions>();
+  auto* make = app.add_subcommand("make", "write a preset model with random integer weights");
+  make->require_subcommand(1);
+  struct Arch {
+    const char* name;
+    const char* help;
+  };
+  for (Arch a : {Arch{"attention", "softmax-free multi-head self-attention (LV)"},
+                 Arch{"mixer", "MLP-Mixer with sigma2: token and channel mixing alternate (NB Def 3.2)"},
+                 Arch{"mlp", "fully connected sigma2 network, one token (NB Def 3.1)"},
+                 Arch{"product", "degree-k product blocks (AO)"}}) {
+    auto* s = make->add_subcommand(a.name, a.help);
+    std::string arch = a.name;
+    s->add_option("--layers", o->preset.layers, "depth")->required();
+    s->add_option("--width", o->preset.width, "width d")->required();
+    if (arch == "attention") s->add_option("--heads", o->preset.heads, "heads H (divides d)")->required();
+    if (arch != "mlp") {
+      auto* t = s->add_option("--tokens", o->preset.tokens, "tokens N");
+      if (arch != "product") t->required();
+    }
+    if (arch == "product") s->add_option("--degree", o->preset.degree, "degree k of each block")->required();
+    if (arch != "product") s->add_flag("--residual", o->preset.residual, "add residual connections");
+    s->add_option("--seed", o->preset.seed, "seed of the SplitMix64 weight generator")->capture_default_str();
+    s->add_option("--range", o->preset.range, "weights uniform in [-R, R]")->capture_default_str();
+    s->add_option("-o,--output", o->out, "output file (- = stdout)");
+    s->callback([o, arch, s]() {
+      o->preset.arch = arch;
+      o->tokens_given = s->count("--tokens") > 0;
+      run_make(*o);
+    });
+  }
+}
+
+}  // namespace netpoly::cli

@@ -1,0 +1,237 @@
+#include "netpoly/expand.hpp"
+
+#include <cmath>
+
+#include "netpoly/error.hpp"
+#include "netpoly/forward.hpp"
+
+namespace netpoly {
+
+std::string var_name(std::size_t width, slong v) {
+  return "x" + std::to_string(v / static_cast<slong>(width)) + "_" + std::to_string(v % static_cast<slong>(width));
+}
+
+std::vector<Entry> resolve_outputs(const Model& m, const std::optional<Entry>& requested, bool all) {
+  const std::size_t dout = m.output_width();
+  if (requested) {
+    if (requested->token >= m.tokens || requested->channel >= dout)
+      throw InputError("--output " + std::to_string(requested->token) + "," + std::to_string(requested->channel) +
+                       ": out of range (tokens 0.." + std::to_string(m.tokens - 1) + ", channels 0.." +
+                       std::to_string(dout - 1) + ")");
+    return {*requested};
+  }
+  if (m.output && !all) return {*m.output};
+  std::vector<Entry> r;
+  for (std::size_t i = 0; i < m.tokens; ++i)
+    for (std::size_t c = 0; c < dout; ++c) r.push_back({i, c});
+  return r;
+}
+
+namespace {
+
+// log of binom(n + k - 1, k): monomials of degree exactly k in n variables.
+double log_multiset(double n, double k) { return std::lgamma(n + k) - std::lgamma(k + 1) - std::lgamma(n); }
+
+}  // namespace
+
+ExpansionEstimate estimate_expansion(const Model& m) {
+  ExpansionEstimate e;
+  double deg = 1;
+  for (const auto& l : m.layers) {
+    double f = std::visit(
+        [](const auto& op) -> double {
+          using T = std::decay_t<decltype(op)>;
+          if constexpr (std::is_same_v<T, Attention<Fmpq>>) return 3;
+          else if constexpr (std::is_same_v<T, Product<Fmpq>>) return static_cast<double>(op.Ws.size());
+          else if constexpr (std::is_same_v<T, Permute>) return 1;
+          else return op.activation == Activation::square ? 2 : 1;
+        },
+        l.op);
+    deg *= f;
+    if (l.residual && f != 1) e.homogeneous = false;
+  }
+  e.degree = deg > 1e18 ? static_cast<unsigned long>(1e18) : static_cast<unsigned long>(deg);
+  const double n = static_cast<double>(m.num_inputs());
+  // homogeneous: degree exactly D; otherwise all degrees 0..D = degree exactly D in n+1 variables.
+  double lt = e.homogeneous ? log_multiset(n, deg) : log_multiset(n + 1, deg);
+  e.terms = lt > 700 ? HUGE_VAL : std::exp(lt);
+  return e;
+}
+
+void check_expansion_size(const Model& m, double max_terms) {
+  auto e = estimate_expansion(m);
+  if (e.terms > max_terms) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.3g", e.terms);
+    char lim[64];
+    std::snprintf(lim, sizeof lim, "%.3g", max_terms);
+    throw LimitError("refusing to expand: up to " + std::string(buf) + " terms per output entry (degree " +
+                     std::to_string(e.degree) + " in " + std::to_string(m.num_inputs()) +
+                     " variables) exceeds --max-terms " + lim +
+                     "; raise --max-terms to try anyway, or use a method that needs no expansion (blackbox, grid)");
+  }
+}
+
+namespace {
+
+Need need_mask(const Model& m, const std::vector<Entry>& outputs) {
+  const std::size_t dout = m.output_width();
+  Need need(m.tokens * dout, 0);
+  for (const auto& e : outputs) need[e.token * dout + e.channel] = 1;
+  return need;
+}
+
+template <class Ring>
+std::vector<typename Ring::Elem> expand_in(const Ring& R, const Model& m, const std::vector<Entry>& outputs) {
+  auto net = prepare(R, m);
+  std::vector<typename Ring::Elem> X;
+  X.reserve(m.num_inputs());
+  for (std::size_t v = 0; v < m.num_inputs(); ++v) X.push_back(R.gen(static_cast<slong>(v)));
+  if (m.layers.empty() && outputs.empty()) return {};
+  auto Y = forward(R, net, std::move(X), need_mask(m, outputs));
+  const std::size_t dout = m.output_width();
+  std::vector<typename Ring::Elem> r;
+  for (const auto& e : outputs) r.push_back(Y[e.token * dout + e.channel]);
+  return r;
+}
+
+}  // namespace
+
+std::vector<FmpqMpoly> expand(const PolyRing& R, const Model& m, const std::vector<Entry>& outputs) {
+  return expand_in(R, m, outputs);
+}
+
+std::vector<NmodMpoly> expand_mod(const ModPolyRing& R, const Model& m, const std::vector<Entry>& outputs) {
+  return expand_in(R, m, outputs);
+}
+
+namespace {
+
+template <class GetExp>
+void token_degrees(PolyStats& s, slong len, std::size_t tokens, std::size_t width, GetExp get_exp) {
+  s.token_degree.assign(tokens, 0);
+  std::vector<ulong> e(tokens * width);
+  for (slong t = 0; t < len; ++t) {
+    get_exp(e.data(), t);
+    slong tot = 0;
+    for (std::size_t i = 0; i < tokens; ++i) {
+      slong di = 0;
+      for (std::size_t c = 0; c < width; ++c) di += static_cast<slong>(e[i * width + c]);
+      s.token_degree[i] = std::max(s.token_degree[i], di);
+      tot += di;
+    }
+    s.degree = std::max(s.degree, tot);
+  }
+}
+
+}  // namespace
+
+PolyStats poly_stats(const FmpqMpoly& p, std::size_t tokens, std::size_t width) {
+  PolyStats s;
+  s.terms = p.length();
+  token_degrees(s, s.terms, tokens, width,
+                [&](ulong* e, slong t) { fmpq_mpoly_get_term_exp_ui(e, p.get(), t, p.c()); });
+  // zpoly * content: the integer coefficients over the common denominator.
+  const fmpz_mpoly_struct* z = p.get()->zpoly;
+  Fmpz num;
+  fmpz_set(num.get(), fmpq_numref(p.get()->content));
+  ulong hb = 0;
+  for (slong t = 0; t < z->length; ++t) hb = std::max<ulong>(hb, fmpz_bits(z->coeffs + t));
+  s.height_bits = s.terms ? hb + fmpz_bits(num.get()) : 0;
+  return s;
+}
+
+PolyStats poly_stats(const NmodMpoly& p, std::size_t tokens, std::size_t width) {
+  PolyStats s;
+  s.terms = p.length();
+  token_degrees(s, s.terms, tokens, width,
+                [&](ulong* e, slong t) { nmod_mpoly_get_term_exp_ui(e, p.get(), t, p.c()); });
+  s.height_bits = s.terms ? FLINT_BIT_COUNT(p.ctx()->modulus() - 1) : 0;
+  return s;
+}
+
+PolyFormat parse_poly_format(const std::string& s) {
+  if (s == "text") return PolyFormat::text;
+  if (s == "json") return PolyFormat::json;
+  if (s == "sympy") return PolyFormat::sympy;
+  if (s == "singular") return PolyFormat::singular;
+  if (s == "latex") return PolyFormat::latex;
+  throw InputError("--format: expected text, json, sympy, singular or latex, got \"" + s + "\"");
+}
+
+namespace {
+
+// Writes one term given its coefficient as a decimal string ("-3", "5/2").
+void write_term(std::ostream& os, bool first, std::string coeff, const ulong* e, slong nv, std::size_t width,
+                PolyFormat f) {
+  bool neg = !coeff.empty() && coeff[0] == '-';
+  if (neg) coeff.erase(0, 1);
+  if (f == PolyFormat::json) {
+    os << (first ? "" : ",") << "[\"" << (neg ? "-" : "") << coeff << "\",[";
+    for (slong v = 0; v < nv; ++v) os << (v ? "," : "") << e[v];
+    os << "]]";
+    return;
+  }
+  if (first) os << (neg ? "-" : "");
+  else os << (neg ? " - " : " + ");
+  bool any_var = false;
+  for (slong v = 0; v < nv; ++v) any_var = any_var || e[v];
+  bool unit = coeff == "1" && any_var;
+  const std::string mul = f == PolyFormat::latex ? " " : "*";
+  if (!unit) {
+    auto slash = coeff.find('/');
+    if (f == PolyFormat::latex && slash != std::string::npos)
+      os << "\\frac{" << coeff.substr(0, slash) << "}{" << coeff.substr(slash + 1) << "}";
+    else if (f == PolyFormat::sympy && slash != std::string::npos)
+      os << "Rational(" << coeff.substr(0, slash) << ", " << coeff.substr(slash + 1) << ")";
+    else
+      os << coeff;
+  }
+  bool need_sep = !unit;
+  for (slong v = 0; v < nv; ++v) {
+    if (!e[v]) continue;
+    if (need_sep) os << mul;
+    need_sep = true;
+    std::size_t i = static_cast<std::size_t>(v) / width, c = static_cast<std::size_t>(v) % width;
+    if (f == PolyFormat::latex) {
+      os << "x_{" << i << "," << c << "}";
+      if (e[v] > 1) os << "^{" << e[v] << "}";
+    } else {
+      os << "x" << i << "_" << c;
+      if (e[v] > 1) os << (f == PolyFormat::sympy ? "**" : "^") << e[v];
+    }
+  }
+}
+
+template <class GetTerm>
+void write_terms(std::ostream& os, slong len, slong nv, std::size_t width, PolyFormat f, GetTerm get) {
+  if (f == PolyFormat::json) os << "[";
+  if (len == 0 && f != PolyFormat::json) os << "0";
+  std::vector<ulong> e(nv);
+  std::string coeff;
+  for (slong t = 0; t < len; ++t) {
+    get(t, e.data(), coeff);
+    write_term(os, t == 0, coeff, e.data(), nv, width, f);
+  }
+  if (f == PolyFormat::json) os << "]";
+}
+
+}  // namespace
+
+void write_poly(std::ostream& os, const FmpqMpoly& p, std::size_t width, PolyFormat f) {
+  Fmpq c;
+  write_terms(os, p.length(), p.ctx()->nvars(), width, f, [&](slong t, ulong* e, std::string& s) {
+    fmpq_mpoly_get_term_coeff_fmpq(c.get(), p.get(), t, p.c());
+    fmpq_mpoly_get_term_exp_ui(e, p.get(), t, p.c());
+    s = c.str();
+  });
+}
+
+void write_poly(std::ostream& os, const NmodMpoly& p, std::size_t width, PolyFormat f) {
+  write_terms(os, p.length(), p.ctx()->nvars(), width, f, [&](slong t, ulong* e, std::string& s) {
+    s = std::to_string(nmod_mpoly_get_term_coeff_ui(p.get(), t, p.c()));
+    nmod_mpoly_get_term_exp_ui(e, p.get(), t, p.c());
+  });
+}
+
+}  // namespace netpoly

@@ -1,0 +1,414 @@
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "netpoly/error.hpp"
+#include "netpoly/model.hpp"
+
+namespace netpoly {
+
+using json = nlohmann::json;
+
+namespace {
+
+// SAX front end that builds a DOM but keeps the raw text of numbers that do
+// not fit 64 bits: an integer literal too large for int64 becomes a string
+// of its digits (a big integer), a true float stays a float (rejected later).
+class DomBuilder : public nlohmann::json_sax<json> {
+ public:
+  json root;
+  std::string error;
+
+  bool null() override { return put(json(nullptr)); }
+  bool boolean(bool v) override { return put(json(v)); }
+  bool number_integer(number_integer_t v) override { return put(json(v)); }
+  bool number_unsigned(number_unsigned_t v) override { return put(json(v)); }
+  bool number_float(number_float_t v, const string_t& s) override {
+    bool integral = !s.empty();
+    for (std::size_t i = 0; i < s.size(); ++i)
+      if (!(std::isdigit(static_cast<unsigned char>(s[i])) || (i == 0 && s[i] == '-'))) integral = false;
+    return put(integral ? json(s) : json(v));
+  }
+  bool string(string_t& v) override { return put(json(v)); }
+  bool binary(binary_t&) override { return put(json(nullptr)); }
+  bool start_object(std::size_t) override { return open(json::object()); }
+  bool key(string_t& k) override {
+    if (stack_.back()->contains(k)) {
+      error = "duplicate key \"" + k + "\"";
+      return false;
+    }
+    key_ = k;
+    return true;
+  }
+  bool end_object() override { stack_.pop_back(); return true; }
+  bool start_array(std::size_t) override { return open(json::array()); }
+  bool end_array() override { stack_.pop_back(); return true; }
+  bool parse_error(std::size_t pos, const std::string&, const nlohmann::detail::exception& ex) override {
+    error = "invalid JSON at byte " + std::to_string(pos) + ": " + ex.what();
+    return false;
+  }
+
+ private:
+  json* place(json v) {
+    if (stack_.empty()) { root = std::move(v); return &root; }
+    json& top = *stack_.back();
+    if (top.is_array()) { top.push_back(std::move(v)); return &top.back(); }
+    top[key_] = std::move(v);
+    return &top[key_];
+  }
+  bool put(json v) { place(std::move(v)); return true; }
+  bool open(json v) {
+    json* p = place(std::move(v));
+    stack_.push_back(p);
+    return true;
+  }
+  std::vector<json*> stack_;
+  std::string key_;
+};
+
+// Walks the document with the current JSON path, throwing InputErrors.
+class Reader {
+ public:
+  explicit Reader(std::string source) : source_(std::move(source)) {}
+
+  [[noreturn]] void fail(const std::string& path, const std::string& what) const {
+    throw InputError(source_ + ": " + (path.empty() ? std::string("(top level)") : path) + ": " + what);
+  }
+
+  static std::string kind(const json& v) {
+    if (v.is_null()) return "null";
+    if (v.is_boolean()) return "a boolean";
+    if (v.is_number_float()) return "a float";
+    if (v.is_number()) return "an integer";
+    if (v.is_string()) return "a string";
+    if (v.is_array()) return "a list of " + std::to_string(v.size());
+    return "an object";
+  }
+
+  void keys(const json& o, const std::string& path, const std::set<std::string>& allowed,
+            const std::set<std::string>& required) const {
+    if (!o.is_object()) fail(path, "expected an object, got " + kind(o));
+    for (auto it = o.begin(); it != o.end(); ++it)
+      if (!allowed.count(it.key())) {
+        std::string list;
+        for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+        fail(join(path, it.key()), "unknown field (allowed here: " + list + ")");
+      }
+    for (const auto& r : required)
+      if (!o.contains(r)) fail(path, "missing required field \"" + r + "\"");
+  }
+
+  static std::string join(const std::string& path, const std::string& key) {
+    return path.empty() ? key : path + "." + key;
+  }
+  static std::string idx(const std::string& path, std::size_t i) { return path + "[" + std::to_string(i) + "]"; }
+
+  std::size_t count(const json& v, const std::string& path, std::size_t lo, std::size_t hi) const {
+    std::string want = "expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+    if (!v.is_number_integer()) fail(path, want + ", got " + kind(v));
+    if (v.is_number_unsigned()) {
+      auto u = v.get<std::uint64_t>();
+      if (u < lo || u > hi) fail(path, want + ", got " + std::to_string(u));
+      return u;
+    }
+    auto s = v.get<std::int64_t>();
+    if (s < 0 || static_cast<std::uint64_t>(s) < lo || static_cast<std::uint64_t>(s) > hi)
+      fail(path, want + ", got " + std::to_string(s));
+    return static_cast<std::size_t>(s);
+  }
+
+  Fmpq number(const json& v, const std::string& path) const {
+    Fmpq q;
+    if (v.is_number_integer()) {
+      if (v.is_number_unsigned()) {
+        Fmpz z;
+        fmpz_set_ui(z.get(), v.get<std::uint64_t>());
+        return Fmpq(z);
+      }
+      return Fmpq(static_cast<slong>(v.get<std::int64_t>()));
+    }
+    if (v.is_string()) {
+      if (parse_rational(v.get<std::string>(), q)) return q;
+      fail(path, "expected an integer or a rational \"p/q\" with q > 0, got \"" + v.get<std::string>() + "\"");
+    }
+    if (v.is_number_float()) fail(path, "expected an exact number (integer or \"p/q\"); floats are rejected");
+    fail(path, "expected an integer or a rational \"p/q\", got " + kind(v));
+  }
+
+  Mat<Fmpq> matrix(const json& v, const std::string& path, std::size_t rows, std::size_t cols,
+                   const std::string& what) const {
+    std::string shape = what + ": a " + std::to_string(rows) + " x " + std::to_string(cols) + " matrix";
+    if (!v.is_array()) fail(path, "expected " + shape + " (a list of rows), got " + kind(v));
+    if (v.size() != rows) fail(path, "expected " + shape + ", got " + std::to_string(v.size()) + " rows");
+    Mat<Fmpq> m(rows, cols);
+    for (std::size_t i = 0; i < rows; ++i) {
+      const json& r = v[i];
+      std::string rp = idx(path, i);
+      if (!r.is_array() || r.size() != cols)
+        fail(rp, "expected a row of " + std::to_string(cols) + " numbers (" + shape + "), got " + kind(r));
+      for (std::size_t j = 0; j < cols; ++j) m(i, j) = number(r[j], idx(rp, j));
+    }
+    return m;
+  }
+
+  // Rows of a matrix whose row count is free (the layer chooses it).
+  std::size_t row_count(const json& v, const std::string& path) const {
+    if (!v.is_array() || v.empty()) fail(path, "expected a non-empty matrix (a list of rows), got " + kind(v));
+    if (v.size() > kMaxDim) fail(path, "matrix has more than " + std::to_string(kMaxDim) + " rows");
+    return v.size();
+  }
+
+  Activation activation(const json& o, const std::string& path) const {
+    if (!o.contains("activation")) return Activation::none;
+    const json& a = o["activation"];
+    std::string p = join(path, "activation");
+    if (a == "none") return Activation::none;
+    if (a == "square") return Activation::square;
+    fail(p, "expected \"none\" or \"square\", got " + a.dump());
+  }
+
+  static constexpr std::size_t kMaxDim = 1 << 16;
+
+  const std::string source_;
+};
+
+}  // namespace
+
+bool parse_rational(const std::string& s, Fmpq& out) {
+  auto slash = s.find('/');
+  Fmpz num, den(1);
+  if (!num.set_str(s.substr(0, slash))) return false;
+  if (slash != std::string::npos) {
+    std::string d = s.substr(slash + 1);
+    if (d.empty() || d[0] == '-' || d[0] == '+' || !den.set_str(d) || den.is_zero()) return false;
+  }
+  fmpq_set_fmpz_frac(out.get(), num.get(), den.get());  // canonicalises
+  return true;
+}
+
+Model parse_model(const std::string& text, const std::string& source) {
+  DomBuilder b;
+  bool ok = json::sax_parse(text, &b, json::input_format_t::json, true);
+  if (!ok) throw InputError(source + ": " + (b.error.empty() ? "invalid JSON" : b.error));
+  const json& j = b.root;
+  Reader r(source);
+  r.keys(j, "", {"format", "name", "input", "layers", "output"}, {"format", "input", "layers"});
+  if (j["format"] != "netpoly-model/1")
+    r.fail("format", "expected \"netpoly-model/1\", got " + j["format"].dump());
+  Model m;
+  if (j.contains("name")) {
+    if (!j["name"].is_string()) r.fail("name", "expected a string, got " + Reader::kind(j["name"]));
+    m.name = j["name"].get<std::string>();
+  }
+  r.keys(j["input"], "input", {"tokens", "width"}, {"tokens", "width"});
+  m.tokens = r.count(j["input"]["tokens"], "input.tokens", 1, Reader::kMaxDim);
+  m.width = r.count(j["input"]["width"], "input.width", 1, Reader::kMaxDim);
+  if (m.tokens * m.width > (1u << 20)) r.fail("input", "tokens x width exceeds 2^20 input variables");
+  const json& layers = j["layers"];
+  if (!layers.is_array()) r.fail("layers", "expected a list of layers, got " + Reader::kind(layers));
+  const std::size_t N = m.tokens;
+  std::size_t d = m.width;
+  for (std::size_t l = 0; l < layers.size(); ++l) {
+    const json& o = layers[l];
+    const std::string lp = Reader::idx("layers", l);
+    if (!o.is_object()) r.fail(lp, "expected a layer object, got " + Reader::kind(o));
+    if (!o.contains("type")) r.fail(lp, "missing required field \"type\"");
+    const json& t = o["type"];
+    Layer<Fmpq> layer;
+    if (t == "attention") {
+      r.keys(o, lp, {"type", "residual", "heads"}, {"heads"});
+      const json& hs = o["heads"];
+      std::string hp = Reader::join(lp, "heads");
+      if (!hs.is_array() || hs.empty()) r.fail(hp, "expected a non-empty list of heads, got " + Reader::kind(hs));
+      Attention<Fmpq> a;
+      for (std::size_t h = 0; h < hs.size(); ++h) {
+        std::string p = Reader::idx(hp, h);
+        r.keys(hs[h], p, {"Q", "K", "V", "O"}, {"Q", "K", "V", "O"});
+        std::size_t da = r.row_count(hs[h]["Q"], Reader::join(p, "Q"));
+        a.heads.push_back({r.matrix(hs[h]["Q"], Reader::join(p, "Q"), da, d, "Q is da x d"),
+                           r.matrix(hs[h]["K"], Reader::join(p, "K"), da, d, "K is da x d"),
+                           r.matrix(hs[h]["V"], Reader::join(p, "V"), da, d, "V is da x d"),
+                           r.matrix(hs[h]["O"], Reader::join(p, "O"), d, da, "O is d x da")});
+      }
+      layer.op = std::move(a);
+    } else if (t == "token_mix") {
+      r.keys(o, lp, {"type", "residual", "W", "W2", "activation"}, {"W"});
+      TokenMix<Fmpq> tm;
+      tm.W = r.matrix(o["W"], Reader::join(lp, "W"), N, N, "W is N x N");
+      if (o.contains("W2")) tm.W2 = r.matrix(o["W2"], Reader::join(lp, "W2"), N, N, "W2 is N x N");
+      tm.activation = r.activation(o, lp);
+      layer.op = std::move(tm);
+    } else if (t == "channel_mix") {
+      r.keys(o, lp, {"type", "residual", "W", "W2", "activation"}, {"W"});
+      ChannelMix<Fmpq> cm;
+      std::size_t h = r.row_count(o["W"], Reader::join(lp, "W"));
+      cm.W = r.matrix(o["W"], Reader::join(lp, "W"), h, d, "W is h x d");
+      if (o.contains("W2")) {
+        std::size_t dd = r.row_count(o["W2"], Reader::join(lp, "W2"));
+        cm.W2 = r.matrix(o["W2"], Reader::join(lp, "W2"), dd, h, "W2 is d' x h");
+      }
+      cm.activation = r.activation(o, lp);
+      layer.op = std::move(cm);
+    } else if (t == "product") {
+      r.keys(o, lp, {"type", "residual", "Ws"}, {"Ws"});
+      const json& ws = o["Ws"];
+      std::string wp = Reader::join(lp, "Ws");
+      if (!ws.is_array() || ws.empty()) r.fail(wp, "expected a non-empty list of matrices, got " + Reader::kind(ws));
+      Product<Fmpq> pr;
+      std::size_t dd = r.row_count(ws[0], Reader::idx(wp, 0));
+      for (std::size_t k = 0; k < ws.size(); ++k)
+        pr.Ws.push_back(r.matrix(ws[k], Reader::idx(wp, k), dd, d, "each W is d' x d, all of the same d'"));
+      layer.op = std::move(pr);
+    } else if (t == "permute") {
+      r.keys(o, lp, {"type", "residual", "perm"}, {"perm"});
+      const json& p = o["perm"];
+      std::string pp = Reader::join(lp, "perm");
+      const std::size_t n = N * d;
+      if (!p.is_array() || p.size() != n)
+        r.fail(pp, "expected a permutation of 0 … " + std::to_string(n - 1) + " (" + std::to_string(n) +
+                       " entries), got " + Reader::kind(p));
+      Permute pe;
+      std::vector<char> seen(n, 0);
+      for (std::size_t k = 0; k < n; ++k) {
+        std::size_t v = r.count(p[k], Reader::idx(pp, k), 0, n - 1);
+        if (seen[v]) r.fail(Reader::idx(pp, k), "not a permutation: " + std::to_string(v) + " appears twice");
+        seen[v] = 1;
+        pe.perm.push_back(v);
+      }
+      layer.op = std::move(pe);
+    } else {
+      r.fail(Reader::join(lp, "type"),
+             "unknown layer type " + t.dump() + " (expected attention, token_mix, channel_mix, product or permute)");
+    }
+    if (o.contains("residual")) {
+      if (!o["residual"].is_boolean())
+        r.fail(Reader::join(lp, "residual"), "expected true or false, got " + Reader::kind(o["residual"]));
+      layer.residual = o["residual"].get<bool>();
+    }
+    std::size_t dout = layer.out_width(d);
+    if (layer.residual && dout != d)
+      r.fail(lp, "a residual layer must keep the width: input width " + std::to_string(d) + ", output width " +
+                     std::to_string(dout));
+    d = dout;
+    m.layers.push_back(std::move(layer));
+  }
+  if (j.contains("output")) {
+    r.keys(j["output"], "output", {"token", "channel"}, {"token", "channel"});
+    Entry e;
+    e.token = r.count(j["output"]["token"], "output.token", 0, N - 1);
+    e.channel = r.count(j["output"]["channel"], "output.channel", 0, d - 1);
+    m.output = e;
+  }
+  return m;
+}
+
+Model read_model(const std::string& path) {
+  std::string text;
+  if (path == "-") {
+    text.assign(std::istreambuf_iterator<char>(std::cin), {});
+  } else {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError(path + ": cannot open the model file");
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  return parse_model(text, path == "-" ? "<stdin>" : path);
+}
+
+void validate_model(const Model& m, const std::string& source) {
+  // Round-trip through the reader: one set of shape rules, one set of messages.
+  parse_model(write_model(m), source);
+}
+
+namespace {
+
+void put_number(std::ostringstream& os, const Fmpq& q) {
+  if (q.is_integer() && fmpz_fits_si(q.num()))
+    os << q.str();
+  else
+    os << '"' << q.str() << '"';
+}
+
+void put_matrix(std::ostringstream& os, const Mat<Fmpq>& m, const std::string& indent) {
+  os << "[";
+  for (std::size_t i = 0; i < m.rows; ++i) {
+    os << (i ? ",\n" + indent + " " : "") << "[";
+    for (std::size_t j = 0; j < m.cols; ++j) {
+      if (j) os << ", ";
+      put_number(os, m(i, j));
+    }
+    os << "]";
+  }
+  os << "]";
+}
+
+}  // namespace
+
+std::string write_model(const Model& m) {
+  std::ostringstream os;
+  os << "{\n  \"format\": \"netpoly-model/1\",\n";
+  if (!m.name.empty()) os << "  \"name\": " << json(m.name).dump() << ",\n";
+  os << "  \"input\": {\"tokens\": " << m.tokens << ", \"width\": " << m.width << "},\n";
+  os << "  \"layers\": [";
+  const std::string in = "      ";
+  for (std::size_t l = 0; l < m.layers.size(); ++l) {
+    const auto& layer = m.layers[l];
+    os << (l ? ",\n" : "\n") << "    {\"type\": \"" << layer_type_name(layer.op.index()) << "\"";
+    if (layer.residual) os << ", \"residual\": true";
+    auto act = [&](Activation a) { os << ",\n" << in << "\"activation\": \"" << (a == Activation::square ? "square" : "none") << "\""; };
+    std::visit(
+        [&](const auto& op) {
+          using T = std::decay_t<decltype(op)>;
+          if constexpr (std::is_same_v<T, Attention<Fmpq>>) {
+            os << ",\n" << in << "\"heads\": [";
+            for (std::size_t h = 0; h < op.heads.size(); ++h) {
+              const auto& hd = op.heads[h];
+              const std::string hi = in + "  ";
+              os << (h ? ",\n" : "\n") << hi << "{";
+              const char* names[] = {"Q", "K", "V", "O"};
+              const Mat<Fmpq>* mats[] = {&hd.Q, &hd.K, &hd.V, &hd.O};
+              for (int k = 0; k < 4; ++k) {
+                os << (k ? ",\n" + hi + " " : "") << "\"" << names[k] << "\": ";
+                put_matrix(os, *mats[k], hi + std::string(6, ' '));
+              }
+              os << "}";
+            }
+            os << "]";
+          } else if constexpr (std::is_same_v<T, TokenMix<Fmpq>> || std::is_same_v<T, ChannelMix<Fmpq>>) {
+            os << ",\n" << in << "\"W\": ";
+            put_matrix(os, op.W, in + "     ");
+            if (op.W2) {
+              os << ",\n" << in << "\"W2\": ";
+              put_matrix(os, *op.W2, in + "      ");
+            }
+            act(op.activation);
+          } else if constexpr (std::is_same_v<T, Product<Fmpq>>) {
+            os << ",\n" << in << "\"Ws\": [";
+            for (std::size_t k = 0; k < op.Ws.size(); ++k) {
+              if (k) os << ",\n" << in << "       ";
+              put_matrix(os, op.Ws[k], in + "       ");
+            }
+            os << "]";
+          } else {
+            os << ",\n" << in << "\"perm\": [";
+            for (std::size_t k = 0; k < op.perm.size(); ++k) os << (k ? ", " : "") << op.perm[k];
+            os << "]";
+          }
+        },
+        layer.op);
+    os << "}";
+  }
+  os << (m.layers.empty() ? "]" : "\n  ]");
+  if (m.output) os << ",\n  \"output\": {\"token\": " << m.output->token << ", \"channel\": " << m.output->channel << "}";
+  os << "\n}\n";
+  return os.str();
+}
+
+const char* layer_type_name(std::size_t i) {
+  static const char* names[] = {"attention", "token_mix", "channel_mix", "product", "permute"};
+  return i < 5 ? names[i] : "?";
+}
+
+}  // namespace netpoly

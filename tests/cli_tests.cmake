@@ -1,0 +1,1 @@
+# CLI tests (see cli_tests.cmake)
