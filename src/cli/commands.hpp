@@ -11,6 +11,7 @@ namespace netpoly::cli {
 void setup_make(CLI::App& app);
 void setup_expand(CLI::App& app);
 void setup_seprank(CLI::App& app);
+void setup_bounds(CLI::App& app);
 
 // Parses "i,c" into an output entry; throws InputError naming the option.
 Entry parse_entry(const std::string& s, const std::string& option);

@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   netpoly::cli::setup_make(app);
   netpoly::cli::setup_expand(app);
   netpoly::cli::setup_seprank(app);
+  netpoly::cli::setup_bounds(app);
   int code = 0;
   try {
     app.parse(argc, argv);
