@@ -1,4 +1,175 @@
+// netpoly seprank MODEL: bracket sep(y; A, B) for output entries and partitions.
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
 #include "commands.hpp"
+#include "netpoly/error.hpp"
+#include "netpoly/expand.hpp"
+#include "netpoly/seprank.hpp"
+
 namespace netpoly::cli {
-void setup_seprank(CLI::App&) {}
+
+namespace {
+
+struct SeprankOptions {
+  std::string model;
+  std::string output;
+  bool all = false, all_balanced = false, json = false;
+  std::vector<std::string> partitions;
+  std::string methods;
+  std::string templates_file;
+  SepOptions sep;
+  unsigned threads = 1;
+};
+
+std::vector<std::vector<Fmpq>> read_templates(const std::string& path, std::size_t width) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path + ": cannot open the templates file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(ss.str());
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(path + ": invalid JSON: " + e.what());
+  }
+  if (!j.is_object() || !j.contains("templates") || !j["templates"].is_array() || j["templates"].empty())
+    throw InputError(path + ": expected {\"templates\": [[...], ...]} with at least one template");
+  std::vector<std::vector<Fmpq>> T;
+  for (std::size_t k = 0; k < j["templates"].size(); ++k) {
+    const auto& t = j["templates"][k];
+    std::string where = path + ": templates[" + std::to_string(k) + "]";
+    if (!t.is_array() || t.size() != width)
+      throw InputError(where + ": expected a list of " + std::to_string(width) + " numbers (the model width)");
+    std::vector<Fmpq> v;
+    for (std::size_t c = 0; c < t.size(); ++c) {
+      Fmpq q;
+      bool ok = false;
+      if (t[c].is_number_integer()) {
+        q = Fmpq(static_cast<slong>(t[c].get<std::int64_t>()));
+        ok = true;
+      } else if (t[c].is_string()) {
+        ok = parse_rational(t[c].get<std::string>(), q);
+      }
+      if (!ok) throw InputError(where + "[" + std::to_string(c) + "]: expected an integer or \"p/q\" (no floats)");
+      v.push_back(q);
+    }
+    T.push_back(std::move(v));
+  }
+  return T;
+}
+
+std::string end_text(const End& e) {
+  if (!e.value) return "-";
+  return std::to_string(*e.value) + " " + e.method;
+}
+
+void print_text(std::ostream& os, const Model& m, const std::vector<SepResult>& rs) {
+  os << "netpoly seprank: " << (m.name.empty() ? "model" : m.name) << " (N=" << m.tokens << ", d=" << m.width
+     << ", " << m.layers.size() << " layers)\n";
+  os << std::left << std::setw(8) << "output" << std::setw(22) << "partition" << std::setw(8) << "sep"
+     << std::setw(16) << "lower" << std::setw(16) << "upper" << "status\n";
+  for (const auto& r : rs) {
+    std::string out = "y" + std::to_string(r.output.token) + "_" + std::to_string(r.output.channel);
+    std::string sep = r.status == "exact"           ? std::to_string(*r.lower.value)
+                      : r.status == "probabilistic" ? std::to_string(*r.lower.value) + "?"
+                      : "[" + (r.lower.value ? std::to_string(*r.lower.value) : std::string("0")) + "," +
+                            (r.upper.value ? std::to_string(*r.upper.value) : std::string("inf")) + "]";
+    std::string label = r.partition.label();
+    os << std::setw(8) << out << std::setw(22) << label << std::setw(8) << sep << std::setw(16) << end_text(r.lower)
+       << std::setw(16) << end_text(r.upper) << r.status;
+    if (r.status == "probabilistic") os << " (sep = " << *r.lower.value << " with probability >= 1 - " << r.failure_probability << ")";
+    os << "\n";
+    for (const auto& run : r.runs) {
+      os << "    " << std::setw(9) << method_name(run.method);
+      if (run.value)
+        os << (run.kind == "upper" ? "<= " : run.kind == "lower" ? ">= " : run.kind == "exact" ? "=  " : "~  ")
+           << std::setw(7) << *run.value << run.how;
+      else
+        os << "   " << std::setw(7) << "-";
+      if (!run.note.empty()) os << (run.value ? "; " : "") << run.note;
+      std::ostringstream t;
+      t << std::fixed << std::setprecision(3) << run.seconds;
+      os << " [" << t.str() << " s]";
+      if (run.method == Method::group || run.method == Method::exact || run.method == Method::modular)
+        if (r.sizes.contains("coefficient_matrix"))
+          os << " (" << r.sizes["coefficient_matrix"][0] << " x " << r.sizes["coefficient_matrix"][1]
+             << " coefficient matrix)";
+      if (run.method == Method::blackbox && run.details.contains("points"))
+        os << " (" << run.details["points"] << " x " << run.details["points"] << " points)";
+      if ((run.method == Method::grid || run.method == Method::numeric) && run.details.contains("grid"))
+        os << " (" << run.details["grid"][0] << " x " << run.details["grid"][1] << " grid, "
+           << run.details["templates"].get<std::string>() << ")";
+      if (run.method == Method::numeric && run.details.contains("threshold"))
+        os << " threshold " << run.details["threshold"].get<double>() << ", gap " << run.details["gap"].get<double>();
+      os << "\n";
+    }
+  }
+  if (rs.size() > 1) {
+    auto s = sup_inf_json(rs, true), i = sup_inf_json(rs, false);
+    auto b = [](const nlohmann::json& x) {
+      return "[" + (x["lower"].is_null() ? std::string("0") : x["lower"].dump()) + ", " +
+             (x["upper"].is_null() ? std::string("inf") : x["upper"].dump()) + "] (" + x["status"].get<std::string>() + ")";
+    };
+    os << "sup-sep " << b(s) << ", inf-sep " << b(i) << " over " << rs.size() << " (output, partition) pairs\n";
+  }
+}
+
+void run_seprank(SeprankOptions o) {
+  set_threads(o.threads);
+  Model m = read_model(o.model);
+  std::optional<Entry> req;
+  if (!o.output.empty()) req = parse_entry(o.output, "--output");
+  auto outs = resolve_outputs(m, req, o.all);
+  std::vector<Partition> parts;
+  for (const auto& p : o.partitions) parts.push_back(parse_partition(p, m.tokens, m.width));
+  if (o.all_balanced)
+    for (auto& p : all_balanced(m.tokens, m.width)) parts.push_back(std::move(p));
+  if (parts.empty()) parts.push_back(parse_partition("half", m.tokens, m.width));
+  if (!o.methods.empty()) o.sep.methods = parse_methods(o.methods);
+  if (!o.templates_file.empty()) o.sep.template_vectors = read_templates(o.templates_file, m.width);
+  if (o.sep.prime) require_prime_modulus(o.sep.prime, "--prime");
+  if (o.sep.budget <= 0) throw InputError("--budget: must be positive");
+  auto rs = analyse_network(m, outs, parts, o.sep);
+  if (o.json) {
+    nlohmann::json j;
+    j["model"] = m.name;
+    j["results"] = nlohmann::json::array();
+    for (const auto& r : rs) j["results"].push_back(to_json(r));
+    j["sup"] = sup_inf_json(rs, true);
+    j["inf"] = sup_inf_json(rs, false);
+    std::cout << j.dump(1) << "\n";
+  } else {
+    print_text(std::cout, m, rs);
+  }
+}
+
+}  // namespace
+
+void setup_seprank(CLI::App& app) {
+  auto o = std::make_shared<SeprankOptions>();
+  auto* s = app.add_subcommand("seprank", "bracket the separation rank sep(y; A, B) of network outputs");
+  s->add_option("model", o->model, "model file (- = stdin)")->required();
+  s->add_option("--output", o->output, "one output entry TOKEN,CHANNEL");
+  s->add_flag("--all", o->all, "every output entry (default: the model's output, else all)");
+  s->add_option("--partition", o->partitions,
+                "half | interleaved | A=0,2 (tokens) | A=x0_1,x1_0 (variables); repeatable (default: half)");
+  s->add_flag("--all-balanced", o->all_balanced, "every balanced partition, each unordered pair once");
+  s->add_option("--methods", o->methods,
+                "comma list of group,exact,modular,blackbox,grid,numeric (default: what is affordable, "
+                "stopping when the bracket closes)");
+  s->add_flag("--json", o->json, "machine-readable output");
+  s->add_option("--max-terms", o->sep.max_terms, "refuse expansions estimated larger than this")->capture_default_str();
+  s->add_option("--budget", o->sep.budget, "skip a method whose estimated cost exceeds this many seconds");
+  s->add_option("--seed", o->sep.seed, "seed for random projections, points and templates")->capture_default_str();
+  s->add_option("--prime", o->sep.prime, "prime for modular, blackbox and grid ranks (default: first prime > 2^62)");
+  s->add_option("--templates", o->sep.templates, "grid: templates per token (default: automatic)");
+  s->add_option("--templates-file", o->templates_file, "grid: JSON file {\"templates\": [[...], ...]}");
+  s->add_option("--max-points", o->sep.max_points, "blackbox: most points per side")->capture_default_str();
+  s->add_option("--threads", o->threads, "threads for FLINT multiplication (0 = all cores)")->capture_default_str();
+  s->callback([o]() { run_seprank(*o); });
+}
+
 }  // namespace netpoly::cli

@@ -1,0 +1,84 @@
+// Ranks of sparse integer matrices: modular (a certified lower bound on the
+// rank over Q) and exact (certified both ways).
+//
+// Algorithm variants sit side by side behind dispatchers:
+//   rank_profile_dense_modp / rank_profile_projected_modp  behind rank_profile_modp
+//   rank_exact (certificate below) and verify_rank_certificate.
+//
+// The certificate of rank_Q(C) = r (per connected block of C):
+//  * lower: row indices I and column indices J, |I| = |J| = r, with
+//    det C[I,J] != 0 mod a prime p0. Then det C[I,J] != 0 over Z: rank >= r.
+//  * upper: E = det(C[I,J]) C - C[:,J] adj(C[I,J]) C[I,:] is an integer matrix
+//    with |E_ij| <= B = c H_r + r^2 c^2 H_{r-1} (c = max |C_ij|, H_k = (sqrt(k) c)^k
+//    the Hadamard bound of k x k minors). For primes q_1..q_t with det C[I,J]
+//    invertible mod q_i, check C = C[:,J] (C[I,J]^{-1} C[I,:]) mod q_i, which
+//    is E = 0 mod q_i. Once q_1 ... q_t > 2B, E = 0 over Z, so
+//    C = C[:,J] C[I,J]^{-1} C[I,:] has rank <= r.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "netpoly/coeff_matrix.hpp"
+
+namespace netpoly {
+
+// Independent rows and columns mod p: C[rows, cols] is nonsingular mod p.
+struct RankProfile {
+  std::size_t rank = 0;
+  std::vector<std::uint32_t> rows, cols;
+  ulong prime = 0;
+  std::string algorithm;  // "dense" or "projected(k=...)"
+};
+
+// Dense elimination; use for blocks with rows*cols below the dense limit.
+RankProfile rank_profile_dense_modp(const SparseIntMatrix& C, ulong p);
+// Randomised projection T = C S (S random n x k), doubling k until rank(T) < k.
+// rank(T) <= rank_p(C) always, so the result is still a certified lower bound.
+RankProfile rank_profile_projected_modp(const SparseIntMatrix& C, ulong p, std::uint64_t seed);
+// Dispatcher.
+RankProfile rank_profile_modp(const SparseIntMatrix& C, ulong p, std::uint64_t seed);
+
+struct BlockCertificate {
+  std::vector<std::uint32_t> rows, cols;  // I, J
+  ulong lower_prime = 0;                  // det C[I,J] != 0 mod this prime
+  std::vector<ulong> primes;              // C = C[:,J] C[I,J]^-1 C[I,:] checked mod each
+  ulong bound_bits = 0;                   // bits of 2B (for the report)
+};
+
+struct RankCertificate {
+  std::vector<BlockCertificate> blocks;  // one per connected block, in split_blocks order
+  std::size_t rank() const;
+};
+
+struct ExactRankResult {
+  std::size_t rank = 0;
+  RankCertificate certificate;
+  std::size_t blocks = 0, primes_used = 0, retries = 0;
+};
+
+// Exact rank over Q with a certificate (see the top of this file).
+ExactRankResult rank_exact(const SparseIntMatrix& C, std::uint64_t seed = 1);
+
+// Modular rank (certified lower bound on rank_Q): sum over blocks of rank_p.
+struct ModRankResult {
+  std::size_t rank = 0;
+  ulong prime = 0;
+  std::size_t blocks = 0;
+  std::string algorithm;
+};
+ModRankResult rank_modp(const SparseIntMatrix& C, ulong p, std::uint64_t seed = 1);
+
+// Re-checks a certificate from scratch against C. Returns true iff it proves
+// rank_Q(C) = certificate.rank(); otherwise false with the reason in *why.
+bool verify_rank_certificate(const SparseIntMatrix& C, const RankCertificate& cert, std::string* why = nullptr);
+
+// Rank of a dense integer matrix over Q (FLINT fmpz_mat_rank) and mod p:
+// used for the small grid matrices.
+std::size_t rank_dense_exact(const FmpzMat& M);
+std::size_t rank_dense_modp(const NmodMat& M);
+
+// The primes netpoly uses, in order: the word primes just above 2^62.
+ulong nth_prime(std::size_t i);
+
+}  // namespace netpoly

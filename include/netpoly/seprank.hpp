@@ -1,0 +1,76 @@
+// Bracketing sep(y; A, B) for network outputs (../shared/spec/math.md §2).
+// Each method gives one end (or both) of [lower, upper] and says how:
+//   group    certified upper   min(#distinct alpha, #distinct beta) of the expansion
+//   exact    exact (both ends) rank_Q of the coefficient matrix, with a certificate (rank.hpp)
+//   modular  certified lower   rank_p of the coefficient matrix
+//   blackbox certified lower   rank_p of [y(a_i, b_j)] at random points, no expansion;
+//                              equal to sep with probability >= 1 - eps
+//   grid     certified lower   LV Claim 1: templates per token, grid matrix rank over Q and mod p
+//   numeric  estimate only     singular values of the double grid matrix
+#pragma once
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "netpoly/model.hpp"
+#include "netpoly/partition.hpp"
+#include "netpoly/rings.hpp"
+
+namespace netpoly {
+
+enum class Method { group, exact, modular, blackbox, grid, numeric };
+const char* method_name(Method m);
+std::vector<Method> parse_methods(const std::string& list);  // "group,exact" ; throws InputError
+
+struct SepOptions {
+  std::vector<Method> methods;  // empty: the default (what is affordable; stop when the bracket closes)
+  double max_terms = 5e7;       // expansion refused above this estimate
+  double budget = std::numeric_limits<double>::infinity();  // seconds per method (estimated up front)
+  std::uint64_t seed = 1;
+  ulong prime = 0;              // 0: netpoly's first prime just above 2^62
+  std::size_t templates = 0;    // grid: templates per token (0: automatic)
+  std::vector<std::vector<Fmpq>> template_vectors;  // grid: explicit templates (each of length d)
+  std::size_t max_points = 4096;  // blackbox: largest number of points per side
+};
+
+struct End {
+  std::optional<std::size_t> value;
+  std::string method;  // "" when nothing bounds this end
+};
+
+struct MethodRun {
+  Method method;
+  std::string kind;                    // "upper", "lower", "exact", "estimate"
+  std::optional<std::size_t> value;    // empty when skipped or failed
+  std::string how;                     // e.g. "certified lower bound (mod p = ...)"
+  std::string note;                    // skipped / budget / caveats
+  double seconds = 0;
+  nlohmann::json details = nlohmann::json::object();
+};
+
+struct SepResult {
+  Entry output;
+  Partition partition;
+  End lower, upper;
+  std::string status;  // exact | probabilistic | bracket
+  double failure_probability = 0;  // for probabilistic: sep = lower with probability >= 1 - this
+  std::vector<MethodRun> runs;
+  nlohmann::json sizes = nlohmann::json::object();
+};
+
+// Analyses every (output entry, partition) pair. Expansions are made once
+// per output entry and shared across partitions.
+std::vector<SepResult> analyse_network(const Model& m, const std::vector<Entry>& outputs,
+                                       const std::vector<Partition>& partitions, const SepOptions& o);
+
+// Analyses a polynomial given directly (methods group, exact, modular).
+SepResult analyse_polynomial(const FmpqMpoly& y, const Partition& P, const SepOptions& o);
+
+// JSON of one result (timings under "timings", apart from the values).
+nlohmann::json to_json(const SepResult& r);
+// Bracket of the max / min over results (NB §4.2 sup-sep / inf-sep).
+nlohmann::json sup_inf_json(const std::vector<SepResult>& rs, bool sup);
+
+}  // namespace netpoly

@@ -1,0 +1,139 @@
+#include "netpoly/coeff_matrix.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+#include <unordered_map>
+
+#include "netpoly/error.hpp"
+
+namespace netpoly {
+
+namespace {
+
+// Key of an exponent sub-vector: the exponents as 16-bit units in a string.
+void key_of(std::string& k, const std::vector<ulong>& e, const std::vector<slong>& vars) {
+  k.resize(vars.size() * 2);
+  for (std::size_t j = 0; j < vars.size(); ++j) {
+    ulong x = e[vars[j]];
+    if (x > 0xffff) throw LimitError("coefficient matrix: an exponent above 65535 is not supported");
+    k[2 * j] = static_cast<char>(x & 0xff);
+    k[2 * j + 1] = static_cast<char>((x >> 8) & 0xff);
+  }
+}
+
+void sort_by_row(SparseIntMatrix& M) {
+  std::vector<std::size_t> idx(M.nnz());
+  std::iota(idx.begin(), idx.end(), 0);
+  std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
+    return M.r[a] != M.r[b] ? M.r[a] < M.r[b] : M.c[a] < M.c[b];
+  });
+  SparseIntMatrix S;
+  S.rows = M.rows;
+  S.cols = M.cols;
+  S.r.reserve(M.nnz());
+  S.c.reserve(M.nnz());
+  S.v.reserve(M.nnz());
+  for (auto k : idx) {
+    S.r.push_back(M.r[k]);
+    S.c.push_back(M.c[k]);
+    S.v.push_back(std::move(M.v[k]));
+  }
+  M = std::move(S);
+}
+
+}  // namespace
+
+SparseIntMatrix coefficient_matrix(const FmpqMpoly& y, const Partition& P) {
+  const slong nv = y.ctx()->nvars();
+  std::vector<slong> va, vb;
+  for (slong v = 0; v < nv; ++v) (P.in_A[v] ? va : vb).push_back(v);
+  const fmpz_mpoly_struct* z = y.get()->zpoly;
+  const fmpz_mpoly_ctx_struct* zctx = y.c()->zctx;
+  const slong len = z->length;
+  SparseIntMatrix M;
+  M.r.reserve(len);
+  M.c.reserve(len);
+  M.v.reserve(len);
+  std::unordered_map<std::string, std::uint32_t> rows, cols;
+  std::vector<ulong> e(nv);
+  std::string ka, kb;
+  for (slong t = 0; t < len; ++t) {
+    fmpz_mpoly_get_term_exp_ui(e.data(), z, t, zctx);
+    key_of(ka, e, va);
+    key_of(kb, e, vb);
+    auto ir = rows.try_emplace(ka, static_cast<std::uint32_t>(rows.size())).first->second;
+    auto ic = cols.try_emplace(kb, static_cast<std::uint32_t>(cols.size())).first->second;
+    M.r.push_back(ir);
+    M.c.push_back(ic);
+    Fmpz c;
+    fmpz_set(c.get(), z->coeffs + t);
+    M.v.push_back(std::move(c));
+  }
+  M.rows = rows.size();
+  M.cols = cols.size();
+  sort_by_row(M);
+  return M;
+}
+
+SparseIntMatrix make_sparse(std::size_t rows, std::size_t cols,
+                            std::vector<std::tuple<std::uint32_t, std::uint32_t, Fmpz>> entries) {
+  SparseIntMatrix M;
+  M.rows = rows;
+  M.cols = cols;
+  for (auto& [r, c, v] : entries) {
+    if (v.is_zero()) continue;
+    M.r.push_back(r);
+    M.c.push_back(c);
+    M.v.push_back(std::move(v));
+  }
+  sort_by_row(M);
+  return M;
+}
+
+namespace {
+
+struct UnionFind {
+  std::vector<std::uint32_t> p;
+  explicit UnionFind(std::size_t n) : p(n) { std::iota(p.begin(), p.end(), 0); }
+  std::uint32_t find(std::uint32_t x) {
+    while (p[x] != x) x = p[x] = p[p[x]];
+    return x;
+  }
+  void unite(std::uint32_t a, std::uint32_t b) { p[find(a)] = find(b); }
+};
+
+}  // namespace
+
+std::vector<SparseIntMatrix> split_blocks(const SparseIntMatrix& C) {
+  const std::size_t m = C.rows;
+  UnionFind uf(C.rows + C.cols);
+  for (std::size_t k = 0; k < C.nnz(); ++k) uf.unite(C.r[k], static_cast<std::uint32_t>(m + C.c[k]));
+  // Number the components by first appearance (deterministic), and the rows and
+  // columns inside each block in their original order.
+  std::unordered_map<std::uint32_t, std::size_t> comp;
+  std::vector<std::size_t> row_block(C.rows, SIZE_MAX), col_block(C.cols, SIZE_MAX);
+  std::vector<std::uint32_t> row_local(C.rows), col_local(C.cols);
+  std::vector<SparseIntMatrix> blocks;
+  for (std::size_t k = 0; k < C.nnz(); ++k) {
+    auto root = uf.find(C.r[k]);
+    auto [it, fresh] = comp.try_emplace(root, blocks.size());
+    if (fresh) blocks.emplace_back();
+    std::size_t b = it->second;
+    SparseIntMatrix& B = blocks[b];
+    if (row_block[C.r[k]] == SIZE_MAX) {
+      row_block[C.r[k]] = b;
+      row_local[C.r[k]] = static_cast<std::uint32_t>(B.rows++);
+    }
+    if (col_block[C.c[k]] == SIZE_MAX) {
+      col_block[C.c[k]] = b;
+      col_local[C.c[k]] = static_cast<std::uint32_t>(B.cols++);
+    }
+    B.r.push_back(row_local[C.r[k]]);
+    B.c.push_back(col_local[C.c[k]]);
+    B.v.push_back(C.v[k]);
+  }
+  return blocks;  // rows stay sorted: C is sorted by row and local numbering is monotone
+}
+
+}  // namespace netpoly

@@ -1,0 +1,313 @@
+#include "netpoly/rank.hpp"
+
+#include <algorithm>
+#include <mutex>
+
+#include "netpoly/error.hpp"
+#include "netpoly/presets.hpp"
+
+namespace netpoly {
+
+ulong nth_prime(std::size_t i) {
+  static std::mutex mu;
+  static std::vector<ulong> primes;
+  std::lock_guard<std::mutex> lock(mu);
+  while (primes.size() <= i) primes.push_back(n_nextprime(primes.empty() ? (UWORD(1) << 62) : primes.back(), 1));
+  return primes[i];
+}
+
+std::size_t RankCertificate::rank() const {
+  std::size_t r = 0;
+  for (const auto& b : blocks) r += b.rows.size();
+  return r;
+}
+
+namespace {
+
+// Row pointers of a row-sorted sparse matrix.
+std::vector<std::size_t> row_starts(const SparseIntMatrix& C) {
+  std::vector<std::size_t> s(C.rows + 1, 0);
+  for (auto r : C.r) ++s[r + 1];
+  for (std::size_t i = 0; i < C.rows; ++i) s[i + 1] += s[i];
+  return s;
+}
+
+std::vector<ulong> reduce(const SparseIntMatrix& C, ulong p) {
+  std::vector<ulong> v(C.nnz());
+  for (std::size_t k = 0; k < C.nnz(); ++k) v[k] = fmpz_fdiv_ui(C.v[k].get(), p);
+  return v;
+}
+
+// Pivot columns of a matrix in reduced row echelon form.
+std::vector<std::uint32_t> pivots(const NmodMat& A, std::size_t rank) {
+  std::vector<std::uint32_t> p;
+  slong j = 0;
+  for (std::size_t i = 0; i < rank; ++i) {
+    while (j < A.cols() && A.at(static_cast<slong>(i), j) == 0) ++j;
+    p.push_back(static_cast<std::uint32_t>(j));
+  }
+  return p;
+}
+
+// Given independent rows I (mod p), finds r independent columns among C[I,:].
+void complete_profile(const SparseIntMatrix& C, const std::vector<ulong>& vals, RankProfile& P) {
+  const ulong p = P.prime;
+  std::vector<slong> pos(C.rows, -1);
+  for (std::size_t a = 0; a < P.rows.size(); ++a) pos[P.rows[a]] = static_cast<slong>(a);
+  NmodMat sub(static_cast<slong>(P.rows.size()), static_cast<slong>(C.cols), p);
+  for (std::size_t k = 0; k < C.nnz(); ++k)
+    if (pos[C.r[k]] >= 0) sub.at(pos[C.r[k]], C.c[k]) = vals[k];
+  std::size_t r = static_cast<std::size_t>(nmod_mat_rref(sub.get()));
+  P.cols = pivots(sub, r);
+  if (r < P.rows.size()) P.rows.resize(r);  // cannot happen for truly independent rows; stay consistent
+  P.rank = r;
+}
+
+}  // namespace
+
+RankProfile rank_profile_dense_modp(const SparseIntMatrix& C, ulong p) {
+  RankProfile P;
+  P.prime = p;
+  P.algorithm = "dense";
+  if (C.nnz() == 0) return P;
+  auto vals = reduce(C, p);
+  NmodMat At(static_cast<slong>(C.cols), static_cast<slong>(C.rows), p);  // transpose
+  for (std::size_t k = 0; k < C.nnz(); ++k) At.at(C.c[k], C.r[k]) = vals[k];
+  std::size_t r = static_cast<std::size_t>(nmod_mat_rref(At.get()));
+  P.rows = pivots(At, r);  // pivot columns of C^T = independent rows of C
+  complete_profile(C, vals, P);
+  return P;
+}
+
+RankProfile rank_profile_projected_modp(const SparseIntMatrix& C, ulong p, std::uint64_t seed) {
+  RankProfile P;
+  P.prime = p;
+  if (C.nnz() == 0) {
+    P.algorithm = "projected";
+    return P;
+  }
+  auto vals = reduce(C, p);
+  nmod_t mod;
+  nmod_init(&mod, p);
+  const std::size_t full = std::min(C.rows, C.cols);
+  std::size_t k = std::min<std::size_t>(32, full);
+  SplitMix64 g(seed);
+  while (true) {
+    // T^T = (C S)^T, k x m, with S a random n x k matrix: row j of S is S[j][0..k).
+    std::vector<ulong> S(C.cols * k);
+    for (auto& s : S) s = g.below(p);
+    NmodMat Tt(static_cast<slong>(k), static_cast<slong>(C.rows), p);
+    std::vector<ulong> acc(k);
+    std::size_t e = 0;
+    while (e < C.nnz()) {
+      const std::uint32_t row = C.r[e];
+      std::fill(acc.begin(), acc.end(), 0);
+      for (; e < C.nnz() && C.r[e] == row; ++e)
+        _nmod_vec_scalar_addmul_nmod(acc.data(), S.data() + C.c[e] * k, static_cast<slong>(k), vals[e], mod);
+      for (std::size_t j = 0; j < k; ++j) Tt.at(static_cast<slong>(j), row) = acc[j];
+    }
+    std::size_t r = static_cast<std::size_t>(nmod_mat_rref(Tt.get()));
+    if (r == k && k < full) {
+      k = std::min(2 * k, full);
+      continue;
+    }
+    P.rows = pivots(Tt, r);  // rows of C S independent => rows of C independent
+    P.algorithm = "projected(k=" + std::to_string(k) + ")";
+    break;
+  }
+  complete_profile(C, vals, P);
+  return P;
+}
+
+RankProfile rank_profile_modp(const SparseIntMatrix& C, ulong p, std::uint64_t seed) {
+  // Dense elimination costs about rows*cols*rank; the projection about
+  // nnz*k + rows*k*rank. Dense wins for small blocks.
+  const double dense_cells = static_cast<double>(C.rows) * static_cast<double>(C.cols);
+  if (dense_cells <= 250000.0) return rank_profile_dense_modp(C, p);
+  return rank_profile_projected_modp(C, p, seed);
+}
+
+ModRankResult rank_modp(const SparseIntMatrix& C, ulong p, std::uint64_t seed) {
+  ModRankResult res;
+  res.prime = p;
+  auto blocks = split_blocks(C);
+  res.blocks = blocks.size();
+  bool projected = false;
+  for (const auto& b : blocks) {
+    auto P = rank_profile_modp(b, p, seed);
+    res.rank += P.rank;
+    projected = projected || P.algorithm != "dense";
+  }
+  res.algorithm = projected ? "blocks + projection" : "blocks + dense";
+  return res;
+}
+
+namespace {
+
+// 2B for a block with max entry c and candidate rank r (see rank.hpp).
+Fmpz twice_entry_bound(const SparseIntMatrix& C, std::size_t r) {
+  Fmpz c;
+  for (const auto& v : C.v)
+    if (fmpz_cmpabs(v.get(), c.get()) > 0) fmpz_abs(c.get(), v.get());
+  auto hadamard = [&](std::size_t k) {
+    Fmpz h(1);
+    if (k == 0) return h;
+    Fmpz s, rem;
+    fmpz_mul(s.get(), c.get(), c.get());
+    fmpz_mul_ui(s.get(), s.get(), k);  // k c^2
+    fmpz_pow_ui(s.get(), s.get(), k);  // (k c^2)^k
+    fmpz_sqrtrem(h.get(), rem.get(), s.get());
+    if (!rem.is_zero()) fmpz_add_ui(h.get(), h.get(), 1);  // ceil sqrt
+    return h;
+  };
+  Fmpz B, t;
+  fmpz_mul(B.get(), c.get(), hadamard(r).get());
+  fmpz_mul(t.get(), c.get(), c.get());
+  fmpz_mul_ui(t.get(), t.get(), r * r);
+  fmpz_mul(t.get(), t.get(), hadamard(r == 0 ? 0 : r - 1).get());
+  fmpz_add(B.get(), B.get(), t.get());
+  fmpz_mul_ui(B.get(), B.get(), 2);
+  return B;
+}
+
+enum class Check { ok, singular, mismatch };
+
+// Checks C = C[:,J] C[I,J]^{-1} C[I,:] mod q.
+Check check_mod(const SparseIntMatrix& C, const std::vector<std::size_t>& starts, const std::vector<std::uint32_t>& I,
+                const std::vector<std::uint32_t>& J, ulong q) {
+  const std::size_t r = I.size(), n = C.cols;
+  nmod_t mod;
+  nmod_init(&mod, q);
+  std::vector<slong> colpos(C.cols, -1);
+  for (std::size_t b = 0; b < J.size(); ++b) colpos[J[b]] = static_cast<slong>(b);
+  NmodMat M(static_cast<slong>(r), static_cast<slong>(r), q), R(static_cast<slong>(r), static_cast<slong>(n), q);
+  for (std::size_t a = 0; a < r; ++a)
+    for (std::size_t e = starts[I[a]]; e < starts[I[a] + 1]; ++e) {
+      ulong v = fmpz_fdiv_ui(C.v[e].get(), q);
+      R.at(static_cast<slong>(a), C.c[e]) = v;
+      if (colpos[C.c[e]] >= 0) M.at(static_cast<slong>(a), colpos[C.c[e]]) = v;
+    }
+  NmodMat X(static_cast<slong>(r), static_cast<slong>(n), q);
+  if (r > 0 && !nmod_mat_solve(X.get(), M.get(), R.get())) return Check::singular;
+  std::vector<ulong> pred(n);
+  for (std::size_t i = 0; i < C.rows; ++i) {
+    std::fill(pred.begin(), pred.end(), 0);
+    for (std::size_t e = starts[i]; e < starts[i + 1]; ++e) {
+      slong b = colpos[C.c[e]];
+      if (b >= 0)
+        _nmod_vec_scalar_addmul_nmod(pred.data(), X.get()->rows[b], static_cast<slong>(n),
+                                     fmpz_fdiv_ui(C.v[e].get(), q), mod);
+    }
+    for (std::size_t e = starts[i]; e < starts[i + 1]; ++e)
+      pred[C.c[e]] = nmod_sub(pred[C.c[e]], fmpz_fdiv_ui(C.v[e].get(), q), mod);
+    for (std::size_t j = 0; j < n; ++j)
+      if (pred[j]) return Check::mismatch;
+  }
+  return Check::ok;
+}
+
+BlockCertificate certify_block(const SparseIntMatrix& B, std::uint64_t seed, std::size_t& retries) {
+  const auto starts = row_starts(B);
+  std::size_t profile_prime = 0;
+  for (std::size_t attempt = 0; attempt < 8; ++attempt) {
+    RankProfile P = rank_profile_modp(B, nth_prime(profile_prime), seed + attempt);
+    BlockCertificate cert;
+    cert.rows = P.rows;
+    cert.cols = P.cols;
+    Fmpz need = twice_entry_bound(B, P.rank);
+    cert.bound_bits = fmpz_bits(need.get());
+    Fmpz prod(1);
+    bool restart = false;
+    for (std::size_t qi = 0; fmpz_cmp(prod.get(), need.get()) <= 0; ++qi) {
+      if (qi > 100000) throw LimitError("exact rank: too many primes needed");
+      ulong q = nth_prime(qi);
+      Check c = check_mod(B, starts, cert.rows, cert.cols, q);
+      if (c == Check::singular) continue;  // det C[I,J] = 0 mod q: this prime says nothing
+      if (c == Check::mismatch) {          // rank mod q exceeds |I|: redo the profile mod q
+        profile_prime = qi;
+        restart = true;
+        ++retries;
+        break;
+      }
+      if (cert.lower_prime == 0) cert.lower_prime = q;
+      cert.primes.push_back(q);
+      fmpz_mul_ui(prod.get(), prod.get(), q);
+    }
+    if (!restart) return cert;
+  }
+  throw LimitError("exact rank: the modular rank profile did not stabilise after 8 attempts");
+}
+
+}  // namespace
+
+ExactRankResult rank_exact(const SparseIntMatrix& C, std::uint64_t seed) {
+  ExactRankResult res;
+  auto blocks = split_blocks(C);
+  res.blocks = blocks.size();
+  for (const auto& b : blocks) {
+    auto cert = certify_block(b, seed, res.retries);
+    res.primes_used = std::max(res.primes_used, cert.primes.size());
+    res.rank += cert.rows.size();
+    res.certificate.blocks.push_back(std::move(cert));
+  }
+  return res;
+}
+
+bool verify_rank_certificate(const SparseIntMatrix& C, const RankCertificate& cert, std::string* why) {
+  auto fail = [&](const std::string& w) {
+    if (why) *why = w;
+    return false;
+  };
+  auto blocks = split_blocks(C);
+  if (blocks.size() != cert.blocks.size())
+    return fail("certificate has " + std::to_string(cert.blocks.size()) + " blocks, the matrix " +
+                std::to_string(blocks.size()));
+  for (std::size_t k = 0; k < blocks.size(); ++k) {
+    const auto& B = blocks[k];
+    const auto& bc = cert.blocks[k];
+    const std::string where = "block " + std::to_string(k) + ": ";
+    if (bc.rows.size() != bc.cols.size()) return fail(where + "|I| != |J|");
+    std::vector<char> seen_r(B.rows, 0), seen_c(B.cols, 0);
+    for (auto i : bc.rows) {
+      if (i >= B.rows || seen_r[i]) return fail(where + "row index out of range or repeated");
+      seen_r[i] = 1;
+    }
+    for (auto j : bc.cols) {
+      if (j >= B.cols || seen_c[j]) return fail(where + "column index out of range or repeated");
+      seen_c[j] = 1;
+    }
+    auto starts = row_starts(B);
+    // lower bound: C[I,J] nonsingular mod lower_prime
+    if (bc.lower_prime < 2 || !n_is_prime(bc.lower_prime)) return fail(where + "lower-bound modulus is not a prime");
+    if (check_mod(B, starts, bc.rows, bc.cols, bc.lower_prime) == Check::singular)
+      return fail(where + "C[I,J] is singular mod " + std::to_string(bc.lower_prime));
+    // upper bound: product of distinct primes exceeds 2B, and each check passes
+    Fmpz need = twice_entry_bound(B, bc.rows.size()), prod(1);
+    std::vector<ulong> ps = bc.primes;
+    std::sort(ps.begin(), ps.end());
+    if (std::adjacent_find(ps.begin(), ps.end()) != ps.end()) return fail(where + "a prime is repeated");
+    for (ulong q : ps) {
+      if (q < 2 || !n_is_prime(q)) return fail(where + std::to_string(q) + " is not a prime");
+      if (check_mod(B, starts, bc.rows, bc.cols, q) != Check::ok)
+        return fail(where + "C != C[:,J] C[I,J]^-1 C[I,:] mod " + std::to_string(q));
+      fmpz_mul_ui(prod.get(), prod.get(), q);
+    }
+    if (fmpz_cmp(prod.get(), need.get()) <= 0)
+      return fail(where + "the primes' product does not exceed the bound 2B (" + std::to_string(fmpz_bits(need.get())) +
+                  " bits)");
+  }
+  return true;
+}
+
+std::size_t rank_dense_exact(const FmpzMat& M) {
+  if (M.rows() == 0 || M.cols() == 0) return 0;
+  return static_cast<std::size_t>(fmpz_mat_rank(M.get()));
+}
+
+std::size_t rank_dense_modp(const NmodMat& M) {
+  if (M.rows() == 0 || M.cols() == 0) return 0;
+  NmodMat A(M);
+  return static_cast<std::size_t>(nmod_mat_rank(A.get()));
+}
+
+}  // namespace netpoly

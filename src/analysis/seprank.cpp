@@ -1,0 +1,534 @@
+#include "netpoly/seprank.hpp"
+
+#include <Eigen/SVD>
+#include <chrono>
+#include <cmath>
+
+#include "netpoly/coeff_matrix.hpp"
+#include "netpoly/error.hpp"
+#include "netpoly/expand.hpp"
+#include "netpoly/forward.hpp"
+#include "netpoly/presets.hpp"
+#include "netpoly/rank.hpp"
+
+namespace netpoly {
+
+using json = nlohmann::json;
+
+const char* method_name(Method m) {
+  switch (m) {
+    case Method::group: return "group";
+    case Method::exact: return "exact";
+    case Method::modular: return "modular";
+    case Method::blackbox: return "blackbox";
+    case Method::grid: return "grid";
+    case Method::numeric: return "numeric";
+  }
+  return "?";
+}
+
+std::vector<Method> parse_methods(const std::string& list) {
+  std::vector<Method> r;
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    auto k = list.find(',', start);
+    std::string w = list.substr(start, k == std::string::npos ? std::string::npos : k - start);
+    bool found = false;
+    for (Method m : {Method::group, Method::exact, Method::modular, Method::blackbox, Method::grid, Method::numeric})
+      if (w == method_name(m)) {
+        if (std::find(r.begin(), r.end(), m) == r.end()) r.push_back(m);
+        found = true;
+      }
+    if (!found)
+      throw InputError("--methods: unknown method \"" + w +
+                       "\" (expected a comma-separated list of group, exact, modular, blackbox, grid, numeric)");
+    if (k == std::string::npos) break;
+    start = k + 1;
+  }
+  return r;
+}
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::string fmt_g(double x) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3g", x);
+  return b;
+}
+
+ulong default_prime(const SepOptions& o) { return o.prime ? o.prime : nth_prime(0); }
+
+// ------------------------------------------------------------------ group, exact, modular
+MethodRun run_group(const SparseIntMatrix& C) {
+  MethodRun r{Method::group, "upper", std::min(C.rows, C.cols), "certified upper bound", "", 0, json::object()};
+  auto blocks = split_blocks(C);
+  std::size_t block_sum = 0;
+  for (const auto& b : blocks) block_sum += std::min(b.rows, b.cols);
+  r.details = {{"distinct_A_parts", C.rows}, {"distinct_B_parts", C.cols}, {"blocks", blocks.size()},
+               {"block_bound", block_sum}};
+  return r;
+}
+
+MethodRun run_exact(const SparseIntMatrix& C, const SepOptions& o) {
+  auto ex = rank_exact(C, o.seed);
+  MethodRun r{Method::exact, "exact", ex.rank, "exact (certified)", "", 0, json::object()};
+  std::size_t max_bits = 0;
+  for (const auto& b : ex.certificate.blocks) max_bits = std::max<std::size_t>(max_bits, b.bound_bits);
+  r.details = {{"blocks", ex.blocks},
+               {"certificate",
+                "nonsingular r x r minor mod p; C = C[:,J] C[I,J]^-1 C[I,:] checked mod primes whose product exceeds "
+                "2x the Hadamard-type entry bound"},
+               {"max_primes_per_block", ex.primes_used},
+               {"max_bound_bits", max_bits},
+               {"retries", ex.retries}};
+  return r;
+}
+
+MethodRun run_modular(const SparseIntMatrix& C, const SepOptions& o) {
+  ulong p = default_prime(o);
+  auto mr = rank_modp(C, p, o.seed);
+  MethodRun r{Method::modular, "lower", mr.rank, "certified lower bound (rank mod p = " + std::to_string(p) + ")", "",
+              0, json::object()};
+  r.details = {{"prime", p}, {"blocks", mr.blocks}, {"algorithm", mr.algorithm}};
+  return r;
+}
+
+// ------------------------------------------------------------------ inputs on both sides
+std::vector<std::size_t> side_vars(const Partition& P, bool a) {
+  std::vector<std::size_t> v;
+  for (std::size_t k = 0; k < P.in_A.size(); ++k)
+    if ((P.in_A[k] != 0) == a) v.push_back(k);
+  return v;
+}
+
+Need single_need(const Model& m, const Entry& e) {
+  Need need(m.tokens * m.output_width(), 0);
+  need[e.token * m.output_width() + e.channel] = 1;
+  return need;
+}
+
+// ------------------------------------------------------------------ blackbox
+MethodRun run_blackbox(const Model& m, const Entry& e, const Partition& P, const SepOptions& o,
+                       unsigned long degree) {
+  const ulong p = default_prime(o);
+  ModpRing R(p);
+  auto net = prepare(R, m);
+  const auto va = side_vars(P, true), vb = side_vars(P, false);
+  const Need need = single_need(m, e);
+  const std::size_t out = e.token * m.output_width() + e.channel;
+  // rank(E) <= number of monomials on either side of degree <= D.
+  auto monomials = [&](std::size_t nv) {
+    double l = std::lgamma(static_cast<double>(nv + degree) + 1) - std::lgamma(static_cast<double>(degree) + 1) -
+               std::lgamma(static_cast<double>(nv) + 1);
+    return l > 40 ? 1e18 : std::exp(l);
+  };
+  const double cap_mono = std::min(monomials(va.size()), monomials(vb.size()));
+  const std::size_t cap = static_cast<std::size_t>(std::min<double>(static_cast<double>(o.max_points), cap_mono + 1));
+  SplitMix64 g(o.seed ^ 0xb1acb0c5ULL);
+  std::size_t k = std::min<std::size_t>(8, cap);
+  std::size_t rank = 0;
+  std::vector<std::vector<ulong>> A, B;
+  std::vector<ulong> X(m.num_inputs());
+  NmodMat E(0, 0, p);
+  while (true) {
+    while (A.size() < k) {
+      std::vector<ulong> a(va.size()), b(vb.size());
+      for (auto& x : a) x = g.below(p);
+      for (auto& x : b) x = g.below(p);
+      A.push_back(std::move(a));
+      B.push_back(std::move(b));
+    }
+    NmodMat M(static_cast<slong>(k), static_cast<slong>(k), p);
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j < k; ++j) {
+        for (std::size_t t = 0; t < va.size(); ++t) X[va[t]] = A[i][t];
+        for (std::size_t t = 0; t < vb.size(); ++t) X[vb[t]] = B[j][t];
+        M.at(static_cast<slong>(i), static_cast<slong>(j)) = forward(R, net, X, need)[out];
+      }
+    rank = rank_dense_modp(M);
+    if (rank < k || k >= cap) break;
+    k = std::min(2 * k, cap);
+  }
+  MethodRun r{Method::blackbox, "lower", rank, "certified lower bound (rank mod p = " + std::to_string(p) + ")", "", 0,
+              json::object()};
+  const bool saturated = rank == k;
+  // Schwartz-Zippel: if sep > rank, an (rank+1)-minor of E is a nonzero
+  // polynomial of degree <= 2 (rank+1) D in the random points.
+  double eps = saturated ? 1.0 : 2.0 * static_cast<double>(rank + 1) * static_cast<double>(degree) / static_cast<double>(p);
+  r.details = {{"prime", p}, {"points", k}, {"degree_bound", degree}, {"saturated", saturated}};
+  if (!saturated) {
+    r.details["failure_probability"] = eps;
+    r.how += "; equals sep with probability >= 1 - " + fmt_g(eps);
+  } else {
+    r.note = "matrix of " + std::to_string(k) + " points was full rank: sep may be larger (raise --max-points)";
+  }
+  return r;
+}
+
+// ------------------------------------------------------------------ grid (LV Claim 1)
+struct Grid {
+  std::vector<std::vector<Fmpq>> rows, cols;  // values of the A-variables / B-variables
+  std::vector<std::size_t> va, vb;
+  std::string kind;
+};
+
+Grid make_grid(const Model& m, const Partition& P, const SepOptions& o) {
+  Grid G;
+  G.va = side_vars(P, true);
+  G.vb = side_vars(P, false);
+  SplitMix64 g(o.seed ^ 0x6e1dULL);
+  const std::size_t side_cap = 1024;
+  if (P.by_tokens && m.tokens > 1) {
+    std::vector<std::size_t> ta = P.tokens, tb;
+    for (std::size_t t = 0; t < m.tokens; ++t)
+      if (!std::binary_search(ta.begin(), ta.end(), t)) tb.push_back(t);
+    std::vector<std::vector<Fmpq>> T = o.template_vectors;
+    std::size_t M = o.templates;
+    if (!T.empty()) {
+      M = T.size();
+      for (std::size_t k = 0; k < T.size(); ++k)
+        if (T[k].size() != m.width)
+          throw InputError("templates[" + std::to_string(k) + "]: expected " + std::to_string(m.width) + " numbers");
+    }
+    const std::size_t sides = std::max(ta.size(), tb.size());
+    if (M == 0) {  // largest M with M^|side| <= 256, at least 2
+      M = 2;
+      while (std::pow(static_cast<double>(M + 1), static_cast<double>(sides)) <= 256.0) ++M;
+    }
+    if (std::pow(static_cast<double>(M), static_cast<double>(sides)) > static_cast<double>(side_cap))
+      throw InputError("--templates " + std::to_string(M) + ": the grid would have " + std::to_string(M) + "^" +
+                       std::to_string(sides) + " rows (max " + std::to_string(side_cap) + ")");
+    if (T.empty())
+      for (std::size_t k = 0; k < M; ++k) {
+        std::vector<Fmpq> t(m.width);
+        for (auto& x : t) x = Fmpq(static_cast<slong>(g.symmetric(4)));
+        T.push_back(std::move(t));
+      }
+    auto assignments = [&](const std::vector<std::size_t>& toks, const std::vector<std::size_t>& vars) {
+      std::vector<std::vector<Fmpq>> out;
+      std::size_t count = 1;
+      for (std::size_t k = 0; k < toks.size(); ++k) count *= M;
+      for (std::size_t idx = 0; idx < count; ++idx) {
+        std::vector<Fmpq> vals(vars.size());
+        std::size_t rest = idx;
+        for (std::size_t k = 0; k < toks.size(); ++k) {
+          const auto& t = T[rest % M];
+          rest /= M;
+          for (std::size_t c = 0; c < m.width; ++c) {
+            auto pos = std::lower_bound(vars.begin(), vars.end(), toks[k] * m.width + c) - vars.begin();
+            vals[pos] = t[c];
+          }
+        }
+        out.push_back(std::move(vals));
+      }
+      return out;
+    };
+    G.rows = assignments(ta, G.va);
+    G.cols = assignments(tb, G.vb);
+    G.kind = std::to_string(M) + " templates per token";
+  } else {
+    // A split of variables: M random small-integer points per side.
+    std::size_t M = o.templates ? o.templates : 64;
+    if (M > side_cap) throw InputError("--templates: at most " + std::to_string(side_cap) + " points per side");
+    auto pts = [&](std::size_t nv) {
+      std::vector<std::vector<Fmpq>> out(M, std::vector<Fmpq>(nv));
+      for (auto& v : out)
+        for (auto& x : v) x = Fmpq(static_cast<slong>(g.symmetric(4)));
+      return out;
+    };
+    G.rows = pts(G.va.size());
+    G.cols = pts(G.vb.size());
+    G.kind = std::to_string(M) + " random points per side";
+  }
+  return G;
+}
+
+// Evaluates the grid matrix in a ring whose Elem is its Scalar (Q, Z/p, doubles).
+template <class Ring>
+std::vector<typename Ring::Elem> eval_grid(const Ring& R, const Model& m, const Entry& e, const Grid& G) {
+  auto net = prepare(R, m);
+  const Need need = single_need(m, e);
+  const std::size_t out = e.token * m.output_width() + e.channel;
+  std::vector<typename Ring::Elem> X(m.num_inputs(), R.zero()), E;
+  E.reserve(G.rows.size() * G.cols.size());
+  for (const auto& a : G.rows)
+    for (const auto& b : G.cols) {
+      for (std::size_t t = 0; t < G.va.size(); ++t) X[G.va[t]] = R.scalar(a[t]);
+      for (std::size_t t = 0; t < G.vb.size(); ++t) X[G.vb[t]] = R.scalar(b[t]);
+      E.push_back(forward(R, net, X, need)[out]);
+    }
+  return E;
+}
+
+MethodRun run_grid(const Model& m, const Entry& e, const Partition& P, const SepOptions& o) {
+  Grid G = make_grid(m, P, o);
+  const slong nr = static_cast<slong>(G.rows.size()), nc = static_cast<slong>(G.cols.size());
+  // exact over Q: clear the common denominator, take the integer rank
+  auto Eq = eval_grid(RationalRing{}, m, e, G);
+  Fmpz den(1);
+  for (const auto& q : Eq) fmpz_lcm(den.get(), den.get(), q.den());
+  FmpzMat Z(nr, nc);
+  for (slong i = 0; i < nr; ++i)
+    for (slong j = 0; j < nc; ++j) {
+      const Fmpq& q = Eq[static_cast<std::size_t>(i * nc + j)];
+      fmpz_divexact(Z.at(i, j), den.get(), q.den());
+      fmpz_mul(Z.at(i, j), Z.at(i, j), q.num());
+    }
+  std::size_t rq = rank_dense_exact(Z);
+  const ulong p = default_prime(o);
+  ModpRing Rp(p);
+  auto Ep = eval_grid(Rp, m, e, G);
+  NmodMat Mp(nr, nc, p);
+  for (slong i = 0; i < nr; ++i)
+    for (slong j = 0; j < nc; ++j) Mp.at(i, j) = Ep[static_cast<std::size_t>(i * nc + j)];
+  std::size_t rp = rank_dense_modp(Mp);
+  MethodRun r{Method::grid, "lower", rq, "certified lower bound (grid rank over Q, LV Claim 1)", "", 0, json::object()};
+  r.details = {{"grid", {nr, nc}}, {"templates", G.kind}, {"rank_Q", rq}, {"rank_mod_p", rp}, {"prime", p}};
+  if (rq < std::min<std::size_t>(nr, nc)) {
+  } else {
+    r.note = "grid matrix has full rank: more templates may show a larger rank";
+  }
+  return r;
+}
+
+MethodRun run_numeric(const Model& m, const Entry& e, const Partition& P, const SepOptions& o) {
+  Grid G = make_grid(m, P, o);
+  auto Ed = eval_grid(DoubleRing{}, m, e, G);
+  const Eigen::Index nr = static_cast<Eigen::Index>(G.rows.size()), nc = static_cast<Eigen::Index>(G.cols.size());
+  Eigen::MatrixXd M(nr, nc);
+  for (Eigen::Index i = 0; i < nr; ++i)
+    for (Eigen::Index j = 0; j < nc; ++j) M(i, j) = Ed[static_cast<std::size_t>(i * nc + j)];
+  Eigen::BDCSVD<Eigen::MatrixXd> svd(M);
+  const auto& s = svd.singularValues();
+  const double smax = s.size() ? s(0) : 0.0;
+  const double tau = static_cast<double>(std::max(nr, nc)) * std::numeric_limits<double>::epsilon() * smax;
+  std::size_t rank = 0;
+  while (static_cast<Eigen::Index>(rank) < s.size() && s(static_cast<Eigen::Index>(rank)) > tau) ++rank;
+  double above = rank > 0 ? s(static_cast<Eigen::Index>(rank - 1)) : 0.0;
+  double below = static_cast<Eigen::Index>(rank) < s.size() ? s(static_cast<Eigen::Index>(rank)) : 0.0;
+  MethodRun r{Method::numeric, "estimate", rank, "numeric estimate (double SVD of the grid matrix)", "", 0,
+              json::object()};
+  r.details = {{"grid", {nr, nc}},       {"templates", G.kind},     {"threshold", tau},
+               {"sigma_max", smax},      {"sigma_above", above},    {"sigma_below", below},
+               {"gap", below > 0 ? above / below : std::numeric_limits<double>::infinity()}};
+  if (below > 0 && above / below < 1e6) r.note = "small gap between singular values: the estimate is unreliable";
+  return r;
+}
+
+// ------------------------------------------------------------------ combining
+void combine(SepResult& res) {
+  res.lower = {};
+  res.upper = {};
+  const MethodRun* lower_run = nullptr;
+  for (const auto& r : res.runs) {
+    if (!r.value) continue;
+    if (r.kind == "lower" || r.kind == "exact")
+      if (!res.lower.value || *r.value > *res.lower.value) {
+        res.lower = {r.value, method_name(r.method)};
+        lower_run = &r;
+      }
+    if (r.kind == "upper" || r.kind == "exact")
+      if (!res.upper.value || *r.value < *res.upper.value) res.upper = {r.value, method_name(r.method)};
+  }
+  if (res.lower.value && res.upper.value && *res.lower.value > *res.upper.value)
+    throw Error("internal inconsistency: certified lower bound " + std::to_string(*res.lower.value) + " (" +
+                    res.lower.method + ") exceeds certified upper bound " + std::to_string(*res.upper.value) + " (" +
+                    res.upper.method + ")",
+                ExitCode::check_failed);
+  if (res.lower.value && res.upper.value && *res.lower.value == *res.upper.value) {
+    res.status = "exact";
+  } else if (lower_run && lower_run->method == Method::blackbox && lower_run->details.contains("failure_probability")) {
+    res.status = "probabilistic";
+    res.failure_probability = lower_run->details["failure_probability"].get<double>();
+  } else {
+    res.status = "bracket";
+  }
+}
+
+bool closed(const SepResult& res) {
+  for (const auto& r : res.runs)
+    if (r.kind == "exact" && r.value) return true;
+  SepResult t = res;
+  combine(t);
+  return t.status == "exact";
+}
+
+MethodRun skipped(Method m, const std::string& why) {
+  MethodRun r{m, "", std::nullopt, "", why, 0, json::object()};
+  return r;
+}
+
+// Rough cost models (seconds), used only to skip methods beyond --budget.
+double cost_matrix_methods(const SparseIntMatrix& C, Method m) {
+  double c = 0;
+  for (const auto& b : split_blocks(C)) {
+    double r = std::min<double>({static_cast<double>(b.rows), static_cast<double>(b.cols), 512.0});
+    c += static_cast<double>(b.rows) * static_cast<double>(b.cols) * r;
+  }
+  return (m == Method::exact ? 40.0 : 1.0) * c * 1e-9 + static_cast<double>(C.nnz()) * 1e-7;
+}
+
+}  // namespace
+
+namespace {
+
+void run_poly_methods(SepResult& res, const FmpqMpoly& y, const Partition& P, const SepOptions& o,
+                      const std::vector<Method>& methods, bool stop_when_closed,
+                      std::optional<SparseIntMatrix>& C) {
+  for (Method m : methods) {
+    if (m != Method::group && m != Method::exact && m != Method::modular) continue;
+    if (stop_when_closed && closed(res)) break;
+    auto t0 = std::chrono::steady_clock::now();
+    if (!C) {
+      C = coefficient_matrix(y, P);
+      res.sizes["coefficient_matrix"] = {C->rows, C->cols};
+      res.sizes["nnz"] = C->nnz();
+    }
+    double est = cost_matrix_methods(*C, m);
+    if (est > o.budget) {
+      res.runs.push_back(skipped(m, "skipped: estimated " + fmt_g(est) + " s exceeds --budget " + fmt_g(o.budget) + " s"));
+      continue;
+    }
+    MethodRun r = m == Method::group ? run_group(*C) : m == Method::exact ? run_exact(*C, o) : run_modular(*C, o);
+    r.seconds = seconds_since(t0);
+    res.runs.push_back(std::move(r));
+  }
+}
+
+}  // namespace
+
+SepResult analyse_polynomial(const FmpqMpoly& y, const Partition& P, const SepOptions& o) {
+  SepResult res;
+  res.partition = P;
+  std::vector<Method> methods = o.methods.empty() ? std::vector<Method>{Method::group, Method::exact} : o.methods;
+  for (Method m : methods)
+    if (m != Method::group && m != Method::exact && m != Method::modular)
+      throw InputError(std::string("method ") + method_name(m) + " needs a network, not a polynomial");
+  std::optional<SparseIntMatrix> C;
+  run_poly_methods(res, y, P, o, methods, o.methods.empty(), C);
+  combine(res);
+  return res;
+}
+
+std::vector<SepResult> analyse_network(const Model& m, const std::vector<Entry>& outputs,
+                                       const std::vector<Partition>& partitions, const SepOptions& o) {
+  const auto est = estimate_expansion(m);
+  const bool expandable = est.terms <= o.max_terms;
+  std::vector<Method> methods = o.methods;
+  const bool by_default = methods.empty();
+  if (by_default)
+    methods = expandable ? std::vector<Method>{Method::group, Method::exact}
+                         : std::vector<Method>{Method::blackbox, Method::grid};
+  bool needs_expansion = false;
+  for (Method mm : methods) needs_expansion = needs_expansion || mm == Method::group || mm == Method::exact || mm == Method::modular;
+  const double expand_cost = est.terms * 2e-6;
+  std::vector<SepResult> results;
+  PolyRing R(static_cast<slong>(m.num_inputs()));
+  for (const auto& e : outputs) {
+    std::optional<FmpqMpoly> y;
+    double expand_seconds = 0;
+    std::string expand_skip;
+    if (needs_expansion) {
+      if (!expandable) {
+        expand_skip = "skipped: expansion estimated at " + fmt_g(est.terms) + " terms exceeds --max-terms " +
+                      fmt_g(o.max_terms) + " (raise --max-terms, or use blackbox/grid)";
+      } else if (expand_cost > o.budget) {
+        expand_skip = "skipped: expansion estimated " + fmt_g(expand_cost) + " s exceeds --budget " + fmt_g(o.budget) + " s";
+      } else {
+        auto t0 = std::chrono::steady_clock::now();
+        y = expand(R, m, {e})[0];
+        expand_seconds = seconds_since(t0);
+      }
+    }
+    for (const auto& P : partitions) {
+      SepResult res;
+      res.output = e;
+      res.partition = P;
+      std::optional<SparseIntMatrix> C;
+      if (y) {
+        res.sizes["terms"] = y->length();
+        res.sizes["expansion_seconds"] = expand_seconds;
+      }
+      for (Method mm : methods) {
+        if (by_default && closed(res)) break;
+        if (mm == Method::group || mm == Method::exact || mm == Method::modular) {
+          if (!y) {
+            res.runs.push_back(skipped(mm, expand_skip));
+            continue;
+          }
+          run_poly_methods(res, *y, P, o, {mm}, false, C);
+          continue;
+        }
+        auto t0 = std::chrono::steady_clock::now();
+        MethodRun r = mm == Method::blackbox ? run_blackbox(m, e, P, o, est.degree)
+                      : mm == Method::grid   ? run_grid(m, e, P, o)
+                                             : run_numeric(m, e, P, o);
+        r.seconds = seconds_since(t0);
+        if (r.details.contains("grid")) res.sizes["grid"] = r.details["grid"];
+        if (r.details.contains("points")) res.sizes["blackbox_points"] = r.details["points"];
+        res.runs.push_back(std::move(r));
+      }
+      combine(res);
+      results.push_back(std::move(res));
+    }
+  }
+  return results;
+}
+
+json to_json(const SepResult& r) {
+  json j;
+  j["output"] = {{"token", r.output.token}, {"channel", r.output.channel}};
+  j["partition"] = {{"A", r.partition.a_names()}, {"B", r.partition.b_names()},
+                    {"by", r.partition.by_tokens ? "tokens" : "variables"}};
+  auto end = [](const End& e) {
+    json x = {{"value", nullptr}, {"method", e.method.empty() ? json(nullptr) : json(e.method)}};
+    if (e.value) x["value"] = *e.value;
+    return x;
+  };
+  j["lower"] = end(r.lower);
+  j["upper"] = end(r.upper);
+  j["status"] = r.status;
+  if (r.status == "probabilistic") j["failure_probability"] = r.failure_probability;
+  json sizes = r.sizes;
+  sizes.erase("expansion_seconds");
+  j["sizes"] = sizes;
+  json methods = json::array(), timings = json::object();
+  for (const auto& m : r.runs) {
+    json x = {{"method", method_name(m.method)}, {"kind", m.kind}, {"how", m.how}, {"details", m.details}};
+    x["value"] = m.value ? json(*m.value) : json(nullptr);
+    if (!m.note.empty()) x["note"] = m.note;
+    methods.push_back(x);
+    timings[method_name(m.method)] = m.seconds;
+  }
+  if (r.sizes.contains("expansion_seconds")) timings["expansion"] = r.sizes["expansion_seconds"];
+  j["methods"] = methods;
+  j["timings"] = timings;
+  return j;
+}
+
+json sup_inf_json(const std::vector<SepResult>& rs, bool sup) {
+  if (rs.empty()) return nullptr;
+  // sup-sep = max over results of sep: bracket [max lower, max upper]; inf: [min lower, min upper].
+  std::optional<std::size_t> lo, hi;
+  bool lo_all = true, hi_all = true;
+  for (const auto& r : rs) {
+    if (r.lower.value) lo = !lo ? *r.lower.value : (sup ? std::max(*lo, *r.lower.value) : std::min(*lo, *r.lower.value));
+    else lo_all = false;
+    if (r.upper.value) hi = !hi ? *r.upper.value : (sup ? std::max(*hi, *r.upper.value) : std::min(*hi, *r.upper.value));
+    else hi_all = false;
+  }
+  json j;
+  // For sup, a missing lower end (0) does not change the max; a missing upper makes it unbounded.
+  j["lower"] = (lo && (sup || lo_all)) ? json(*lo) : json(nullptr);
+  j["upper"] = (hi && (hi_all || !sup)) ? json(*hi) : json(nullptr);
+  bool all_exact = true;
+  for (const auto& r : rs) all_exact = all_exact && r.status == "exact";
+  j["status"] = all_exact ? "exact" : "bracket";
+  return j;
+}
+
+}  // namespace netpoly
