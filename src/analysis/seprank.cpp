@@ -326,13 +326,16 @@ void combine(SepResult& res) {
   const MethodRun* lower_run = nullptr;
   for (const auto& r : res.runs) {
     if (!r.value) continue;
+    // On ties the exact method names the end: it certifies both.
+    const bool tie_wins = r.kind == "exact";
     if (r.kind == "lower" || r.kind == "exact")
-      if (!res.lower.value || *r.value > *res.lower.value) {
+      if (!res.lower.value || *r.value > *res.lower.value || (tie_wins && *r.value == *res.lower.value)) {
         res.lower = {r.value, method_name(r.method)};
         lower_run = &r;
       }
     if (r.kind == "upper" || r.kind == "exact")
-      if (!res.upper.value || *r.value < *res.upper.value) res.upper = {r.value, method_name(r.method)};
+      if (!res.upper.value || *r.value < *res.upper.value || (tie_wins && *r.value == *res.upper.value))
+        res.upper = {r.value, method_name(r.method)};
   }
   if (res.lower.value && res.upper.value && *res.lower.value > *res.upper.value)
     throw Error("internal inconsistency: certified lower bound " + std::to_string(*res.lower.value) + " (" +

@@ -68,7 +68,7 @@ std::string end_text(const End& e) {
 
 void print_text(std::ostream& os, const Model& m, const std::vector<SepResult>& rs) {
   os << "netpoly seprank: " << (m.name.empty() ? "model" : m.name) << " (N=" << m.tokens << ", d=" << m.width
-     << ", " << m.layers.size() << " layers)\n";
+     << ", " << m.layers.size() << (m.layers.size() == 1 ? " layer)\n" : " layers)\n");
   os << std::left << std::setw(8) << "output" << std::setw(22) << "partition" << std::setw(8) << "sep"
      << std::setw(16) << "lower" << std::setw(16) << "upper" << "status\n";
   for (const auto& r : rs) {
