@@ -1,1 +1,144 @@
-# CLI tests (see cli_tests.cmake)
+# CLI tests: the netpoly executable run as a user would, with its expected
+# output (PASS_REGULAR_EXPRESSION) or its exit code and message (the helper
+# script below). Included from tests/CMakeLists.txt.
+
+set(NETPOLY_TEST_DATA ${CMAKE_CURRENT_SOURCE_DIR}/data)
+set(NETPOLY_CLI_OUT ${CMAKE_CURRENT_BINARY_DIR}/cli)
+file(MAKE_DIRECTORY ${NETPOLY_CLI_OUT})
+
+# netpoly_expect.cmake: runs CMD (arguments separated by '|'), requires the
+# exit code CODE and, if given, the substring EXPECT in stdout + stderr.
+# Optional STDIN names a file fed to standard input.
+set(NETPOLY_EXPECT_SCRIPT ${CMAKE_CURRENT_BINARY_DIR}/netpoly_expect.cmake)
+file(WRITE ${NETPOLY_EXPECT_SCRIPT} [=[
+string(REPLACE "|" ";" cmd "${CMD}")
+if(DEFINED STDIN)
+  execute_process(COMMAND ${cmd} INPUT_FILE "${STDIN}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+else()
+  execute_process(COMMAND ${cmd} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+endif()
+message("exit code: ${rc}\nstdout:\n${out}\nstderr:\n${err}")
+if(NOT "${rc}" STREQUAL "${CODE}")
+  message(FATAL_ERROR "expected exit code ${CODE}, got ${rc}")
+endif()
+if(DEFINED EXPECT)
+  string(FIND "${out}${err}" "${EXPECT}" pos)
+  if(pos EQUAL -1)
+    message(FATAL_ERROR "output does not contain: ${EXPECT}")
+  endif()
+endif()
+]=])
+
+# netpoly_expect(NAME CODE EXPECT ARGS...): netpoly ARGS... exits with CODE
+# and prints EXPECT (empty: no output check).
+function(netpoly_expect name code expect)
+  list(JOIN ARGN "|" args)
+  set(defs "-DCMD=$<TARGET_FILE:netpoly>|${args}" "-DCODE=${code}")
+  if(NOT expect STREQUAL "")
+    list(APPEND defs "-DEXPECT=${expect}")
+  endif()
+  add_test(NAME ${name} COMMAND ${CMAKE_COMMAND} ${defs} -P ${NETPOLY_EXPECT_SCRIPT})
+endfunction()
+
+# netpoly_output(NAME REGEX ARGS...): netpoly ARGS... prints a match of REGEX.
+function(netpoly_output name regex)
+  add_test(NAME ${name} COMMAND netpoly ${ARGN})
+  set_tests_properties(${name} PROPERTIES PASS_REGULAR_EXPRESSION "${regex}")
+endfunction()
+
+set(EX ${NETPOLY_TEST_DATA}/attention-example.json)
+
+# ---- make
+netpoly_output(cli_make_attention "\"format\": \"netpoly-model/1\""
+  make attention --layers 1 --width 2 --heads 1 --tokens 2 --seed 1)
+netpoly_output(cli_make_attention_name "\"name\": \"attention-L2-d4-H2-N3-res\""
+  make attention --layers 2 --width 4 --heads 2 --tokens 3 --residual)
+netpoly_output(cli_make_mixer "\"name\": \"mixer-p2-N3-d2\".*\"type\": \"token_mix\".*\"type\": \"channel_mix\""
+  make mixer --layers 2 --width 2 --tokens 3)
+netpoly_output(cli_make_mlp "\"input\": {\"tokens\": 1, \"width\": 3}"
+  make mlp --layers 2 --width 3)
+netpoly_output(cli_make_product "\"name\": \"product-k3-L1-d2\".*\"tokens\": 1"
+  make product --layers 1 --width 2 --degree 3)
+netpoly_expect(cli_make_heads_not_dividing 2 "--heads must divide --width"
+  make attention --layers 1 --width 4 --heads 3 --tokens 2)
+netpoly_expect(cli_make_unknown_arch 2 "" make cnn --layers 1 --width 2)
+netpoly_expect(cli_make_missing_option 2 "--tokens" make attention --layers 1 --width 2 --heads 1)
+netpoly_expect(cli_make_zero_layers 2 "--layers must be in" make mlp --layers 0 --width 2)
+
+# A generated model file shared by the tests below (fixture).
+set(GEN ${NETPOLY_CLI_OUT}/attention-L1-d2-N3-res.json)
+add_test(NAME cli_make_to_file COMMAND netpoly make attention --layers 1 --width 2 --heads 1 --tokens 3
+  --residual --seed 9 -o ${GEN})
+set_tests_properties(cli_make_to_file PROPERTIES FIXTURES_SETUP cli_generated)
+netpoly_output(cli_expand_generated "y0_0: terms [0-9]+, degree 3,"
+  expand ${GEN} --stats)
+set_tests_properties(cli_expand_generated PROPERTIES FIXTURES_REQUIRED cli_generated)
+
+# ---- expand
+netpoly_output(cli_expand_stats "y0_0: terms 10, degree 3, token degrees \\[3, 2\\], height 4 bits \\(exact\\)"
+  expand ${EX} --stats)
+netpoly_output(cli_expand_stats_all "y1_1: terms 10, degree 3, token degrees \\[2, 3\\]"
+  expand ${EX} --stats --all)
+netpoly_output(cli_expand_mixed_stats "y1_0: terms [0-9]+, degree 12"
+  expand ${NETPOLY_TEST_DATA}/mixed.json --stats)
+netpoly_output(cli_expand_text
+  "13\\*x0_0\\^3 - 17\\*x0_0\\^2\\*x0_1 - 5/2\\*x0_0\\*x0_1\\^2 \\+ 2\\*x0_1\\^3"
+  expand ${EX} --output 0,1)
+netpoly_output(cli_expand_modulus "6\\*x0_0\\^3 \\+ 4\\*x0_0\\^2\\*x0_1 \\+ x0_0\\*x0_1\\^2"
+  expand ${EX} --output 0,1 --modulus 7)
+netpoly_output(cli_expand_json "\"token\":0,\"channel\":0,\"terms\":10,\"degree\":3"
+  expand ${EX} --json)
+netpoly_output(cli_expand_singular "ring r = 0, \\(x0_0, x0_1, x1_0, x1_1\\), dp;"
+  expand ${EX} --format singular)
+netpoly_output(cli_expand_latex "\\\\frac\\{5\\}\\{2\\}"
+  expand ${EX} --output 0,1 --format latex)
+add_test(NAME cli_expand_stdin COMMAND ${CMAKE_COMMAND} "-DCMD=$<TARGET_FILE:netpoly>|expand|-|--stats"
+  -DCODE=0 "-DEXPECT=y0_0: terms 10, degree 3" -DSTDIN=${EX} -P ${NETPOLY_EXPECT_SCRIPT})
+
+# failing cases: exit code 2 (input) or 3 (limit), and the message
+netpoly_expect(cli_expand_bad_row 2
+  "bad-row.json: layers[0].heads[0].Q[1]: expected a row of 2 numbers"
+  expand ${NETPOLY_TEST_DATA}/bad-row.json)
+netpoly_expect(cli_expand_missing_file 2 "cannot open the model file"
+  expand ${NETPOLY_CLI_OUT}/no-such-model.json)
+netpoly_expect(cli_expand_output_out_of_range 2 "--output 2,0: out of range"
+  expand ${EX} --output 2,0)
+netpoly_expect(cli_expand_bad_output 2 "expected TOKEN,CHANNEL" expand ${EX} --output 0)
+netpoly_expect(cli_expand_bad_format 2 "--format: expected text, json, sympy, singular or latex"
+  expand ${EX} --format maple)
+netpoly_expect(cli_expand_composite_modulus 2 "modulus 8 is not a prime" expand ${EX} --modulus 8)
+netpoly_expect(cli_expand_modulus_divides_denominator 2 "divisible by the modulus 2"
+  expand ${EX} --modulus 2 --output 0,1)
+netpoly_expect(cli_expand_sympy_modulus 2 "--format sympy cannot express a modular expansion"
+  expand ${EX} --format sympy --modulus 7)
+netpoly_expect(cli_expand_max_terms 3 "refusing to expand" expand ${EX} --max-terms 19)
+netpoly_expect(cli_expand_ok_exit_code 0 "terms 10" expand ${EX} --stats)
+
+# ---- the SymPy output, executed and compared with a forward pass written in
+# Python (tests/data/sympy_check.py). Only when python3 has sympy.
+find_program(NETPOLY_PYTHON3 python3)
+set(NETPOLY_HAVE_SYMPY OFF)
+if(NETPOLY_PYTHON3)
+  execute_process(COMMAND ${NETPOLY_PYTHON3} -c "import sympy" RESULT_VARIABLE _sympy_rc OUTPUT_QUIET ERROR_QUIET)
+  if(_sympy_rc EQUAL 0)
+    set(NETPOLY_HAVE_SYMPY ON)
+  endif()
+endif()
+if(NETPOLY_HAVE_SYMPY)
+  foreach(m attention-example product-rect)
+    add_test(NAME cli_sympy_${m} COMMAND ${NETPOLY_PYTHON3} ${NETPOLY_TEST_DATA}/sympy_check.py
+      $<TARGET_FILE:netpoly> ${NETPOLY_TEST_DATA}/${m}.json)
+    set_tests_properties(cli_sympy_${m} PROPERTIES PASS_REGULAR_EXPRESSION "sympy check passed")
+  endforeach()
+  add_test(NAME cli_sympy_generated COMMAND ${NETPOLY_PYTHON3} ${NETPOLY_TEST_DATA}/sympy_check.py
+    $<TARGET_FILE:netpoly> ${GEN})
+  set_tests_properties(cli_sympy_generated PROPERTIES PASS_REGULAR_EXPRESSION "sympy check passed"
+    FIXTURES_REQUIRED cli_generated)
+  # The comparison itself must be able to fail: netpoly expands the spec
+  # example while the Python forward pass runs a copy with O[1][1] = 3.
+  add_test(NAME cli_sympy_checker_detects_mismatch COMMAND ${NETPOLY_PYTHON3} ${NETPOLY_TEST_DATA}/sympy_check.py
+    $<TARGET_FILE:netpoly> ${EX} ${NETPOLY_TEST_DATA}/attention-example-perturbed.json)
+  set_tests_properties(cli_sympy_checker_detects_mismatch PROPERTIES WILL_FAIL TRUE)
+else()
+  message(STATUS "netpoly: python3 with sympy not found; skipping the SymPy CLI tests")
+endif()

@@ -10,6 +10,7 @@ enum class ExitCode : int {
   check_failed = 1,  // a claim or verification did not hold
   input = 2,         // usage and input errors
   limit = 3,         // a resource limit (--max-terms, --max-memory, --budget) was reached
+  internal = 70,  // a bug: an exception netpoly did not expect
   interrupted = 130,
 };
 

@@ -27,6 +27,10 @@ struct ExpansionEstimate {
 };
 ExpansionEstimate estimate_expansion(const Model& m);
 
+// Bytes an expansion may need at its peak (terms x packed exponents and
+// coefficients, times the intermediate products kept alive).
+double expansion_memory_estimate(const Model& m);
+
 // Throws LimitError naming the estimate and the flag when terms > max_terms.
 void check_expansion_size(const Model& m, double max_terms);
 

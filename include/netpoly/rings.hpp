@@ -13,9 +13,12 @@
 #pragma once
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "netpoly/error.hpp"
 #include "netpoly/flint.hpp"
+
+#include <flint/nmod_vec.h>
 
 namespace netpoly {
 
@@ -51,6 +54,34 @@ struct ModpRing {
   void add(Elem& r, Elem x) const { r = nmod_add(r, x, mod); }
   void addmul(Elem& r, Elem a, Elem b) const { r = nmod_add(r, nmod_mul(a, b, mod), mod); }
   Elem mul(Elem a, Elem b) const { return nmod_mul(a, b, mod); }
+};
+
+// A batch of evaluations mod p at once: an element holds one residue per
+// point. The forward pass runs once per batch, and every operation is a
+// vector loop (FLINT's _nmod_vec routines), which amortises the per-layer
+// overhead over many points (black-box and grid ranks).
+struct BatchModpRing {
+  using Elem = std::vector<ulong>;
+  using Scalar = ulong;
+  nmod_t mod;
+  std::size_t batch;
+  BatchModpRing(ulong p, std::size_t n) : batch(n) { nmod_init(&mod, p); }
+  Scalar scalar(const Fmpq& w) const { return ModpRing(mod.n).scalar(w); }
+  bool is_zero(Scalar s) const { return s == 0; }
+  Elem zero() const { return Elem(batch, 0); }
+  Elem constant(ulong c) const { return Elem(batch, c); }
+  void axpy(Elem& r, Scalar s, const Elem& x) const {
+    _nmod_vec_scalar_addmul_nmod(r.data(), x.data(), static_cast<slong>(batch), s, mod);
+  }
+  void add(Elem& r, const Elem& x) const { _nmod_vec_add(r.data(), r.data(), x.data(), static_cast<slong>(batch), mod); }
+  void addmul(Elem& r, const Elem& a, const Elem& b) const {
+    for (std::size_t i = 0; i < batch; ++i) r[i] = nmod_addmul(r[i], a[i], b[i], mod);
+  }
+  Elem mul(const Elem& a, const Elem& b) const {
+    Elem r(batch);
+    for (std::size_t i = 0; i < batch; ++i) r[i] = nmod_mul(a[i], b[i], mod);
+    return r;
+  }
 };
 
 // Doubles: numeric evaluation (estimates only).

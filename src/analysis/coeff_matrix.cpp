@@ -46,6 +46,9 @@ void sort_by_row(SparseIntMatrix& M) {
 
 SparseIntMatrix coefficient_matrix(const FmpqMpoly& y, const Partition& P) {
   const slong nv = y.ctx()->nvars();
+  if (P.in_A.size() != static_cast<std::size_t>(nv))
+    throw InputError("partition " + P.label() + ": it splits " + std::to_string(P.in_A.size()) +
+                     " variables, the polynomial has " + std::to_string(nv));
   std::vector<slong> va, vb;
   for (slong v = 0; v < nv; ++v) (P.in_A[v] ? va : vb).push_back(v);
   const fmpz_mpoly_struct* z = y.get()->zpoly;

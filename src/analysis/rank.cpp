@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "netpoly/error.hpp"
+#include "netpoly/parallel.hpp"
 #include "netpoly/presets.hpp"
 
 namespace netpoly {
@@ -144,28 +145,58 @@ ModRankResult rank_modp(const SparseIntMatrix& C, ulong p, std::uint64_t seed) {
 
 namespace {
 
-// 2B for a block with max entry c and candidate rank r (see rank.hpp).
-Fmpz twice_entry_bound(const SparseIntMatrix& C, std::size_t r) {
+// 2B for the entries of E = det(C[I,J]) C - C[:,J] adj(C[I,J]) C[I,:] (see rank.hpp):
+//   |det C[I,J]|  <= H = prod_a ||C[I_a, J]||_2                  (Hadamard, rows)
+//   |adj_kl|      <= A = H / min_a ||C[I_a, J]||_2               ((r-1)-minors)
+//   |E_ij|        <= H c + (sum_k |C[i, J_k]|) A (sum_l |C[I_l, j]|)
+//                 <= H c + S_J A S_I,
+// with c = max |C_ij|, S_J = max_i sum_{j in J} |C_ij|, S_I = max_j sum_{i in I} |C_ij|.
+// Everything is computed with exact integers (square roots rounded up).
+Fmpz twice_entry_bound(const SparseIntMatrix& C, const std::vector<std::uint32_t>& I,
+                       const std::vector<std::uint32_t>& J) {
+  const std::size_t r = I.size();
+  std::vector<slong> rowpos(C.rows, -1), colpos(C.cols, -1);
+  for (std::size_t a = 0; a < r; ++a) rowpos[I[a]] = static_cast<slong>(a);
+  for (std::size_t b = 0; b < J.size(); ++b) colpos[J[b]] = static_cast<slong>(b);
   Fmpz c;
-  for (const auto& v : C.v)
-    if (fmpz_cmpabs(v.get(), c.get()) > 0) fmpz_abs(c.get(), v.get());
-  auto hadamard = [&](std::size_t k) {
-    Fmpz h(1);
-    if (k == 0) return h;
+  std::vector<Fmpz> norm2(r), sJ(C.rows), sI(C.cols);
+  Fmpz t;
+  for (std::size_t k = 0; k < C.nnz(); ++k) {
+    const fmpz* v = C.v[k].get();
+    if (fmpz_cmpabs(v, c.get()) > 0) fmpz_abs(c.get(), v);
+    fmpz_abs(t.get(), v);
+    if (colpos[C.c[k]] >= 0) {
+      fmpz_add(sJ[C.r[k]].get(), sJ[C.r[k]].get(), t.get());
+      if (rowpos[C.r[k]] >= 0) fmpz_addmul(norm2[rowpos[C.r[k]]].get(), t.get(), t.get());
+    }
+    if (rowpos[C.r[k]] >= 0) fmpz_add(sI[C.c[k]].get(), sI[C.c[k]].get(), t.get());
+  }
+  auto ceil_sqrt = [](const Fmpz& x) {
     Fmpz s, rem;
-    fmpz_mul(s.get(), c.get(), c.get());
-    fmpz_mul_ui(s.get(), s.get(), k);  // k c^2
-    fmpz_pow_ui(s.get(), s.get(), k);  // (k c^2)^k
-    fmpz_sqrtrem(h.get(), rem.get(), s.get());
-    if (!rem.is_zero()) fmpz_add_ui(h.get(), h.get(), 1);  // ceil sqrt
-    return h;
+    fmpz_sqrtrem(s.get(), rem.get(), x.get());
+    if (!rem.is_zero()) fmpz_add_ui(s.get(), s.get(), 1);
+    return s;
   };
-  Fmpz B, t;
-  fmpz_mul(B.get(), c.get(), hadamard(r).get());
-  fmpz_mul(t.get(), c.get(), c.get());
-  fmpz_mul_ui(t.get(), t.get(), r * r);
-  fmpz_mul(t.get(), t.get(), hadamard(r == 0 ? 0 : r - 1).get());
-  fmpz_add(B.get(), B.get(), t.get());
+  Fmpz prod2(1), min2;
+  for (std::size_t a = 0; a < r; ++a) {
+    fmpz_mul(prod2.get(), prod2.get(), norm2[a].get());
+    if (a == 0 || fmpz_cmp(norm2[a].get(), min2.get()) < 0) min2 = norm2[a];
+  }
+  Fmpz H = ceil_sqrt(prod2), A(1);
+  if (r > 0 && !min2.is_zero()) {
+    Fmpz q;
+    fmpz_cdiv_q(q.get(), prod2.get(), min2.get());
+    A = ceil_sqrt(q);
+  }
+  Fmpz SJ, SI;
+  for (const auto& x : sJ)
+    if (fmpz_cmp(x.get(), SJ.get()) > 0) SJ = x;
+  for (const auto& x : sI)
+    if (fmpz_cmp(x.get(), SI.get()) > 0) SI = x;
+  Fmpz B;
+  fmpz_mul(B.get(), H.get(), c.get());
+  fmpz_mul(t.get(), SJ.get(), A.get());
+  fmpz_addmul(B.get(), t.get(), SI.get());
   fmpz_mul_ui(B.get(), B.get(), 2);
   return B;
 }
@@ -190,7 +221,10 @@ Check check_mod(const SparseIntMatrix& C, const std::vector<std::size_t>& starts
   NmodMat X(static_cast<slong>(r), static_cast<slong>(n), q);
   if (r > 0 && !nmod_mat_solve(X.get(), M.get(), R.get())) return Check::singular;
   std::vector<ulong> pred(n);
+  std::vector<char> in_I(C.rows, 0);
+  for (auto i : I) in_I[i] = 1;
   for (std::size_t i = 0; i < C.rows; ++i) {
+    if (in_I[i]) continue;  // C[I_a,J] X = e_a^T C[I,:] holds by construction once the solve succeeded
     std::fill(pred.begin(), pred.end(), 0);
     for (std::size_t e = starts[i]; e < starts[i + 1]; ++e) {
       slong b = colpos[C.c[e]];
@@ -206,32 +240,83 @@ Check check_mod(const SparseIntMatrix& C, const std::vector<std::size_t>& starts
   return Check::ok;
 }
 
+SparseIntMatrix transpose(const SparseIntMatrix& C) {
+  std::vector<std::tuple<std::uint32_t, std::uint32_t, Fmpz>> e;
+  e.reserve(C.nnz());
+  for (std::size_t k = 0; k < C.nnz(); ++k) e.emplace_back(C.c[k], C.r[k], C.v[k]);
+  return make_sparse(C.cols, C.rows, std::move(e));
+}
+
+// The check C = C[:,J] C[I,J]^-1 C[I,:] is the transpose of the same check on
+// C^T with I and J swapped; this runs it in the cheaper orientation. Cost of
+// the row orientation: r^2 n (the solve) + sum over rows i not in I of
+// nnz(C[i,J]) n; of the column orientation the same with rows and columns swapped.
+struct OrientedCheck {
+  const SparseIntMatrix* M = nullptr;
+  SparseIntMatrix transposed;
+  std::vector<std::size_t> starts;
+  std::vector<std::uint32_t> I, J;
+
+  OrientedCheck(const SparseIntMatrix& C, const std::vector<std::uint32_t>& I0, const std::vector<std::uint32_t>& J0) {
+    const double r = static_cast<double>(I0.size());
+    std::vector<char> in_I(C.rows, 0), in_J(C.cols, 0);
+    for (auto i : I0) in_I[i] = 1;
+    for (auto j : J0) in_J[j] = 1;
+    double nnz_rows = 0, nnz_cols = 0;
+    for (std::size_t k = 0; k < C.nnz(); ++k) {
+      if (in_J[C.c[k]] && !in_I[C.r[k]]) ++nnz_rows;
+      if (in_I[C.r[k]] && !in_J[C.c[k]]) ++nnz_cols;
+    }
+    const double n = static_cast<double>(C.cols), m = static_cast<double>(C.rows);
+    if (r * r * m + nnz_cols * m < r * r * n + nnz_rows * n) {
+      transposed = transpose(C);
+      M = &transposed;
+      I = J0;
+      J = I0;
+    } else {
+      M = &C;
+      I = I0;
+      J = J0;
+    }
+    starts = row_starts(*M);
+  }
+  Check run(ulong q) const { return check_mod(*M, starts, I, J, q); }
+};
+
 BlockCertificate certify_block(const SparseIntMatrix& B, std::uint64_t seed, std::size_t& retries) {
-  const auto starts = row_starts(B);
   std::size_t profile_prime = 0;
   for (std::size_t attempt = 0; attempt < 8; ++attempt) {
     RankProfile P = rank_profile_modp(B, nth_prime(profile_prime), seed + attempt);
     BlockCertificate cert;
     cert.rows = P.rows;
     cert.cols = P.cols;
-    Fmpz need = twice_entry_bound(B, P.rank);
+    Fmpz need = twice_entry_bound(B, P.rows, P.cols);
     cert.bound_bits = fmpz_bits(need.get());
     Fmpz prod(1);
     bool restart = false;
-    for (std::size_t qi = 0; fmpz_cmp(prod.get(), need.get()) <= 0; ++qi) {
+    const OrientedCheck check(B, cert.rows, cert.cols);
+    // Primes are checked in batches of thread_count() in parallel and used in
+    // index order, so the certificate does not depend on the thread count.
+    std::size_t qi = 0;
+    while (!restart && fmpz_cmp(prod.get(), need.get()) <= 0) {
       if (qi > 100000) throw LimitError("exact rank: too many primes needed");
-      ulong q = nth_prime(qi);
-      Check c = check_mod(B, starts, cert.rows, cert.cols, q);
-      if (c == Check::singular) continue;  // det C[I,J] = 0 mod q: this prime says nothing
-      if (c == Check::mismatch) {          // rank mod q exceeds |I|: redo the profile mod q
-        profile_prime = qi;
-        restart = true;
-        ++retries;
-        break;
+      const std::size_t batch = std::max<unsigned>(1, thread_count());
+      std::vector<Check> res(batch);
+      parallel_for(batch, [&](std::size_t k) { res[k] = check.run(nth_prime(qi + k)); });
+      for (std::size_t k = 0; k < batch && fmpz_cmp(prod.get(), need.get()) <= 0; ++k) {
+        const ulong q = nth_prime(qi + k);
+        if (res[k] == Check::singular) continue;  // det C[I,J] = 0 mod q: this prime says nothing
+        if (res[k] == Check::mismatch) {          // rank mod q exceeds |I|: redo the profile mod q
+          profile_prime = qi + k;
+          restart = true;
+          ++retries;
+          break;
+        }
+        if (cert.lower_prime == 0) cert.lower_prime = q;
+        cert.primes.push_back(q);
+        fmpz_mul_ui(prod.get(), prod.get(), q);
       }
-      if (cert.lower_prime == 0) cert.lower_prime = q;
-      cert.primes.push_back(q);
-      fmpz_mul_ui(prod.get(), prod.get(), q);
+      qi += batch;
     }
     if (!restart) return cert;
   }
@@ -276,19 +361,19 @@ bool verify_rank_certificate(const SparseIntMatrix& C, const RankCertificate& ce
       if (j >= B.cols || seen_c[j]) return fail(where + "column index out of range or repeated");
       seen_c[j] = 1;
     }
-    auto starts = row_starts(B);
+    const OrientedCheck check(B, bc.rows, bc.cols);
     // lower bound: C[I,J] nonsingular mod lower_prime
     if (bc.lower_prime < 2 || !n_is_prime(bc.lower_prime)) return fail(where + "lower-bound modulus is not a prime");
-    if (check_mod(B, starts, bc.rows, bc.cols, bc.lower_prime) == Check::singular)
+    if (check.run(bc.lower_prime) == Check::singular)
       return fail(where + "C[I,J] is singular mod " + std::to_string(bc.lower_prime));
     // upper bound: product of distinct primes exceeds 2B, and each check passes
-    Fmpz need = twice_entry_bound(B, bc.rows.size()), prod(1);
+    Fmpz need = twice_entry_bound(B, bc.rows, bc.cols), prod(1);
     std::vector<ulong> ps = bc.primes;
     std::sort(ps.begin(), ps.end());
     if (std::adjacent_find(ps.begin(), ps.end()) != ps.end()) return fail(where + "a prime is repeated");
     for (ulong q : ps) {
       if (q < 2 || !n_is_prime(q)) return fail(where + std::to_string(q) + " is not a prime");
-      if (check_mod(B, starts, bc.rows, bc.cols, q) != Check::ok)
+      if (check.run(q) != Check::ok)
         return fail(where + "C != C[:,J] C[I,J]^-1 C[I,:] mod " + std::to_string(q));
       fmpz_mul_ui(prod.get(), prod.get(), q);
     }

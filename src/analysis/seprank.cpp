@@ -8,6 +8,8 @@
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
 #include "netpoly/forward.hpp"
+#include "netpoly/limits.hpp"
+#include "netpoly/parallel.hpp"
 #include "netpoly/presets.hpp"
 #include "netpoly/rank.hpp"
 
@@ -115,8 +117,6 @@ Need single_need(const Model& m, const Entry& e) {
 MethodRun run_blackbox(const Model& m, const Entry& e, const Partition& P, const SepOptions& o,
                        unsigned long degree) {
   const ulong p = default_prime(o);
-  ModpRing R(p);
-  auto net = prepare(R, m);
   const auto va = side_vars(P, true), vb = side_vars(P, false);
   const Need need = single_need(m, e);
   const std::size_t out = e.token * m.output_width() + e.channel;
@@ -132,8 +132,8 @@ MethodRun run_blackbox(const Model& m, const Entry& e, const Partition& P, const
   std::size_t k = std::min<std::size_t>(8, cap);
   std::size_t rank = 0;
   std::vector<std::vector<ulong>> A, B;
-  std::vector<ulong> X(m.num_inputs());
-  NmodMat E(0, 0, p);
+  std::string stop_note;
+  double seconds_per_eval = 0, spent = 0;
   while (true) {
     while (A.size() < k) {
       std::vector<ulong> a(va.size()), b(vb.size());
@@ -142,16 +142,37 @@ MethodRun run_blackbox(const Model& m, const Entry& e, const Partition& P, const
       A.push_back(std::move(a));
       B.push_back(std::move(b));
     }
+    auto t0 = std::chrono::steady_clock::now();
     NmodMat M(static_cast<slong>(k), static_cast<slong>(k), p);
-    for (std::size_t i = 0; i < k; ++i)
-      for (std::size_t j = 0; j < k; ++j) {
-        for (std::size_t t = 0; t < va.size(); ++t) X[va[t]] = A[i][t];
-        for (std::size_t t = 0; t < vb.size(); ++t) X[vb[t]] = B[j][t];
-        M.at(static_cast<slong>(i), static_cast<slong>(j)) = forward(R, net, X, need)[out];
+    // Rows are independent: evaluate them in parallel (each writes its own
+    // row), each row as one batched forward pass over its k points.
+    BatchModpRing RB(p, k);
+    auto netb = prepare(RB, m);
+    parallel_for(k, [&](std::size_t i) {
+      std::vector<BatchModpRing::Elem> X(m.num_inputs());
+      for (std::size_t t = 0; t < va.size(); ++t) X[va[t]] = RB.constant(A[i][t]);
+      for (std::size_t t = 0; t < vb.size(); ++t) {
+        X[vb[t]].resize(k);
+        for (std::size_t j = 0; j < k; ++j) X[vb[t]][j] = B[j][t];
       }
+      auto y = forward(RB, netb, std::move(X), need);
+      for (std::size_t j = 0; j < k; ++j) M.at(static_cast<slong>(i), static_cast<slong>(j)) = y[out][j];
+    });
     rank = rank_dense_modp(M);
+    const double secs = seconds_since(t0);
+    spent += secs;
+    seconds_per_eval = secs / static_cast<double>(k * k);
     if (rank < k || k >= cap) break;
-    k = std::min(2 * k, cap);
+    const std::size_t next = std::min(2 * k, cap);
+    // Cost of the next round: evaluations (measured rate) and the dense rank.
+    const double est = seconds_per_eval * static_cast<double>(next * next) +
+                       1e-9 * std::pow(static_cast<double>(next), 3) / std::max(1u, thread_count());
+    if (spent + est > std::min(o.budget, budget_left() + spent)) {
+      stop_note = "stopped at " + std::to_string(k) + " points: the next round (" + std::to_string(next) +
+                  ") is estimated at " + fmt_g(est) + " s, beyond --budget " + fmt_g(o.budget) + " s";
+      break;
+    }
+    k = next;
   }
   MethodRun r{Method::blackbox, "lower", rank, "certified lower bound (rank mod p = " + std::to_string(p) + ")", "", 0,
               json::object()};
@@ -164,7 +185,8 @@ MethodRun run_blackbox(const Model& m, const Entry& e, const Partition& P, const
     r.details["failure_probability"] = eps;
     r.how += "; equals sep with probability >= 1 - " + fmt_g(eps);
   } else {
-    r.note = "matrix of " + std::to_string(k) + " points was full rank: sep may be larger (raise --max-points)";
+    r.note = stop_note.empty() ? "matrix of " + std::to_string(k) + " points was full rank: sep may be larger (raise --max-points)"
+                               : stop_note + "; the matrix was full rank, so sep may be larger";
   }
   return r;
 }
@@ -379,6 +401,12 @@ double cost_matrix_methods(const SparseIntMatrix& C, Method m) {
 
 namespace {
 
+void check_partition(const Partition& P, std::size_t nvars, const std::string& what) {
+  if (P.in_A.size() != nvars)
+    throw InputError("partition " + P.label() + ": it splits " + std::to_string(P.in_A.size()) + " variables, " +
+                     what + " has " + std::to_string(nvars));
+}
+
 void run_poly_methods(SepResult& res, const FmpqMpoly& y, const Partition& P, const SepOptions& o,
                       const std::vector<Method>& methods, bool stop_when_closed,
                       std::optional<SparseIntMatrix>& C) {
@@ -392,8 +420,8 @@ void run_poly_methods(SepResult& res, const FmpqMpoly& y, const Partition& P, co
       res.sizes["nnz"] = C->nnz();
     }
     double est = cost_matrix_methods(*C, m);
-    if (est > o.budget) {
-      res.runs.push_back(skipped(m, "skipped: estimated " + fmt_g(est) + " s exceeds --budget " + fmt_g(o.budget) + " s"));
+    if (est > std::min(o.budget, budget_left())) {
+      res.runs.push_back(skipped(m, "skipped: estimated " + fmt_g(est) + " s exceeds what is left of --budget " + fmt_g(o.budget) + " s"));
       continue;
     }
     MethodRun r = m == Method::group ? run_group(*C) : m == Method::exact ? run_exact(*C, o) : run_modular(*C, o);
@@ -405,6 +433,7 @@ void run_poly_methods(SepResult& res, const FmpqMpoly& y, const Partition& P, co
 }  // namespace
 
 SepResult analyse_polynomial(const FmpqMpoly& y, const Partition& P, const SepOptions& o) {
+  check_partition(P, static_cast<std::size_t>(y.ctx()->nvars()), "the polynomial");
   SepResult res;
   res.partition = P;
   std::vector<Method> methods = o.methods.empty() ? std::vector<Method>{Method::group, Method::exact} : o.methods;
@@ -419,6 +448,13 @@ SepResult analyse_polynomial(const FmpqMpoly& y, const Partition& P, const SepOp
 
 std::vector<SepResult> analyse_network(const Model& m, const std::vector<Entry>& outputs,
                                        const std::vector<Partition>& partitions, const SepOptions& o) {
+  // Validate before any work: a partition or an entry of another shape would index out of range.
+  for (const auto& P : partitions) check_partition(P, m.num_inputs(), "the model");
+  for (const auto& e : outputs)
+    if (e.token >= m.tokens || e.channel >= m.output_width())
+      throw InputError("output " + std::to_string(e.token) + "," + std::to_string(e.channel) +
+                       ": out of range (the model has " + std::to_string(m.tokens) + " tokens and " +
+                       std::to_string(m.output_width()) + " output channels)");
   const auto est = estimate_expansion(m);
   const bool expandable = est.terms <= o.max_terms;
   std::vector<Method> methods = o.methods;
@@ -439,9 +475,10 @@ std::vector<SepResult> analyse_network(const Model& m, const std::vector<Entry>&
       if (!expandable) {
         expand_skip = "skipped: expansion estimated at " + fmt_g(est.terms) + " terms exceeds --max-terms " +
                       fmt_g(o.max_terms) + " (raise --max-terms, or use blackbox/grid)";
-      } else if (expand_cost > o.budget) {
+      } else if (expand_cost > std::min(o.budget, budget_left())) {
         expand_skip = "skipped: expansion estimated " + fmt_g(expand_cost) + " s exceeds --budget " + fmt_g(o.budget) + " s";
       } else {
+        check_memory_estimate(expansion_memory_estimate(m), "the expansion");
         auto t0 = std::chrono::steady_clock::now();
         y = expand(R, m, {e})[0];
         expand_seconds = seconds_since(t0);
@@ -528,9 +565,8 @@ json sup_inf_json(const std::vector<SepResult>& rs, bool sup) {
   // For sup, a missing lower end (0) does not change the max; a missing upper makes it unbounded.
   j["lower"] = (lo && (sup || lo_all)) ? json(*lo) : json(nullptr);
   j["upper"] = (hi && (hi_all || !sup)) ? json(*hi) : json(nullptr);
-  bool all_exact = true;
-  for (const auto& r : rs) all_exact = all_exact && r.status == "exact";
-  j["status"] = all_exact ? "exact" : "bracket";
+  // "exact" when the ends meet (they may while some results are only bracketed).
+  j["status"] = !j["lower"].is_null() && j["lower"] == j["upper"] ? "exact" : "bracket";
   return j;
 }
 

@@ -12,9 +12,14 @@ void setup_make(CLI::App& app);
 void setup_expand(CLI::App& app);
 void setup_seprank(CLI::App& app);
 void setup_bounds(CLI::App& app);
+void setup_check(CLI::App& app);
+void setup_table(CLI::App& app);
 
 // Parses "i,c" into an output entry; throws InputError naming the option.
 Entry parse_entry(const std::string& s, const std::string& option);
+
+// Parses "1..3,5" into [1, 2, 3, 5]; throws InputError naming the option.
+std::vector<std::uint64_t> parse_list(const std::string& s, const std::string& option);
 
 // Sets FLINT's thread count (0 = all cores).
 void set_threads(unsigned n);

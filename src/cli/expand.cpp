@@ -4,6 +4,7 @@
 #include "commands.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
+#include "netpoly/limits.hpp"
 
 namespace netpoly::cli {
 
@@ -16,7 +17,9 @@ struct ExpandOptions {
   std::string format = "text";
   ulong modulus = 0;
   double max_terms = 5e7;
-  unsigned threads = 1;
+  unsigned threads = 0;
+  std::string max_memory;
+  double budget = 0;
 };
 
 template <class P>
@@ -72,6 +75,11 @@ void preamble(std::ostream& os, const ExpandOptions& o, const Model& m) {
 
 void run_expand(const ExpandOptions& o) {
   set_threads(o.threads);
+  Limits lim;
+  if (!o.max_memory.empty()) lim.max_memory_bytes = parse_memory_size(o.max_memory, "--max-memory");
+  if (o.budget < 0) throw InputError("--budget: must be positive");
+  lim.budget_seconds = o.budget;
+  start_watchdog(lim, "expand");
   parse_poly_format(o.format);
   if (o.format == "sympy" && o.modulus) throw InputError("--format sympy cannot express a modular expansion; drop --modulus");
   Model m = read_model(o.model);
@@ -79,6 +87,7 @@ void run_expand(const ExpandOptions& o) {
   if (!o.output.empty()) req = parse_entry(o.output, "--output");
   auto outs = resolve_outputs(m, req, o.all);
   check_expansion_size(m, o.max_terms);
+  check_memory_estimate(expansion_memory_estimate(m), "the expansion");
   std::ostream& os = std::cout;
   preamble(os, o, m);
   if (o.json) os << "{\"model\":" << "\"" << m.name << "\",\"outputs\":[";
@@ -115,6 +124,8 @@ void setup_expand(CLI::App& app) {
   s->add_flag("--json", o->json, "machine-readable output");
   s->add_option("--max-terms", o->max_terms, "refuse expansions estimated larger than this")->capture_default_str();
   s->add_option("--threads", o->threads, "threads for FLINT multiplication (0 = all cores)")->capture_default_str();
+  s->add_option("--max-memory", o->max_memory, "stop (exit 3) beyond this resident size, e.g. 8G");
+  s->add_option("--budget", o->budget, "stop (exit 3) after this many seconds");
   s->callback([o]() { run_expand(*o); });
 }
 

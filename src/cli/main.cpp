@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   netpoly::cli::setup_expand(app);
   netpoly::cli::setup_seprank(app);
   netpoly::cli::setup_bounds(app);
+  netpoly::cli::setup_table(app);
   int code = 0;
   try {
     app.parse(argc, argv);
@@ -35,6 +36,11 @@ int main(int argc, char** argv) {
     std::cout.flush();
     std::cerr << "netpoly: error: out of memory; lower the problem size or raise the limits\n";
     code = static_cast<int>(netpoly::ExitCode::limit);
+  } catch (const std::exception& e) {
+    // Not expected: report it as an internal error rather than aborting.
+    std::cout.flush();
+    std::cerr << "netpoly: internal error: " << e.what() << "\n";
+    code = static_cast<int>(netpoly::ExitCode::internal);
   }
   flint_cleanup_master();
   return code;

@@ -65,7 +65,8 @@ void setup_make(CLI::App& app) {
     s->add_option("-o,--output", o->out, "output file (- = stdout)");
     s->callback([o, arch, s]() {
       o->preset.arch = arch;
-      o->tokens_given = s->count("--tokens") > 0;
+      // mlp has no --tokens option (count() would throw OptionNotFound).
+      o->tokens_given = arch != "mlp" && s->count("--tokens") > 0;
       run_make(*o);
     });
   }

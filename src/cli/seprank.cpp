@@ -1,4 +1,5 @@
 // netpoly seprank MODEL: bracket sep(y; A, B) for output entries and partitions.
+#include <cmath>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -7,6 +8,7 @@
 #include "commands.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
+#include "netpoly/limits.hpp"
 #include "netpoly/seprank.hpp"
 
 namespace netpoly::cli {
@@ -21,7 +23,8 @@ struct SeprankOptions {
   std::string methods;
   std::string templates_file;
   SepOptions sep;
-  unsigned threads = 1;
+  unsigned threads = 0;
+  std::string max_memory;
 };
 
 std::vector<std::vector<Fmpq>> read_templates(const std::string& path, std::size_t width) {
@@ -69,7 +72,7 @@ std::string end_text(const End& e) {
 void print_text(std::ostream& os, const Model& m, const std::vector<SepResult>& rs) {
   os << "netpoly seprank: " << (m.name.empty() ? "model" : m.name) << " (N=" << m.tokens << ", d=" << m.width
      << ", " << m.layers.size() << (m.layers.size() == 1 ? " layer)\n" : " layers)\n");
-  os << std::left << std::setw(8) << "output" << std::setw(22) << "partition" << std::setw(8) << "sep"
+  os << std::left << std::setw(8) << "output" << std::setw(22) << "partition" << std::setw(14) << "sep"
      << std::setw(16) << "lower" << std::setw(16) << "upper" << "status\n";
   for (const auto& r : rs) {
     std::string out = "y" + std::to_string(r.output.token) + "_" + std::to_string(r.output.channel);
@@ -78,7 +81,7 @@ void print_text(std::ostream& os, const Model& m, const std::vector<SepResult>& 
                       : "[" + (r.lower.value ? std::to_string(*r.lower.value) : std::string("0")) + "," +
                             (r.upper.value ? std::to_string(*r.upper.value) : std::string("inf")) + "]";
     std::string label = r.partition.label();
-    os << std::setw(8) << out << std::setw(22) << label << std::setw(8) << sep << std::setw(16) << end_text(r.lower)
+    os << std::setw(8) << out << std::setw(22) << label << std::setw(14) << sep << std::setw(16) << end_text(r.lower)
        << std::setw(16) << end_text(r.upper) << r.status;
     if (r.status == "probabilistic") os << " (sep = " << *r.lower.value << " with probability >= 1 - " << r.failure_probability << ")";
     os << "\n";
@@ -119,6 +122,11 @@ void print_text(std::ostream& os, const Model& m, const std::vector<SepResult>& 
 
 void run_seprank(SeprankOptions o) {
   set_threads(o.threads);
+  Limits lim;
+  if (!o.max_memory.empty()) lim.max_memory_bytes = parse_memory_size(o.max_memory, "--max-memory");
+  if (o.sep.budget <= 0) throw InputError("--budget: must be positive");
+  if (std::isfinite(o.sep.budget)) lim.budget_seconds = o.sep.budget;
+  start_watchdog(lim, "seprank");
   Model m = read_model(o.model);
   std::optional<Entry> req;
   if (!o.output.empty()) req = parse_entry(o.output, "--output");
@@ -131,7 +139,6 @@ void run_seprank(SeprankOptions o) {
   if (!o.methods.empty()) o.sep.methods = parse_methods(o.methods);
   if (!o.templates_file.empty()) o.sep.template_vectors = read_templates(o.templates_file, m.width);
   if (o.sep.prime) require_prime_modulus(o.sep.prime, "--prime");
-  if (o.sep.budget <= 0) throw InputError("--budget: must be positive");
   auto rs = analyse_network(m, outs, parts, o.sep);
   if (o.json) {
     nlohmann::json j;
@@ -162,7 +169,9 @@ void setup_seprank(CLI::App& app) {
                 "stopping when the bracket closes)");
   s->add_flag("--json", o->json, "machine-readable output");
   s->add_option("--max-terms", o->sep.max_terms, "refuse expansions estimated larger than this")->capture_default_str();
-  s->add_option("--budget", o->sep.budget, "skip a method whose estimated cost exceeds this many seconds");
+  s->add_option("--budget", o->sep.budget,
+                "seconds: skip methods estimated to exceed what is left of it, stop (exit 3) when it runs out");
+  s->add_option("--max-memory", o->max_memory, "stop (exit 3) beyond this resident size, e.g. 8G");
   s->add_option("--seed", o->sep.seed, "seed for random projections, points and templates")->capture_default_str();
   s->add_option("--prime", o->sep.prime, "prime for modular, blackbox and grid ranks (default: first prime > 2^62)");
   s->add_option("--templates", o->sep.templates, "grid: templates per token (default: automatic)");

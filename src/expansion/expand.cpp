@@ -8,7 +8,11 @@
 namespace netpoly {
 
 std::string var_name(std::size_t width, slong v) {
-  return "x" + std::to_string(v / static_cast<slong>(width)) + "_" + std::to_string(v % static_cast<slong>(width));
+  std::string s = "x";
+  s += std::to_string(v / static_cast<slong>(width));
+  s += '_';
+  s += std::to_string(v % static_cast<slong>(width));
+  return s;
 }
 
 std::vector<Entry> resolve_outputs(const Model& m, const std::optional<Entry>& requested, bool all) {
@@ -55,7 +59,19 @@ ExpansionEstimate estimate_expansion(const Model& m) {
   // homogeneous: degree exactly D; otherwise all degrees 0..D = degree exactly D in n+1 variables.
   double lt = e.homogeneous ? log_multiset(n, deg) : log_multiset(n + 1, deg);
   e.terms = lt > 700 ? HUGE_VAL : std::exp(lt);
+  // lgamma/exp are off in the last bits: an exact count of 20 can come out as
+  // 20.000000000000004 and trip --max-terms 20. Counts below 2^50 are integers.
+  if (e.terms < 0x1p50) e.terms = std::round(e.terms);
   return e;
+}
+
+double expansion_memory_estimate(const Model& m) {
+  auto e = estimate_expansion(m);
+  // Per term: packed exponents (one word per 64/bits-per-exponent variables,
+  // at least one) and a coefficient of a few words; about four polynomials of
+  // the final size are alive at once during the last products.
+  const double words = 1.0 + static_cast<double>(m.num_inputs()) / 8.0 + 3.0;
+  return e.terms * words * 8.0 * 4.0;
 }
 
 void check_expansion_size(const Model& m, double max_terms) {
@@ -131,13 +147,15 @@ PolyStats poly_stats(const FmpqMpoly& p, std::size_t tokens, std::size_t width) 
   s.terms = p.length();
   token_degrees(s, s.terms, tokens, width,
                 [&](ulong* e, slong t) { fmpq_mpoly_get_term_exp_ui(e, p.get(), t, p.c()); });
-  // zpoly * content: the integer coefficients over the common denominator.
+  // p = content * zpoly, so over the common denominator the numerators are
+  // num(content) * zpoly's coefficients; the largest has bits(num * max|z|)
+  // (adding the two bit counts would overstate it by up to one bit).
   const fmpz_mpoly_struct* z = p.get()->zpoly;
-  Fmpz num;
-  fmpz_set(num.get(), fmpq_numref(p.get()->content));
-  ulong hb = 0;
-  for (slong t = 0; t < z->length; ++t) hb = std::max<ulong>(hb, fmpz_bits(z->coeffs + t));
-  s.height_bits = s.terms ? hb + fmpz_bits(num.get()) : 0;
+  Fmpz big;
+  for (slong t = 0; t < z->length; ++t)
+    if (fmpz_cmpabs(z->coeffs + t, big.get()) > 0) fmpz_abs(big.get(), z->coeffs + t);
+  fmpz_mul(big.get(), big.get(), fmpq_numref(p.get()->content));
+  s.height_bits = fmpz_bits(big.get());
   return s;
 }
 

@@ -37,15 +37,15 @@ class DomBuilder : public nlohmann::json_sax<json> {
   bool start_object(std::size_t) override { return open(json::object()); }
   bool key(string_t& k) override {
     if (stack_.back()->contains(k)) {
-      error = "duplicate key \"" + k + "\"";
+      error = (path_.back().empty() ? std::string("(top level)") : path_.back()) + ": duplicate key \"" + k + "\"";
       return false;
     }
     key_ = k;
     return true;
   }
-  bool end_object() override { stack_.pop_back(); return true; }
+  bool end_object() override { stack_.pop_back(); path_.pop_back(); return true; }
   bool start_array(std::size_t) override { return open(json::array()); }
-  bool end_array() override { stack_.pop_back(); return true; }
+  bool end_array() override { stack_.pop_back(); path_.pop_back(); return true; }
   bool parse_error(std::size_t pos, const std::string&, const nlohmann::detail::exception& ex) override {
     error = "invalid JSON at byte " + std::to_string(pos) + ": " + ex.what();
     return false;
@@ -61,11 +61,20 @@ class DomBuilder : public nlohmann::json_sax<json> {
   }
   bool put(json v) { place(std::move(v)); return true; }
   bool open(json v) {
+    // The JSON path of the new container, named in duplicate-key errors.
+    std::string path;
+    if (!stack_.empty()) {
+      const std::string& at = path_.back();
+      if (stack_.back()->is_array()) path = at + "[" + std::to_string(stack_.back()->size()) + "]";
+      else path = at.empty() ? key_ : at + "." + key_;
+    }
     json* p = place(std::move(v));
     stack_.push_back(p);
+    path_.push_back(std::move(path));
     return true;
   }
   std::vector<json*> stack_;
+  std::vector<std::string> path_;  // JSON path of each open container
   std::string key_;
 };
 

@@ -1,0 +1,132 @@
+// The seeds' separation-rank bounds (math.md §3) as records a table can
+// compare: LV (Levine et al., self-attention depth-to-width), NB (Navon &
+// Bronstein, mixer gap), AO (Navon, degree-k blocks).
+//
+// Every record carries its value as an exact integer when the formula is an
+// integer (or the floor of a rational upper bound) and small enough to write
+// down, and always as a base-3 logarithm computed with 256-bit MPFR, so that
+// bounds of any size compare on one scale.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "netpoly/flint.hpp"
+
+namespace netpoly {
+
+enum class Arch { attention, mixer, mlp, product };
+
+// "attention" | "mixer" | "mlp" | "product"; throws InputError otherwise.
+Arch parse_arch(const std::string& name);
+const char* arch_name(Arch a);
+
+// Shape of a network. NB's notation maps as m = width, n = tokens, p = layers.
+struct BoundParams {
+  Arch arch = Arch::attention;
+  std::uint64_t layers = 1;  // L (depth p in NB)
+  std::uint64_t width = 2;   // d = d_x (m in NB)
+  std::uint64_t heads = 1;   // H; the mixer's H in NB Thm 5.5 (1 unless given)
+  std::uint64_t tokens = 2;  // N (n in NB); an mlp has one token (NB Def 3.1), so it is ignored there
+  std::uint64_t degree = 2;  // k, degree of each product block (AO)
+  bool residual = false;
+};
+
+// Throws InputError with a clear message for impossible shapes: zero or
+// out-of-range sizes, H not dividing d for attention.
+void validate_bound_params(const BoundParams& p);
+
+// What a record bounds. `order` is AO's Theta(.) estimate, not a certified
+// bound; `degree` is the total degree of the network polynomial.
+enum class BoundKind { upper, lower, order, degree };
+const char* bound_kind_name(BoundKind k);  // "upper" | "lower" | "asymptotic order" | "degree"
+
+// exact: `exact` holds the integer (formula value, or its floor when
+// `floored`); log3: only the base-3 logarithm is given (the formula is
+// real-valued, as in LV Thm 1/2 and NB Thm 5.7, or the integer is too long).
+enum class ValueKind { exact, log3 };
+const char* value_kind_name(ValueKind k);  // "exact" | "log3"
+
+struct Bound {
+  std::string id;          // "LV Thm 3"
+  std::string source;      // where in the seed paper
+  std::string applies_to;  // "attention (no residual)", "mixer", ...
+  BoundKind kind = BoundKind::upper;
+  std::string formula;     // the formula in math.md notation
+  std::string condition;   // regime as stated, e.g. "L < log3 d"
+  bool in_regime = false;  // the condition holds for these parameters
+  bool defined = true;     // false when the formula has no value here (e.g. log3(d - H) with d = H)
+  ValueKind value_kind = ValueKind::log3;
+  std::optional<Fmpz> exact;  // set iff value_kind == exact
+  bool floored = false;       // exact is the floor of a non-integer upper bound (sep is an integer)
+  double log3 = 0;            // log3 of the formula value (NaN when undefined; may overflow to inf)
+  std::string log3_text;      // the same to 20 significant digits, any exponent ("nan" when undefined)
+  std::string note;           // caveats: almost-everywhere statements, discrepancies
+};
+
+struct BoundOptions {
+  // Exact integers longer than this many decimal digits are given as log3 only.
+  std::size_t max_exact_digits = 10000;
+};
+
+// Every bound that applies to p.arch (and p.residual), in a fixed order.
+// Validates p first (InputError).
+std::vector<Bound> compute_bounds(const BoundParams& p, const BoundOptions& o = {});
+
+// Display helpers: log3 to `digits` significant digits ("-" when undefined);
+// the value as an integer when at most `max_digits` long, else in
+// "d.ddddde<exp>" form with its length, or "3^x" when only log3 is known.
+std::string format_log3(const Bound& b, int digits = 6);
+std::string format_value(const Bound& b, std::size_t max_digits = 24);
+
+// ---------------------------------------------------------------- helpers
+// C(L) = (3^L - 1)/2, the number of token sums in a depth-L attention network (LV Lemma 1).
+Fmpz lv_C(std::uint64_t L);
+
+// Multiset coefficient ((n k)) = binom(n + k - 1, k); ((0 0)) = 1.
+Fmpz multiset_coefficient(const Fmpz& n, const Fmpz& k);
+
+// LV Lemma 2: one attention layer over inputs whose entries have separation
+// rank <= K gives entries of rank <= N d^4 K^3 / H (requires H | d).
+Fmpz lv_lemma2_layer(std::uint64_t N, std::uint64_t d, std::uint64_t H, const Fmpz& K);
+
+// NB Lemma 5.4: one mixer layer over f gives sep <= n^2 sep(f)^2 + sep(f).
+Fmpz nb_lemma54_layer(const Fmpz& sep_f, std::uint64_t n);
+
+// NB Lemma 5.2 (iv): sep(f ⊙ f) <= binom(sep(f) + 1, 2).
+Fmpz nb_lemma52_square(const Fmpz& sep_f);
+
+// ------------------------------------------------------ parameter counts
+// Number of weights, matching parameter_count(make_preset(...)):
+// attention L*H*4*d*d_a = 4 L d^2; mixer ceil(L/2) N^2 + floor(L/2) d^2
+// (token and channel layers alternate, token first); mlp L d^2; product L k d^2.
+Fmpz parameter_count(const BoundParams& p);
+
+// --------------------------------------------- depth-to-width at a budget
+struct DepthWidthOptions {
+  std::uint64_t max_depth = 1000;  // both caps are clamped to the validated ranges (10^6, 10^9)
+  // Cap on the width: a one-layer mixer has no channel weights, so its width
+  // is not limited by the budget.
+  std::uint64_t max_width = std::uint64_t(1) << 20;
+  // false: for each depth only the widest shape within budget (the frontier);
+  // true: every width (multiples of H for attention) within budget.
+  bool all_widths = false;
+  std::size_t max_points = 1000000;  // LimitError beyond this
+  BoundOptions bound_options{0};     // log3 only by default: tables compare log3
+};
+
+struct DepthWidthPoint {
+  std::uint64_t depth = 0, width = 0;
+  Fmpz params;
+  std::vector<Bound> bounds;
+};
+
+// All (depth, width) shapes of base.arch with parameter_count <= budget,
+// depth ascending (then width ascending), each with compute_bounds of that
+// shape; the other fields of `base` are kept. Pure: a caller takes the argmax
+// of whichever bound it compares.
+std::vector<DepthWidthPoint> depth_width_points(const BoundParams& base, const Fmpz& budget,
+                                                const DepthWidthOptions& o = {});
+
+}  // namespace netpoly

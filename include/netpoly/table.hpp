@@ -1,0 +1,97 @@
+// Tables of measured separation ranks next to every bound the seeds state
+// (netpoly table). A sweep is a list of configurations (shape x seed) in a
+// fixed order; each finished row is appended to a journal (FILE.jsonl) and the
+// table FILE is re-rendered atomically, so an interrupted run keeps every
+// finished row and --resume skips them.
+#pragma once
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "netpoly/bounds.hpp"
+#include "netpoly/seprank.hpp"
+
+namespace netpoly {
+
+struct SweepSpec {
+  Arch arch = Arch::attention;
+  std::vector<std::uint64_t> layers{1}, widths{2}, heads{1}, tokens{2}, degrees{2};
+  bool residual = false;
+  std::uint64_t seeds = 1;       // seeds 1..seeds
+  std::int64_t range = 3;        // weights uniform in [-range, range]
+  std::string partition = "half";
+  SepOptions sep;                // methods, budget (seconds), max_terms
+};
+
+struct SweepConfig {
+  std::size_t index = 0;  // position in the full sweep
+  BoundParams params;
+  std::uint64_t seed = 1;
+  std::string key() const;    // stable identity, e.g. "attention L=2 d=4 H=2 N=4 seed=1"
+};
+
+// Every valid configuration in sweep order (layers, width, heads, tokens,
+// degree, seed — outermost first). Invalid shapes (H not dividing d) are skipped.
+std::vector<SweepConfig> sweep_configs(const SweepSpec& s);
+
+struct BoundCell {
+  std::string id;
+  std::string kind;        // upper | lower | asymptotic order | degree
+  std::string value;       // display text (integer or 3^x)
+  std::optional<std::string> exact;  // decimal integer when known
+  double log3 = 0;
+  bool in_regime = false, defined = true;
+  bool violated = false;   // a certified measurement contradicts this bound
+};
+
+struct TableRow {
+  SweepConfig config;
+  std::string params;  // parameter count (decimal)
+  std::optional<std::size_t> lower, upper;
+  std::string lower_method, upper_method, status;
+  double failure_probability = 0;
+  std::vector<BoundCell> bounds;
+  double seconds = 0;  // kept out of md/csv/latex so reruns compare byte for byte
+  nlohmann::json to_json() const;
+  static TableRow from_json(const nlohmann::json& j);
+};
+
+// Measures one configuration and compares it with every bound.
+TableRow measure_row(const SweepConfig& c, const SweepSpec& s);
+
+// Marks each bound cell violated when a certified end contradicts it.
+void flag_violations(TableRow& r);
+
+enum class TableFormat { md, csv, latex, json };
+TableFormat parse_table_format(const std::string& s);
+TableFormat table_format_for(const std::string& path);  // by extension, md by default
+
+// Renders rows (sorted by config index) in a format.
+std::string render_table(const std::vector<TableRow>& rows, TableFormat f, const std::string& title);
+
+// SVG plot of log3 sep against depth (one series per width) with the upper
+// bound curves of the first seed's rows.
+std::string render_plot(const std::vector<TableRow>& rows, const std::string& title);
+
+struct SweepRunOptions {
+  std::string out;               // table file; its journal is out + ".jsonl"
+  TableFormat format = TableFormat::md;
+  bool resume = false;
+  unsigned jobs = 1;
+  std::size_t shard = 1, shards = 1;  // run only configs with index % shards == shard - 1
+  std::string plot;              // optional SVG path
+  std::function<void(std::size_t done, std::size_t total, const std::string& what)> progress;
+};
+
+// Runs the sweep; returns the rows of this shard (finished and resumed).
+std::vector<TableRow> run_sweep(const SweepSpec& s, const SweepRunOptions& o);
+
+// Reads rows from a JSON table or a journal (FILE.jsonl, or FILE's journal).
+std::vector<TableRow> read_rows(const std::string& path);
+
+// Writes text to path atomically (temporary file + rename).
+void write_file_atomic(const std::string& path, const std::string& text);
+
+}  // namespace netpoly

@@ -1,0 +1,435 @@
+// The seeds' bounds (math.md §3): each formula against values worked by hand,
+// regime flags, the exact-vs-log3 switch, identities between bounds on
+// seeded random shapes, parameter counts against the presets, and the
+// depth-to-width shapes at a budget.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "netpoly/bounds.hpp"
+#include "netpoly/error.hpp"
+#include "netpoly/presets.hpp"
+
+using namespace netpoly;
+
+namespace {
+
+BoundParams attn(std::uint64_t L, std::uint64_t d, std::uint64_t H, std::uint64_t N, bool residual = false) {
+  BoundParams p;
+  p.arch = Arch::attention;
+  p.layers = L;
+  p.width = d;
+  p.heads = H;
+  p.tokens = N;
+  p.residual = residual;
+  return p;
+}
+
+BoundParams shape(Arch a, std::uint64_t L, std::uint64_t d, std::uint64_t N = 1, std::uint64_t k = 2) {
+  BoundParams p;
+  p.arch = a;
+  p.layers = L;
+  p.width = d;
+  p.tokens = N;
+  p.degree = k;
+  return p;
+}
+
+Bound find(const std::vector<Bound>& bs, const std::string& id) {
+  for (const auto& b : bs)
+    if (b.id == id) return b;
+  FAIL("no bound " << id);
+  return {};
+}
+
+Bound get(const BoundParams& p, const std::string& id, const BoundOptions& o = {}) {
+  return find(compute_bounds(p, o), id);
+}
+
+bool has(const BoundParams& p, const std::string& id) {
+  for (const auto& b : compute_bounds(p))
+    if (b.id == id) return true;
+  return false;
+}
+
+std::string exact_str(const Bound& b) {
+  REQUIRE(b.value_kind == ValueKind::exact);
+  REQUIRE(b.exact.has_value());
+  return b.exact->str();
+}
+
+double log3_of(const Fmpz& x) { return fmpz_dlog(x.get()) / std::log(3.0); }
+
+const double kL3_2 = std::log(2.0) / std::log(3.0);
+
+}  // namespace
+
+TEST_CASE("LV Thm 3 by hand", "[bounds]") {
+  // H = 1, d = 2, L = 1: C(1) = (3 - 1)/2 = 1, so (1 * (2 + 1))^1 = 3.
+  CHECK(exact_str(get(attn(1, 2, 1, 2), "LV Thm 3")) == "3");
+  // L = 2: C(2) = (9 - 1)/2 = 4, so 3^4 = 81.
+  CHECK(exact_str(get(attn(2, 2, 1, 2), "LV Thm 3")) == "81");
+  // H = 2, d = 4: d_a = 2, H (d_a + 1) = 6, so 6^4 = 1296 with log3 = 4 log3 6.
+  Bound b = get(attn(2, 4, 2, 4), "LV Thm 3");
+  CHECK(exact_str(b) == "1296");
+  CHECK_FALSE(b.floored);
+  CHECK(b.log3 == Approx(4 * std::log(6.0) / std::log(3.0)).epsilon(1e-14));
+  CHECK(b.in_regime);  // N > 1
+  CHECK_FALSE(get(attn(2, 4, 2, 1), "LV Thm 3").in_regime);
+  CHECK(b.kind == BoundKind::upper);
+}
+
+TEST_CASE("LV Thm 1 by hand", "[bounds]") {
+  // L = 1, d = 4, H = 1: 3^1 < 4, in regime. Upper: C(1) log3(d + H) = log3 5.
+  // Lower: 3^(-1) (log3 3 + a), a = -1 + 2 - log3 2, so (2 - log3 2)/3.
+  auto bs = compute_bounds(attn(1, 4, 1, 2));
+  Bound up = find(bs, "LV Thm 1 (upper)"), lo = find(bs, "LV Thm 1 (lower)");
+  CHECK(up.in_regime);
+  CHECK(lo.in_regime);
+  CHECK(up.value_kind == ValueKind::log3);
+  CHECK(up.log3 == Approx(std::log(5.0) / std::log(3.0)).epsilon(1e-14));
+  CHECK(lo.log3 == Approx((2 - kL3_2) / 3).epsilon(1e-14));
+  CHECK(lo.kind == BoundKind::lower);
+  // L = 1, d = 3: 3^1 = 3 is not < 3, so not in regime.
+  CHECK_FALSE(get(attn(1, 3, 1, 2), "LV Thm 1 (upper)").in_regime);
+  // L = 2, d = 4, H = 2: lower 3^0 (log3 2 - 2 + 2 - log3 2) = 0 exactly.
+  CHECK(get(attn(2, 4, 2, 4), "LV Thm 1 (lower)").log3 == 0.0);
+  // d = H leaves log3(d - H) undefined.
+  Bound u = get(attn(1, 4, 4, 2), "LV Thm 1 (lower)");
+  CHECK_FALSE(u.defined);
+  CHECK(std::isnan(u.log3));
+  CHECK(format_value(u) == "undefined");
+}
+
+TEST_CASE("LV Thm 4 by hand", "[bounds]") {
+  // L = 1, d = 2: C = 1, d (C+1) ((2 2)) (2/2 + 1)^2 = 2 * 2 * binom(3, 2) * 4 = 48.
+  Bound b = get(attn(1, 2, 1, 2), "LV Thm 4");
+  CHECK(exact_str(b) == "48");
+  CHECK_FALSE(b.floored);
+  // L = 1, d = 3: 3 * 2 * binom(4, 2) * (5/3)^3 = 36 * 125/27 = 4500/27 = 166.67: floor 166.
+  b = get(attn(1, 3, 1, 2), "LV Thm 4");
+  CHECK(exact_str(b) == "166");
+  CHECK(b.floored);
+  CHECK(b.log3 == Approx(std::log(4500.0 / 27) / std::log(3.0)).epsilon(1e-14));
+  CHECK(format_value(b) == "166 (floor)");
+  // L = 2, d = 4: C = 4, 4 * 5 * binom(11, 8) * 3^4 = 20 * 165 * 81 = 267300.
+  CHECK(exact_str(get(attn(2, 4, 2, 4), "LV Thm 4")) == "267300");
+}
+
+TEST_CASE("LV Thm 2 by hand", "[bounds]") {
+  // L = 2, d = 4, H = 2: 3^2 > 4, in regime.
+  // Lower: d L/2 - L (H/2 + 1) - d (1 + log3((d - H)/2)/2) = 4 - 4 - 4 (1 + 0) = -4.
+  // Upper: 2 d L + L - 2 d log3(d / (2 sqrt(2e))) + log3 d = 18 - 8 log3(4 / 4.66323) + log3 4 = 20.3791.
+  auto bs = compute_bounds(attn(2, 4, 2, 4));
+  Bound lo = find(bs, "LV Thm 2 (lower)"), up = find(bs, "LV Thm 2 (upper)");
+  CHECK(lo.in_regime);
+  CHECK(up.in_regime);
+  CHECK(lo.log3 == -4.0);
+  const double l3 = 1 / std::log(3.0);
+  CHECK(up.log3 == Approx(18 - 8 * std::log(4 / (2 * std::sqrt(2 * std::exp(1.0)))) * l3 + std::log(4.0) * l3)
+                       .epsilon(1e-14));
+  CHECK(up.log3 == Approx(20.379097399364436).epsilon(1e-14));
+  // L = 1, d = 3: 3^1 = 3 is not > 3. L = 1, d = 2: 3 > 2.
+  CHECK_FALSE(get(attn(1, 3, 1, 2), "LV Thm 2 (upper)").in_regime);
+  CHECK(get(attn(1, 2, 1, 2), "LV Thm 2 (upper)").in_regime);
+}
+
+TEST_CASE("LV B.2 witness by hand", "[bounds]") {
+  // L = 2, d = 7, H = 1: d_a = 7 odd, d' = 3, lambda = 3^0 = 1: ((3 1)) = 3.
+  Bound b = get(attn(2, 7, 1, 2), "LV B.2 witness");
+  CHECK(exact_str(b) == "3");
+  CHECK(b.in_regime);
+  // L = 3: lambda = 3, ((3 3)) = binom(5, 3) = 10.
+  CHECK(exact_str(get(attn(3, 7, 1, 2), "LV B.2 witness")) == "10");
+  // d = 6, H = 2: d_a = 3, d' = 2, L = 3: ((2 3)) = binom(4, 3) = 4.
+  b = get(attn(3, 6, 2, 2), "LV B.2 witness");
+  CHECK(exact_str(b) == "4");
+  CHECK(b.in_regime);
+  // d = 4, H = 2: d_a = 2 is even (Lemma 6 needs (d_a - 1)/2): d' = 1, ((1 1)) = 1, not in regime.
+  b = get(attn(2, 4, 2, 4), "LV B.2 witness");
+  CHECK(exact_str(b) == "1");
+  CHECK_FALSE(b.in_regime);
+  // One token: no partition to witness.
+  CHECK_FALSE(get(attn(2, 7, 1, 1), "LV B.2 witness").in_regime);
+  // d - H odd, or L = 1: no value.
+  CHECK_FALSE(get(attn(2, 8, 1, 2), "LV B.2 witness").defined);
+  CHECK_FALSE(get(attn(1, 7, 1, 2), "LV B.2 witness").defined);
+}
+
+TEST_CASE("LV Lemma 2, Thm 5 and Thm 6 by hand", "[bounds]") {
+  // Lemma 2: N d^4 K^3 / H; N = 2, d = 2, H = 1: 2 * 16 = 32 for K = 1, 32 * 8 = 256 for K = 2.
+  CHECK(lv_lemma2_layer(2, 2, 1, Fmpz(1)).str() == "32");
+  CHECK(lv_lemma2_layer(2, 2, 1, Fmpz(2)).str() == "256");
+  CHECK(lv_lemma2_layer(2, 4, 2, Fmpz(1)).str() == "256");  // 2 * 256 / 2
+  CHECK_THROWS_AS(lv_lemma2_layer(2, 3, 2, Fmpz(1)), InputError);
+  // Thm 5, K = N d^4 / H = 32: L = 1: 2 K = 64; L = 2: (2 K)(3 K^3) = 6 K^4 = 6291456.
+  CHECK(exact_str(get(attn(1, 2, 1, 2, true), "LV Thm 5")) == "64");
+  CHECK(exact_str(get(attn(2, 2, 1, 2, true), "LV Thm 5")) == "6291456");
+  // H = 2, d = 2, N = 2: K = 16, L = 1: 32.
+  CHECK(exact_str(get(attn(1, 2, 2, 2, true), "LV Thm 5")) == "32");
+  // Thm 6, L = 1, d = 2: d (C+1)^2 ((2 2)) (2/2 + 1)^2 = 2 * 4 * 3 * 4 = 96 = (C+1) * Thm 4.
+  CHECK(exact_str(get(attn(1, 2, 1, 2, true), "LV Thm 6")) == "96");
+  // L = 2, d = 4, H = 2: 5 * 267300 = 1336500.
+  CHECK(exact_str(get(attn(2, 4, 2, 4, true), "LV Thm 6")) == "1336500");
+}
+
+TEST_CASE("NB bounds by hand", "[bounds]") {
+  // Lemma 5.4: n^2 s^2 + s; s = 2, n = 3: 36 + 2 = 38. Lemma 5.2 (iv): binom(3 + 1, 2) = 6.
+  CHECK(nb_lemma54_layer(Fmpz(2), 3).str() == "38");
+  CHECK(nb_lemma52_square(Fmpz(3)).str() == "6");
+  // Thm 5.5, mixer p = 1, m = 2, n = 2, H = 1: (2 * 4 * 4)^2 = 1024; p = 2: 32^4 = 1048576.
+  Bound b = get(shape(Arch::mixer, 1, 2, 2), "NB Thm 5.5");
+  CHECK(exact_str(b) == "1024");
+  CHECK(b.in_regime);
+  CHECK(exact_str(get(shape(Arch::mixer, 2, 2, 2), "NB Thm 5.5")) == "1048576");
+  // H = 2: (2 * 2 * 4 * 4)^2 = 4096.
+  BoundParams p = shape(Arch::mixer, 1, 2, 2);
+  p.heads = 2;
+  CHECK(exact_str(get(p, "NB Thm 5.5")) == "4096");
+  // mlp: one token, n = 1 whatever `tokens` says: p = 1, m = 3: (2 * 9)^2 = 324.
+  CHECK(exact_str(get(shape(Arch::mlp, 1, 3, 7), "NB Thm 5.5")) == "324");
+  // Thm 5.6, attention with residuals, p = 1, H = 1, m = 2, n = 2: 32^3 = 32768.
+  CHECK(exact_str(get(attn(1, 2, 1, 2, true), "NB Thm 5.6")) == "32768");
+  // Thm 5.7 is LV Thm 1's lower side: (2 - log3 2)/3 for p = 1, m = 4, H = 1.
+  Bound t = get(attn(1, 4, 1, 2), "NB Thm 5.7");
+  CHECK(t.in_regime);
+  CHECK(t.log3 == Approx((2 - kL3_2) / 3).epsilon(1e-14));
+  CHECK_FALSE(get(attn(2, 4, 1, 2), "NB Thm 5.7").in_regime);  // 2 < log3 4 fails
+}
+
+TEST_CASE("AO orders and degree laws by hand", "[bounds]") {
+  // Product L = 2, d = 4, k = 2: log3 2^(8) = 8 log3 2; regime L > log_2 4 = 2 fails; L = 3 holds.
+  Bound o = get(shape(Arch::product, 2, 4, 1, 2), "AO eq. (3)");
+  CHECK(o.kind == BoundKind::order);
+  CHECK(o.value_kind == ValueKind::log3);
+  CHECK(o.log3 == Approx(8 * kL3_2).epsilon(1e-14));
+  CHECK_FALSE(o.in_regime);
+  CHECK(get(shape(Arch::product, 3, 4, 1, 2), "AO eq. (3)").in_regime);
+  CHECK_FALSE(get(shape(Arch::product, 9, 4, 1, 1), "AO eq. (3)").in_regime);  // k = 1: no regime
+  // Attention: Theta(3^(L d)), L = 2, d = 4: log3 = 8, and 3^2 > 4.
+  Bound a = get(attn(2, 4, 2, 4), "AO eq. (1)");
+  CHECK(a.log3 == 8.0);
+  CHECK(a.in_regime);
+  // Degrees: attention 3^3 = 27, mixer and mlp 2^3 = 8, product 3^2 = 9.
+  CHECK(exact_str(get(attn(3, 2, 1, 2), "degree 3^L")) == "27");
+  CHECK(exact_str(get(attn(3, 2, 1, 2, true), "degree 3^L")) == "27");
+  CHECK(exact_str(get(shape(Arch::mixer, 3, 2, 2), "degree 2^p")) == "8");
+  CHECK(exact_str(get(shape(Arch::mlp, 3, 2), "degree 2^p")) == "8");
+  CHECK(exact_str(get(shape(Arch::product, 2, 2, 1, 3), "degree k^L")) == "9");
+  CHECK(get(attn(3, 2, 1, 2), "degree 3^L").kind == BoundKind::degree);
+}
+
+TEST_CASE("helpers by hand", "[bounds]") {
+  CHECK(lv_C(1).str() == "1");
+  CHECK(lv_C(3).str() == "13");
+  // ((n k)) = binom(n + k - 1, k): ((3 3)) = binom(5, 3) = 10, ((0 0)) = 1, ((0 2)) = 0, ((1 5)) = 1.
+  CHECK(multiset_coefficient(Fmpz(3), Fmpz(3)).str() == "10");
+  CHECK(multiset_coefficient(Fmpz(0), Fmpz(0)).str() == "1");
+  CHECK(multiset_coefficient(Fmpz(0), Fmpz(2)).str() == "0");
+  CHECK(multiset_coefficient(Fmpz(1), Fmpz(5)).str() == "1");
+  CHECK(multiset_coefficient(Fmpz(10), Fmpz(2)).str() == "55");  // binom(11, 2)
+}
+
+TEST_CASE("which bounds apply to which architecture", "[bounds]") {
+  BoundParams a = attn(2, 4, 2, 4), r = attn(2, 4, 2, 4, true);
+  for (const char* id : {"LV Thm 3", "LV Thm 4", "LV Thm 1 (upper)", "LV Thm 1 (lower)", "LV Thm 2 (upper)",
+                         "LV Thm 2 (lower)", "LV B.2 witness", "NB Thm 5.7", "AO eq. (1)", "degree 3^L"}) {
+    CHECK(has(a, id));
+  }
+  for (const char* id : {"LV Thm 5", "LV Thm 6", "NB Thm 5.6", "degree 3^L"}) CHECK(has(r, id));
+  CHECK_FALSE(has(r, "LV Thm 3"));
+  CHECK_FALSE(has(a, "LV Thm 5"));
+  CHECK(compute_bounds(shape(Arch::mixer, 2, 3, 2)).size() == 2);
+  CHECK(compute_bounds(shape(Arch::mlp, 2, 3)).size() == 2);
+  CHECK(compute_bounds(shape(Arch::product, 2, 3, 1, 3)).size() == 2);
+}
+
+TEST_CASE("exact values switch to log3 beyond the digit limit", "[bounds]") {
+  // LV Thm 3 with d = 64, H = 1: 65^C(L). L = 8: C = 3280, 3280 log10 65 = 5946 digits: exact.
+  Bound b = get(attn(8, 64, 1, 2), "LV Thm 3");
+  std::string s = exact_str(b);
+  CHECK(s.size() == 5947);
+  CHECK(log3_of(*b.exact) == Approx(b.log3).epsilon(1e-13));
+  CHECK(b.log3 == Approx(3280 * std::log(65.0) / std::log(3.0)).epsilon(1e-14));
+  CHECK(format_value(b).find("(5947 digits)") != std::string::npos);
+  // L = 12: C = 265720, about 481,700 digits: log3 only.
+  b = get(attn(12, 64, 1, 2), "LV Thm 3");
+  CHECK(b.value_kind == ValueKind::log3);
+  CHECK_FALSE(b.exact.has_value());
+  CHECK(b.log3 == Approx(265720 * std::log(65.0) / std::log(3.0)).epsilon(1e-14));
+  CHECK(format_value(b) == "3^" + format_log3(b));
+  // The limit is an option: 1296 has 4 digits.
+  BoundOptions o;
+  o.max_exact_digits = 3;
+  CHECK(get(attn(2, 4, 2, 4), "LV Thm 3", o).value_kind == ValueKind::log3);
+  o.max_exact_digits = 4;
+  CHECK(get(attn(2, 4, 2, 4), "LV Thm 3", o).value_kind == ValueKind::exact);
+  // Huge depth: every attention bound still has a finite log3 (3^L overflows no word).
+  for (const auto& x : compute_bounds(attn(40, 64, 1, 8)))
+    if (x.defined) CHECK(std::isfinite(x.log3));
+  // Stirling's series (binomials with both sides > 256) agrees with the exact integers:
+  // witness L = 8, lambda = 729, d' = 500: binom(1228, 729), about 360 digits.
+  b = get(attn(8, 1001, 1, 2), "LV B.2 witness");
+  CHECK(log3_of(*b.exact) == Approx(b.log3).epsilon(1e-13));
+  // Thm 4, L = 6, d = 300: binom(1027, 728) (2C = 728, d - 1 = 299).
+  b = get(attn(6, 300, 1, 2), "LV Thm 4");
+  CHECK(log3_of(*b.exact) == Approx(b.log3).epsilon(1e-13));
+}
+
+TEST_CASE("log3 of binomials with one huge and one small side", "[bounds]") {
+  // 3^L + d rounds to 3^L at any fixed precision; the binomials must not lose d.
+  // Witness L = 40, d = 7, H = 1: d' = 3, lambda = 3^38, ((3 lambda)) = (lambda + 1)(lambda + 2)/2.
+  Bound w = get(attn(40, 7, 1, 2), "LV B.2 witness");
+  REQUIRE(w.value_kind == ValueKind::exact);
+  CHECK(log3_of(*w.exact) == Approx(w.log3).epsilon(1e-14));
+  CHECK(w.log3 == Approx(76 - kL3_2).epsilon(1e-14));
+  // Thm 4, L = 40, d = 1000: log3 d + log3(C+1) + sum_{i<d} log3(1 + 2C/i) + d log3(1 + 2C/d).
+  const double C = (std::pow(3.0, 40) - 1) / 2, l3 = 1 / std::log(3.0);
+  double want = std::log(1000.0) * l3 + std::log(C + 1) * l3 + 1000 * std::log1p(2 * C / 1000) * l3;
+  for (int i = 1; i < 1000; ++i) want += std::log1p(2 * C / i) * l3;
+  CHECK(get(attn(40, 1000, 1, 2), "LV Thm 4").log3 == Approx(want).epsilon(1e-12));
+}
+
+TEST_CASE("bound identities on seeded random shapes", "[bounds]") {
+  SplitMix64 g(20240917);
+  for (int it = 0; it < 200; ++it) {
+    const std::uint64_t L = 1 + g.below(6), H = 1 + g.below(4), da = 1 + g.below(8), N = 1 + g.below(5);
+    const std::uint64_t d = H * da;
+    INFO("L=" << L << " d=" << d << " H=" << H << " N=" << N);
+    auto bs = compute_bounds(attn(L, d, H, N));
+    auto rs = compute_bounds(attn(L, d, H, N, true));
+    Bound t3 = find(bs, "LV Thm 3"), t4 = find(bs, "LV Thm 4"), u1 = find(bs, "LV Thm 1 (upper)");
+    Bound t6 = find(rs, "LV Thm 6");
+    const double logC1 = std::log((std::pow(3.0, double(L)) - 1) / 2 + 1) / std::log(3.0);
+    // LV eq. (18): Thm 1's upper side is Thm 3 in log form.
+    CHECK(u1.log3 == Approx(t3.log3).epsilon(1e-14));
+    // Thm 6 = (C + 1) Thm 4.
+    CHECK(t6.log3 == Approx(t4.log3 + logC1).epsilon(1e-13));
+    // The exact values and their log3 agree; a floor v satisfies v <= 3^log3 < v + 1.
+    for (const auto* set : {&bs, &rs})
+      for (const auto& b : *set) {
+        if (b.value_kind != ValueKind::exact || b.exact->is_zero()) continue;
+        if (!b.floored) {
+          CHECK(log3_of(*b.exact) == Approx(b.log3).epsilon(1e-12).margin(1e-12));
+        } else {
+          Fmpz next;
+          fmpz_add_ui(next.get(), b.exact->get(), 1);
+          CHECK(log3_of(*b.exact) <= b.log3 + 1e-12);
+          CHECK(log3_of(next) > b.log3 - 1e-12);
+        }
+      }
+    // A lower bound never exceeds an upper bound of the same network.
+    Bound w = find(bs, "LV B.2 witness");
+    if (w.defined) {
+      CHECK(w.log3 <= t3.log3 + 1e-9);
+      CHECK(w.log3 <= t4.log3 + 1e-9);
+    }
+    Bound l1 = find(bs, "LV Thm 1 (lower)");
+    if (l1.defined && l1.in_regime) CHECK(l1.log3 <= u1.log3);
+    Bound l2 = find(bs, "LV Thm 2 (lower)"), u2 = find(bs, "LV Thm 2 (upper)");
+    if (l2.defined && l2.in_regime) CHECK(l2.log3 <= u2.log3);
+    // Exactly one of Thm 1 and Thm 2 is in regime unless 3^L = d.
+    const bool boundary = std::pow(3.0, double(L)) == double(d);
+    CHECK((u1.in_regime != u2.in_regime) == !boundary);
+  }
+}
+
+TEST_CASE("parameter counts match the presets", "[bounds]") {
+  struct Case {
+    const char* arch;
+    std::size_t L, d, H, N, k;
+    bool residual;
+  };
+  for (Case c : {Case{"attention", 2, 4, 2, 3, 2, false}, Case{"attention", 3, 6, 3, 2, 2, true},
+                 Case{"attention", 1, 5, 1, 4, 2, false}, Case{"mixer", 3, 4, 1, 3, 2, false},
+                 Case{"mixer", 4, 2, 1, 5, 2, true}, Case{"mixer", 1, 3, 1, 2, 2, false}, Case{"mlp", 2, 3, 1, 1, 2, false},
+                 Case{"product", 2, 2, 1, 1, 3, false}, Case{"product", 3, 3, 1, 2, 2, false}}) {
+    INFO(c.arch << " L=" << c.L << " d=" << c.d);
+    PresetOptions po;
+    po.arch = c.arch;
+    po.layers = c.L;
+    po.width = c.d;
+    po.heads = c.H;
+    po.tokens = c.N;
+    po.degree = c.k;
+    po.residual = c.residual;
+    BoundParams bp;
+    bp.arch = parse_arch(c.arch);
+    bp.layers = c.L;
+    bp.width = c.d;
+    bp.heads = c.H;
+    bp.tokens = c.N;
+    bp.degree = c.k;
+    bp.residual = c.residual;
+    CHECK(parameter_count(bp).str() == std::to_string(parameter_count(make_preset(po))));
+  }
+  // By hand: attention 4 L d^2 = 4 * 2 * 16 = 128; mixer p = 3: 2 N^2 + d^2 = 18 + 16 = 34.
+  CHECK(parameter_count(attn(2, 4, 2, 3)).str() == "128");
+  CHECK(parameter_count(shape(Arch::mixer, 3, 4, 3)).str() == "34");
+}
+
+TEST_CASE("invalid parameters are input errors", "[bounds]") {
+  CHECK_THROWS_AS(compute_bounds(attn(2, 5, 2, 2)), InputError);  // H does not divide d
+  CHECK_THROWS_WITH(compute_bounds(attn(2, 5, 2, 2)), Catch::Contains("must divide --width"));
+  CHECK_THROWS_AS(compute_bounds(attn(2, 0, 1, 2)), InputError);
+  CHECK_THROWS_AS(compute_bounds(attn(0, 4, 1, 2)), InputError);
+  CHECK_THROWS_AS(compute_bounds(attn(2, 4, 0, 2)), InputError);
+  CHECK_THROWS_AS(compute_bounds(attn(2, 4, 1, 0)), InputError);
+  CHECK_THROWS_AS(compute_bounds(shape(Arch::product, 2, 4, 1, 0)), InputError);
+  CHECK_THROWS_AS(parse_arch("transformer"), InputError);
+  CHECK_THROWS_WITH(parse_arch("transformer"), Catch::Contains("unknown architecture"));
+  CHECK_NOTHROW(compute_bounds(shape(Arch::mixer, 2, 5, 2)));  // H need not divide d in a mixer
+  CHECK_NOTHROW(compute_bounds(shape(Arch::mlp, 2, 5, 0)));    // an mlp ignores tokens
+}
+
+TEST_CASE("depth-to-width shapes at a budget", "[bounds]") {
+  // Attention, H = 1, B = 1000: 4 L d^2 <= 1000, so d = floor(sqrt(250 / L)): (1, 15), (2, 11), ...,
+  // and d = 1 up to L = 250 (4 * 250 = 1000); L = 251 does not fit.
+  BoundParams base = attn(1, 1, 1, 4);
+  auto pts = depth_width_points(base, Fmpz(1000));
+  REQUIRE(pts.size() == 250);
+  CHECK(pts[0].depth == 1);
+  CHECK(pts[0].width == 15);
+  CHECK(pts[1].width == 11);
+  CHECK(pts.back().depth == 250);
+  CHECK(pts.back().width == 1);
+  for (const auto& pt : pts) {
+    CHECK(fmpz_cmp_ui(pt.params.get(), 1000) <= 0);
+    BoundParams wider = attn(pt.depth, pt.width + 1, 1, 4);
+    CHECK(fmpz_cmp_ui(parameter_count(wider).get(), 1000) > 0);
+    for (const auto& b : pt.bounds) CHECK(b.value_kind == ValueKind::log3);  // tables compare log3
+  }
+  // The caller takes the argmax: LV Thm 3 at this budget peaks at some depth > 1.
+  std::size_t best = 0;
+  for (std::size_t i = 0; i < pts.size(); ++i)
+    if (find(pts[i].bounds, "LV Thm 3").log3 > find(pts[best].bounds, "LV Thm 3").log3) best = i;
+  CHECK(pts[best].depth > 1);
+  // H = 2: widths are multiples of H.
+  for (const auto& pt : depth_width_points(attn(1, 2, 2, 4), Fmpz(1000))) CHECK(pt.width % 2 == 0);
+  // Every width of an mlp within B = 20 (L d^2 <= 20): L = 1: 4 widths, L = 2: 3, L = 3..5: 2 each,
+  // L = 6..20: 1 each, so 4 + 3 + 6 + 15 = 28.
+  DepthWidthOptions all;
+  all.all_widths = true;
+  CHECK(depth_width_points(shape(Arch::mlp, 1, 1), Fmpz(20), all).size() == 28);
+  // A one-layer mixer has no channel weights: its width is the cap.
+  DepthWidthOptions capped;
+  capped.max_width = 100;
+  auto mx = depth_width_points(shape(Arch::mixer, 1, 1, 3), Fmpz(50), capped);
+  REQUIRE(mx.size() >= 2);
+  CHECK(mx[0].width == 100);
+  CHECK(mx[1].width == 6);  // 9 + d^2 <= 50
+  // Too many shapes is a limit, not a hang.
+  all.max_points = 10;
+  CHECK_THROWS_AS(depth_width_points(shape(Arch::mlp, 1, 1), Fmpz(20), all), LimitError);
+}
+
+TEST_CASE("display helpers", "[bounds]") {
+  auto bs = compute_bounds(attn(2, 4, 2, 4));
+  CHECK(format_value(find(bs, "LV Thm 3")) == "1296");
+  CHECK(format_log3(find(bs, "LV Thm 3")) == "6.52372");
+  CHECK(format_value(find(bs, "LV Thm 2 (upper)")) == "3^20.3791");
+  CHECK(format_value(find(bs, "LV Thm 2 (lower)")) == "3^-4");
+  CHECK(std::string(bound_kind_name(BoundKind::order)) == "asymptotic order");
+  CHECK(std::string(value_kind_name(ValueKind::exact)) == "exact");
+}

@@ -1,0 +1,416 @@
+// Expansion into exact polynomials (expand.hpp): the spec example by hand,
+// cross-checks of the expansion against the forward pass in every domain,
+// the degree laws of math.md §1, statistics and output formats.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "netpoly/error.hpp"
+#include "netpoly/expand.hpp"
+#include "netpoly/forward.hpp"
+#include "netpoly/model.hpp"
+#include "netpoly/presets.hpp"
+
+using namespace netpoly;
+
+namespace {
+
+const std::string kData = std::string(NETPOLY_SOURCE_DIR) + "/tests/data/";
+const ulong kP = n_nextprime(UWORD(1) << 62, 1);
+
+using Exps = std::vector<ulong>;
+
+// Coefficient map of a polynomial: exponent vector -> coefficient.
+std::map<Exps, Fmpq> terms_of(const FmpqMpoly& p) {
+  std::map<Exps, Fmpq> r;
+  const slong nv = p.ctx()->nvars();
+  for (slong t = 0; t < p.length(); ++t) {
+    Exps e(nv);
+    Fmpq c;
+    fmpq_mpoly_get_term_coeff_fmpq(c.get(), p.get(), t, p.c());
+    fmpq_mpoly_get_term_exp_ui(e.data(), p.get(), t, p.c());
+    r[e] = c;
+  }
+  return r;
+}
+
+// Total degrees of the terms.
+std::set<ulong> degrees_of(const FmpqMpoly& p) {
+  std::set<ulong> r;
+  for (const auto& [e, c] : terms_of(p)) {
+    ulong s = 0;
+    for (ulong x : e) s += x;
+    r.insert(s);
+  }
+  return r;
+}
+
+Fmpq coeff(const FmpqMpoly& p, const Exps& e) {
+  Fmpq c;
+  fmpq_mpoly_get_coeff_fmpq_ui(c.get(), p.get(), const_cast<ulong*>(e.data()), p.c());
+  return c;
+}
+
+// The polynomial reduced mod p, term by term (a second path to expand_mod).
+NmodMpoly reduce(const ModPolyRing& R, const FmpqMpoly& p) {
+  NmodMpoly r(R.ctx);
+  Exps e(p.ctx()->nvars());
+  for (slong t = 0; t < p.length(); ++t) {
+    Fmpq c;
+    fmpq_mpoly_get_term_coeff_fmpq(c.get(), p.get(), t, p.c());
+    fmpq_mpoly_get_term_exp_ui(e.data(), p.get(), t, p.c());
+    nmod_mpoly_push_term_ui_ui(r.get(), R.base.scalar(c), e.data(), r.c());
+  }
+  nmod_mpoly_sort_terms(r.get(), r.c());
+  nmod_mpoly_combine_like_terms(r.get(), r.c());
+  return r;
+}
+
+Fmpq eval(const FmpqMpoly& p, std::vector<Fmpq>& x) {
+  std::vector<fmpq*> ptr;
+  for (auto& v : x) ptr.push_back(v.get());
+  Fmpq r;
+  REQUIRE(fmpq_mpoly_evaluate_all_fmpq(r.get(), p.get(), ptr.data(), p.c()) != 0);
+  return r;
+}
+
+std::vector<Fmpq> random_point(SplitMix64& g, std::size_t n) {
+  std::vector<Fmpq> x;
+  for (std::size_t k = 0; k < n; ++k) x.emplace_back(static_cast<slong>(g.symmetric(4)), 1 + g.below(3));
+  return x;
+}
+
+PresetOptions preset(const char* arch, std::size_t L, std::size_t d, std::size_t H, std::size_t N, std::size_t k,
+                     bool res, std::uint64_t seed = 1) {
+  PresetOptions o;
+  o.arch = arch;
+  o.layers = L;
+  o.width = d;
+  o.heads = H;
+  o.tokens = N;
+  o.degree = k;
+  o.residual = res;
+  o.seed = seed;
+  o.range = 50;  // makes vanishing weight rows (and so lost degrees) unlikely
+  return o;
+}
+
+std::vector<Model> preset_models() {
+  std::vector<Model> r;
+  for (std::uint64_t seed : {1u, 2u, 3u})
+    for (const auto& o : {preset("attention", 1, 2, 1, 2, 0, false, seed), preset("attention", 2, 2, 2, 3, 0, false, seed),
+                          preset("attention", 1, 4, 2, 2, 0, false, seed), preset("attention", 1, 3, 1, 3, 0, true, seed),
+                          preset("attention", 2, 2, 1, 2, 0, true, seed), preset("mixer", 2, 2, 0, 2, 0, false, seed),
+                          preset("mixer", 3, 2, 0, 2, 0, false, seed), preset("mixer", 3, 2, 0, 3, 0, true, seed),
+                          preset("mlp", 3, 3, 0, 1, 0, false, seed), preset("mlp", 3, 2, 0, 1, 0, true, seed),
+                          preset("product", 2, 2, 0, 1, 2, false, seed), preset("product", 2, 2, 0, 2, 3, false, seed),
+                          preset("product", 2, 2, 0, 2, 2, true, seed)})
+      r.push_back(make_preset(o));
+  return r;
+}
+
+// Expansion over Q, expansion mod p, and the forward pass over Q, mod p and
+// in doubles must all tell the same story.
+void check_domains_agree(const Model& m, std::uint64_t seed) {
+  INFO("model " << m.name);
+  const slong nv = static_cast<slong>(m.num_inputs());
+  auto outs = resolve_outputs(m, std::nullopt, true);
+  PolyRing R(nv);
+  ModPolyRing RM(nv, kP);
+  auto polys = expand(R, m, outs);
+  auto mpolys = expand_mod(RM, m, outs);
+  REQUIRE(polys.size() == outs.size());
+  REQUIRE(mpolys.size() == outs.size());
+  for (std::size_t k = 0; k < outs.size(); ++k) CHECK(reduce(RM, polys[k]) == mpolys[k]);
+  // One entry alone (the last layer's cheaper evaluation order) gives the same polynomial.
+  for (std::size_t k : {std::size_t{0}, outs.size() - 1}) {
+    CHECK(expand(R, m, {outs[k]})[0] == polys[k]);
+    CHECK(expand_mod(RM, m, {outs[k]})[0] == mpolys[k]);
+  }
+
+  RationalRing Q;
+  ModpRing P(kP);
+  DoubleRing D;
+  auto nq = prepare(Q, m);
+  auto np = prepare(P, m);
+  auto nd = prepare(D, m);
+  const std::size_t dout = m.output_width();
+  SplitMix64 g(seed);
+  for (int t = 0; t < 3; ++t) {
+    auto x = random_point(g, m.num_inputs());
+    std::vector<ulong> xp;
+    std::vector<double> xd;
+    for (const auto& v : x) {
+      xp.push_back(P.scalar(v));
+      xd.push_back(v.to_double());
+    }
+    auto yq = forward(Q, nq, x);
+    auto yp = forward(P, np, xp);
+    auto yd = forward(D, nd, xd);
+    for (std::size_t k = 0; k < outs.size(); ++k) {
+      const std::size_t idx = outs[k].token * dout + outs[k].channel;
+      INFO("entry " << outs[k].token << "," << outs[k].channel);
+      const Fmpq& exact = yq[idx];
+      CHECK(eval(polys[k], x) == exact);
+      CHECK(yp[idx] == P.scalar(exact));
+      CHECK(nmod_mpoly_evaluate_all_ui(mpolys[k].get(), xp.data(), mpolys[k].c()) == yp[idx]);
+      const double e = exact.to_double();
+      CHECK(std::abs(yd[idx] - e) <= 1e-9 * std::max(std::abs(e), 1e-300));
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("the spec example expands to the hand-derived polynomial", "[expand]") {
+  // Variables a = x0_0, b = x0_1 (token 0), c = x1_0, e = x1_1 (token 1).
+  // Q x0 = (a - 2b, b); K x_j = (2u + v, u + v) and V x_j = (u, 3u - v) for x_j = (u, v);
+  // O V x_j = (u + (3u - v), u/2 + 2(3u - v)) = (4u - v, 13u/2 - 2v).
+  // <Q x0, K x_j> = (a - 2b)(2u + v) + b(u + v) = 2au + av - 3bu - bv;
+  //   j = 0: 2a^2 - 2ab - b^2;   j = 1: 2ac + ae - 3bc - be.
+  // y[0][0] = (2a^2 - 2ab - b^2)(4a - b) + (2ac + ae - 3bc - be)(4c - e)
+  //         = 8a^3 - 10a^2b - 2ab^2 + b^3 + 8ac^2 + 2ace - ae^2 - 12bc^2 - bce + be^2
+  // y[0][1] = (2a^2 - 2ab - b^2)(13a/2 - 2b) + (2ac + ae - 3bc - be)(13c/2 - 2e)
+  //         = 13a^3 - 17a^2b - 5/2 ab^2 + 2b^3 + 13ac^2 + 5/2 ace - 2ae^2 - 39/2 bc^2 - 1/2 bce + 2be^2
+  Model m = read_model(kData + "attention-example.json");
+  PolyRing R(4);
+  auto y = expand(R, m, {{0, 0}, {0, 1}, {1, 0}, {1, 1}});
+  // exponent vectors over (a, b, c, e)
+  const std::map<Exps, Fmpq> y00 = {
+      {{3, 0, 0, 0}, 8},  {{2, 1, 0, 0}, -10}, {{1, 2, 0, 0}, -2}, {{0, 3, 0, 0}, 1},  {{1, 0, 2, 0}, 8},
+      {{1, 0, 1, 1}, 2},  {{1, 0, 0, 2}, -1},  {{0, 1, 2, 0}, -12}, {{0, 1, 1, 1}, -1}, {{0, 1, 0, 2}, 1}};
+  const std::map<Exps, Fmpq> y01 = {{{3, 0, 0, 0}, 13},
+                                    {{2, 1, 0, 0}, -17},
+                                    {{1, 2, 0, 0}, Fmpq(-5, 2)},
+                                    {{0, 3, 0, 0}, 2},
+                                    {{1, 0, 2, 0}, 13},
+                                    {{1, 0, 1, 1}, Fmpq(5, 2)},
+                                    {{1, 0, 0, 2}, -2},
+                                    {{0, 1, 2, 0}, Fmpq(-39, 2)},
+                                    {{0, 1, 1, 1}, Fmpq(-1, 2)},
+                                    {{0, 1, 0, 2}, 2}};
+  CHECK(terms_of(y[0]) == y00);
+  CHECK(terms_of(y[1]) == y01);
+  // Token 1 is token 0 with the tokens swapped (attention is permutation-equivariant).
+  auto swap = [](std::map<Exps, Fmpq> t) {
+    std::map<Exps, Fmpq> r;
+    for (auto& [e, c] : t) r[{e[2], e[3], e[0], e[1]}] = c;
+    return r;
+  };
+  CHECK(terms_of(y[2]) == swap(y00));
+  CHECK(terms_of(y[3]) == swap(y01));
+  // The model's output entry is y[0][0].
+  auto outs = resolve_outputs(m, std::nullopt, false);
+  REQUIRE(outs.size() == 1);
+  CHECK(terms_of(expand(R, m, outs)[0]) == y00);
+}
+
+TEST_CASE("expansion agrees with the forward pass in every domain, for every preset", "[expand]") {
+  std::uint64_t seed = 100;
+  for (const auto& m : preset_models()) check_domains_agree(m, ++seed);
+}
+
+TEST_CASE("expansion agrees with the forward pass on hand-made models", "[expand]") {
+  // rational weights, a residual token_mix with W2, a permute layer, a residual
+  // channel_mix with rectangular W (3 x 2) and W2 (2 x 3), a da = 1 attention head
+  check_domains_agree(read_model(kData + "mixed.json"), 1);
+  // a rectangular product block with a 2^200 weight, then a 1 x 3 channel_mix
+  check_domains_agree(read_model(kData + "product-rect.json"), 2);
+  // a token_mix with W2 and no activation, then a rectangular channel_mix without W2
+  check_domains_agree(parse_model(R"({"format": "netpoly-model/1", "input": {"tokens": 3, "width": 2}, "layers": [
+      {"type": "token_mix", "W": [[1, "1/2", 0], [0, -1, "3/4"], [2, 0, 1]], "W2": [[0, 1, 1], ["-1/3", 0, 2], [1, 1, 1]]},
+      {"type": "channel_mix", "W": [[1, 2], ["2/9", -1], [0, 5]], "activation": "square"},
+      {"type": "permute", "perm": [8, 7, 6, 5, 4, 3, 2, 1, 0], "residual": true}]})",
+                                  "inline"),
+                      3);
+}
+
+TEST_CASE("a model without layers is the identity", "[expand]") {
+  Model m;
+  m.tokens = 2;
+  m.width = 2;
+  PolyRing R(4);
+  auto y = expand(R, m, resolve_outputs(m, std::nullopt, true));
+  REQUIRE(y.size() == 4);
+  for (slong v = 0; v < 4; ++v) CHECK(y[v] == R.gen(v));
+}
+
+TEST_CASE("degree laws: attention x3, square x2, product xk", "[expand]") {
+  struct Case {
+    PresetOptions o;
+    ulong degree;
+  };
+  const std::vector<Case> cases = {
+      {preset("attention", 1, 2, 1, 2, 0, false), 3},  {preset("attention", 2, 2, 1, 2, 0, false), 9},
+      {preset("attention", 2, 4, 2, 2, 0, false), 9},  {preset("mixer", 1, 2, 0, 2, 0, false), 2},
+      {preset("mixer", 2, 2, 0, 2, 0, false), 4},      {preset("mixer", 3, 2, 0, 2, 0, false), 8},
+      {preset("mlp", 2, 3, 0, 1, 0, false), 4},        {preset("mlp", 4, 2, 0, 1, 0, false), 16},
+      {preset("product", 1, 2, 0, 1, 3, false), 3},    {preset("product", 2, 2, 0, 1, 3, false), 9},
+      {preset("product", 3, 2, 0, 2, 2, false), 8},
+  };
+  for (const auto& c : cases) {
+    Model m = make_preset(c.o);
+    INFO(m.name);
+    PolyRing R(static_cast<slong>(m.num_inputs()));
+    auto outs = resolve_outputs(m, std::nullopt, true);
+    for (const auto& p : expand(R, m, outs)) {
+      // Without residuals every term has exactly the full degree.
+      CHECK(degrees_of(p) == std::set<ulong>{c.degree});
+      PolyStats s = poly_stats(p, m.tokens, m.width);
+      CHECK(s.degree == static_cast<slong>(c.degree));
+    }
+    auto e = estimate_expansion(m);
+    CHECK(e.degree == c.degree);
+    CHECK(e.homogeneous);
+  }
+}
+
+TEST_CASE("residual networks keep the lower-degree terms", "[expand]") {
+  struct Case {
+    PresetOptions o;
+    std::set<ulong> degrees;
+  };
+  const std::vector<Case> cases = {
+      // Y = X + A(X): degrees 1 and 3.
+      {preset("attention", 1, 2, 1, 2, 0, true), {1, 3}},
+      // Y2 = Y1 + A(Y1) with Y1 of degrees {1, 3}: A is cubic, so degrees 3, 5, 7, 9 join 1, 3.
+      {preset("attention", 2, 2, 1, 2, 0, true), {1, 3, 5, 7, 9}},
+      // Y = X + (W X)^2: {1, 2}; then Y + (Y W^T)^2: {1, 2, 3, 4}.
+      {preset("mixer", 2, 2, 0, 2, 0, true), {1, 2, 3, 4}},
+      {preset("mlp", 2, 2, 0, 1, 0, true), {1, 2, 3, 4}},
+      {preset("mlp", 3, 2, 0, 1, 0, true), {1, 2, 3, 4, 5, 6, 7, 8}},
+      // X + (X W1^T)(X W2^T)(X W3^T): {1, 3}.
+      {preset("product", 1, 2, 0, 1, 3, true), {1, 3}},
+  };
+  for (const auto& c : cases) {
+    Model m = make_preset(c.o);
+    INFO(m.name);
+    PolyRing R(static_cast<slong>(m.num_inputs()));
+    auto outs = resolve_outputs(m, std::nullopt, true);
+    auto ps = expand(R, m, outs);
+    for (std::size_t k = 0; k < outs.size(); ++k) {
+      CHECK(degrees_of(ps[k]) == c.degrees);
+      // The degree-1 part of y[i][c] is exactly x_i_c: every layer adds its input
+      // and contributes nothing linear itself.
+      Exps e(m.num_inputs(), 0);
+      e[var_index(m, outs[k].token, outs[k].channel)] = 1;
+      CHECK(coeff(ps[k], e) == Fmpq(1));
+      std::size_t linear = 0;
+      for (const auto& [ex, co] : terms_of(ps[k])) {
+        ulong s = 0;
+        for (ulong v : ex) s += v;
+        linear += s == 1;
+      }
+      CHECK(linear == 1);
+    }
+    auto est = estimate_expansion(m);
+    CHECK(est.degree == *c.degrees.rbegin());
+    CHECK_FALSE(est.homogeneous);
+  }
+}
+
+TEST_CASE("the size estimate bounds the actual expansion", "[expand]") {
+  for (const auto& m : preset_models()) {
+    INFO(m.name);
+    auto e = estimate_expansion(m);
+    PolyRing R(static_cast<slong>(m.num_inputs()));
+    for (const auto& p : expand(R, m, resolve_outputs(m, std::nullopt, true))) {
+      CHECK(static_cast<double>(p.length()) <= e.terms * (1 + 1e-9));
+      CHECK(poly_stats(p, m.tokens, m.width).degree <= static_cast<slong>(e.degree));
+    }
+  }
+  Model big = make_preset(preset("attention", 3, 4, 1, 8, 0, false));  // degree 27 in 32 variables
+  CHECK_THROWS_AS(check_expansion_size(big, 5e7), LimitError);
+  CHECK_NOTHROW(check_expansion_size(read_model(kData + "attention-example.json"), 20));  // C(6, 3) = 20 cubic monomials
+  CHECK_THROWS_AS(check_expansion_size(read_model(kData + "attention-example.json"), 19), LimitError);
+}
+
+TEST_CASE("expand_mod rejects a prime that divides a denominator", "[expand]") {
+  Model m = read_model(kData + "attention-example.json");  // has 1/2
+  ModPolyRing R2(4, 2);
+  CHECK_THROWS_AS(expand_mod(R2, m, {{0, 1}}), DomainError);
+  ModPolyRing R3(4, 3);
+  CHECK_NOTHROW(expand_mod(R3, m, {{0, 1}}));
+}
+
+TEST_CASE("resolve_outputs: requested entry, the model's output, or all", "[expand]") {
+  Model m = read_model(kData + "product-rect.json");  // 2 tokens, output width 1, no output field
+  CHECK(resolve_outputs(m, std::nullopt, false) == std::vector<Entry>{{0, 0}, {1, 0}});
+  CHECK(resolve_outputs(m, Entry{1, 0}, false) == std::vector<Entry>{{1, 0}});
+  CHECK_THROWS_AS(resolve_outputs(m, Entry{0, 1}, false), InputError);  // the output width is 1, not 2
+  CHECK_THROWS_AS(resolve_outputs(m, Entry{2, 0}, true), InputError);
+  Model a = read_model(kData + "attention-example.json");
+  CHECK(resolve_outputs(a, std::nullopt, false) == std::vector<Entry>{{0, 0}});
+  CHECK(resolve_outputs(a, std::nullopt, true).size() == 4);
+  CHECK(var_index(a, 1, 0) == 2);
+  CHECK(var_name(2, 3) == "x1_1");
+  CHECK(var_name(3, 5) == "x1_2");
+}
+
+TEST_CASE("poly_stats on the spec example", "[expand]") {
+  Model m = read_model(kData + "attention-example.json");
+  PolyRing R(4);
+  auto y = expand(R, m, {{0, 0}, {0, 1}, {1, 1}});
+  PolyStats s = poly_stats(y[0], 2, 2);
+  CHECK(s.terms == 10);
+  CHECK(s.degree == 3);
+  CHECK(s.token_degree == std::vector<slong>{3, 2});
+  CHECK(s.height_bits == 4);  // max |coefficient| 12: 4 bits
+  // y[0][1] over the common denominator 2: 26, -34, -5, 4, 26, 5, -4, -39, -1, 4 -> 39: 6 bits
+  CHECK(poly_stats(y[1], 2, 2).height_bits == 6);
+  CHECK(poly_stats(y[2], 2, 2).token_degree == std::vector<slong>{2, 3});
+  // A polynomial with a non-trivial content: 6 y[0][0] has max |coefficient| 72: 7 bits.
+  FmpqMpoly six(R.ctx);
+  fmpq_mpoly_scalar_mul_si(six.get(), y[0].get(), 6, R.ctx->get());
+  CHECK(poly_stats(six, 2, 2).height_bits == 7);
+  PolyStats z = poly_stats(R.zero(), 2, 2);
+  CHECK(z.terms == 0);
+  CHECK(z.degree == -1);
+  CHECK(z.height_bits == 0);
+  ModPolyRing RM(4, 101);
+  auto ym = expand_mod(RM, m, {{0, 0}});
+  PolyStats sm = poly_stats(ym[0], 2, 2);
+  CHECK(sm.terms == 10);
+  CHECK(sm.degree == 3);
+  CHECK(sm.height_bits == 7);  // residues below 101 need 7 bits
+}
+
+TEST_CASE("write_poly formats", "[expand]") {
+  Model m = read_model(kData + "attention-example.json");
+  PolyRing R(4);
+  auto y = expand(R, m, {{0, 1}});
+  auto show = [&](const FmpqMpoly& p, PolyFormat f) {
+    std::ostringstream os;
+    write_poly(os, p, 2, f);
+    return os.str();
+  };
+  // Terms in degrevlex order (x0_0 > x0_1 > x1_0 > x1_1).
+  CHECK(show(y[0], PolyFormat::text) ==
+        "13*x0_0^3 - 17*x0_0^2*x0_1 - 5/2*x0_0*x0_1^2 + 2*x0_1^3 + 13*x0_0*x1_0^2 - 39/2*x0_1*x1_0^2 + "
+        "5/2*x0_0*x1_0*x1_1 - 1/2*x0_1*x1_0*x1_1 - 2*x0_0*x1_1^2 + 2*x0_1*x1_1^2");
+  const std::string sy = show(y[0], PolyFormat::sympy);
+  CHECK_THAT(sy, Catch::StartsWith("13*x0_0**3 - 17*x0_0**2*x0_1 - Rational(5, 2)*x0_0*x0_1**2 + 2*x0_1**3"));
+  CHECK_THAT(show(y[0], PolyFormat::latex), Catch::StartsWith("13 x_{0,0}^{3} - 17 x_{0,0}^{2} x_{0,1} - \\frac{5}{2} x_{0,0} x_{0,1}^{2}"));
+  CHECK_THAT(show(y[0], PolyFormat::json), Catch::StartsWith(R"([["13",[3,0,0,0]],["-17",[2,1,0,0]],["-5/2",[1,2,0,0]],)"));
+  CHECK(show(y[0], PolyFormat::singular) == show(y[0], PolyFormat::text));
+  // Zero, constants and unit coefficients.
+  CHECK(show(R.zero(), PolyFormat::text) == "0");
+  CHECK(show(R.zero(), PolyFormat::json) == "[]");
+  FmpqMpoly p = R.gen(3);
+  fmpq_mpoly_sub_si(p.get(), p.get(), 1, R.ctx->get());
+  fmpq_mpoly_neg(p.get(), p.get(), R.ctx->get());
+  CHECK(show(p, PolyFormat::text) == "-x1_1 + 1");
+  CHECK(show(p, PolyFormat::json) == R"([["-1",[0,0,0,1]],["1",[0,0,0,0]]])");
+  ModPolyRing RM(4, 7);
+  auto ym = expand_mod(RM, m, {{0, 1}});
+  std::ostringstream os;
+  write_poly(os, ym[0], 2, PolyFormat::text);
+  // 13 = 6, -17 = 4, -5/2 = -5 * 4 = 1 (mod 7)
+  CHECK_THAT(os.str(), Catch::StartsWith("6*x0_0^3 + 4*x0_0^2*x0_1 + x0_0*x0_1^2"));
+  CHECK(parse_poly_format("sympy") == PolyFormat::sympy);
+  CHECK_THROWS_AS(parse_poly_format("maple"), InputError);
+}

@@ -1,0 +1,246 @@
+// The forward pass (forward.hpp): hand-worked layers first, then identities
+// (multi-head = sum of heads, need-masks change nothing), then agreement of
+// the number domains (exact rationals, mod p, doubles) on random inputs.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "netpoly/error.hpp"
+#include "netpoly/forward.hpp"
+#include "netpoly/model.hpp"
+#include "netpoly/presets.hpp"
+#include "netpoly/rings.hpp"
+
+using namespace netpoly;
+
+namespace {
+
+const std::string kData = std::string(NETPOLY_SOURCE_DIR) + "/tests/data/";
+
+std::vector<Fmpq> qs(std::initializer_list<Fmpq> v) { return std::vector<Fmpq>(v); }
+
+std::vector<Fmpq> run_q(const Model& m, const std::vector<Fmpq>& x, const Need& need = {}) {
+  RationalRing R;
+  return forward(R, prepare(R, m), x, need);
+}
+
+Model model(const std::string& json) { return parse_model(json, "inline"); }
+
+std::string net(std::size_t N, std::size_t d, const std::string& layers) {
+  return R"({"format": "netpoly-model/1", "input": {"tokens": )" + std::to_string(N) + R"(, "width": )" +
+         std::to_string(d) + R"(}, "layers": [)" + layers + "]}";
+}
+
+// Random rational point: numerators in [-4, 4], denominators in [1, 3].
+std::vector<Fmpq> random_point(SplitMix64& g, std::size_t n) {
+  std::vector<Fmpq> x;
+  for (std::size_t k = 0; k < n; ++k) x.emplace_back(static_cast<slong>(g.symmetric(4)), 1 + g.below(3));
+  return x;
+}
+
+const ulong kP = n_nextprime(UWORD(1) << 62, 1);
+
+std::vector<PresetOptions> presets() {
+  std::vector<PresetOptions> r;
+  auto add = [&](const char* arch, std::size_t L, std::size_t d, std::size_t H, std::size_t N, std::size_t k,
+                 bool res) {
+    PresetOptions o;
+    o.arch = arch;
+    o.layers = L;
+    o.width = d;
+    o.heads = H;
+    o.tokens = N;
+    o.degree = k;
+    o.residual = res;
+    r.push_back(o);
+  };
+  add("attention", 1, 2, 1, 2, 0, false);
+  add("attention", 2, 4, 2, 3, 0, false);
+  add("attention", 2, 2, 1, 3, 0, true);
+  add("mixer", 3, 2, 0, 3, 0, false);
+  add("mixer", 4, 3, 0, 2, 0, true);
+  add("mlp", 3, 3, 0, 1, 0, false);
+  add("mlp", 3, 3, 0, 1, 0, true);
+  add("product", 2, 3, 0, 2, 3, false);
+  add("product", 2, 2, 0, 1, 2, true);
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("attention on the spec example, by hand", "[forward]") {
+  // Q = [[1,-2],[0,1]], K = [[2,1],[1,1]], V = [[1,0],[3,-1]], O = [[1,1],[1/2,2]];
+  // x0 = (1, 2), x1 = (-1, 3); y_i = sum_j <Q x_i, K x_j> O V x_j.
+  //   Q x0 = (-3, 2), Q x1 = (-7, 3); K x0 = (4, 3), K x1 = (1, 2)
+  //   V x0 = (1, 1) -> O V x0 = (2, 5/2);  V x1 = (-1, -6) -> O V x1 = (-7, -25/2)
+  //   <Qx0,Kx0> = -6, <Qx0,Kx1> = 1, <Qx1,Kx0> = -19, <Qx1,Kx1> = -1
+  //   y0 = -6 (2, 5/2) + 1 (-7, -25/2)  = (-19, -55/2)
+  //   y1 = -19 (2, 5/2) - 1 (-7, -25/2) = (-31, -35)
+  Model m = read_model(kData + "attention-example.json");
+  auto x = qs({1, 2, -1, 3});
+  CHECK(run_q(m, x) == qs({-19, Fmpq(-55, 2), -31, -35}));
+  // With a residual connection the input is added.
+  m.layers[0].residual = true;
+  CHECK(run_q(m, x) == qs({-18, Fmpq(-51, 2), -32, -32}));
+  // Only y[1][0] asked: the rest stays zero (and the fast path gives the same value).
+  m.layers[0].residual = false;
+  CHECK(run_q(m, x, Need{0, 0, 1, 0}) == qs({0, 0, -31, 0}));
+}
+
+TEST_CASE("token_mix, channel_mix, product and permute, by hand", "[forward]") {
+  SECTION("token_mix: Y = W2 (W X)^2, N = 2, d = 1") {
+    // W X = (1*1 + 2*2, 3*1 - 1*2) = (5, 1); squared (25, 1); W2 -> (25 + 1, 2*1) = (26, 2)
+    Model m = model(net(2, 1, R"({"type": "token_mix", "W": [[1, 2], [3, -1]], "W2": [[1, 1], [0, 2]], "activation": "square"})"));
+    CHECK(run_q(m, qs({1, 2})) == qs({26, 2}));
+    m.layers[0].residual = true;
+    CHECK(run_q(m, qs({1, 2})) == qs({27, 4}));
+    // Without W2 and without activation: Y = W X.
+    Model p = model(net(2, 1, R"({"type": "token_mix", "W": [[1, 2], [3, -1]]})"));
+    CHECK(run_q(p, qs({1, 2})) == qs({5, 1}));
+  }
+  SECTION("token_mix mixes tokens channel by channel, N = 2, d = 2") {
+    // X = [[1, 10], [2, 20]]; W = [[0, 1], [1, 1]] -> [[2, 20], [3, 30]]
+    Model m = model(net(2, 2, R"({"type": "token_mix", "W": [[0, 1], [1, 1]]})"));
+    CHECK(run_q(m, qs({1, 10, 2, 20})) == qs({2, 20, 3, 30}));
+  }
+  SECTION("channel_mix: Y = (X W^T)^2 W2^T with rectangular W (3 x 2) and W2 (1 x 3)") {
+    // x = (3, -1): W x = (3, 2, -2); squared (9, 4, 4); W2 -> 9 - 4 + 4/2 = 7
+    Model m = model(net(1, 2, R"({"type": "channel_mix", "W": [[1, 0], [1, 1], [0, 2]], "W2": [[1, -1, "1/2"]], "activation": "square"})"));
+    CHECK(m.output_width() == 1);
+    CHECK(run_q(m, qs({3, -1})) == qs({7}));
+    // Two tokens are mixed independently: second token (1, 1): W x = (1, 2, 2) -> (1, 4, 4) -> 1 - 4 + 2 = -1
+    Model m2 = model(net(2, 2, R"({"type": "channel_mix", "W": [[1, 0], [1, 1], [0, 2]], "W2": [[1, -1, "1/2"]], "activation": "square"})"));
+    CHECK(run_q(m2, qs({3, -1, 1, 1})) == qs({7, -1}));
+  }
+  SECTION("product: Y = (X W1^T) * (X W2^T)") {
+    // x = (2, 1): W1 x = (3, 1), W2 x = (4, 3) -> (12, 3)
+    Model m = model(net(1, 2, R"({"type": "product", "Ws": [[[1, 1], [1, -1]], [[2, 0], [0, 3]]]})"));
+    CHECK(run_q(m, qs({2, 1})) == qs({12, 3}));
+    // Rectangular: one output channel, three factors: (x0 + x1)(x0)(x1) = 3 * 2 * 1 = 6
+    Model r = model(net(1, 2, R"({"type": "product", "Ws": [[[1, 1]], [[1, 0]], [[0, 1]]]})"));
+    CHECK(run_q(r, qs({2, 1})) == qs({6}));
+  }
+  SECTION("permute: vec(Y)[t] = vec(X)[perm[t]]") {
+    Model m = model(net(2, 2, R"({"type": "permute", "perm": [3, 1, 0, 2]})"));
+    CHECK(run_q(m, qs({10, 11, 12, 13})) == qs({13, 11, 10, 12}));
+    m.layers[0].residual = true;
+    CHECK(run_q(m, qs({10, 11, 12, 13})) == qs({23, 22, 22, 25}));
+  }
+  SECTION("layers compose in order") {
+    // permute then token_mix: X = [[1], [2]] -> [[2], [1]] -> W X = (2 + 2*1, 3*2 - 1) = (4, 5)
+    Model m = model(net(2, 1, R"({"type": "permute", "perm": [1, 0]}, {"type": "token_mix", "W": [[1, 2], [3, -1]]})"));
+    CHECK(run_q(m, qs({1, 2})) == qs({4, 5}));
+  }
+}
+
+TEST_CASE("multi-head attention is the sum of its heads", "[forward]") {
+  PresetOptions o;
+  o.arch = "attention";
+  o.layers = 1;
+  o.width = 4;
+  o.heads = 2;
+  o.tokens = 3;
+  o.seed = 3;
+  Model m = make_preset(o);
+  Model h0 = m, h1 = m;
+  std::get<Attention<Fmpq>>(h0.layers[0].op).heads.pop_back();
+  std::get<Attention<Fmpq>>(h1.layers[0].op).heads.erase(std::get<Attention<Fmpq>>(h1.layers[0].op).heads.begin());
+  SplitMix64 g(99);
+  for (int t = 0; t < 3; ++t) {
+    auto x = random_point(g, m.num_inputs());
+    auto y = run_q(m, x), a = run_q(h0, x), b = run_q(h1, x);
+    for (std::size_t k = 0; k < y.size(); ++k) {
+      Fmpq s;
+      fmpq_add(s.get(), a[k].get(), b[k].get());
+      CHECK(y[k] == s);
+    }
+  }
+}
+
+TEST_CASE("asking for fewer outputs changes no value", "[forward]") {
+  // The last layer computes only the entries in `need`; attention switches to
+  // a cheaper evaluation order when at most d entries are asked.
+  std::vector<Model> models = {read_model(kData + "attention-example.json"), read_model(kData + "mixed.json"),
+                               read_model(kData + "product-rect.json")};
+  for (auto o : presets()) {
+    o.seed = 4;
+    models.push_back(make_preset(o));
+  }
+  // Token mix and channel mix with W2 as the last layer (need propagates through W2).
+  models.push_back(model(net(3, 2, R"({"type": "token_mix", "W": [[1, 2, 0], [3, -1, 1], [0, 0, 2]], "W2": [[1, 0, 1], [0, 2, 0], [1, 1, 0]], "activation": "square"})")));
+  models.push_back(model(net(2, 2, R"({"type": "channel_mix", "W": [[1, 0], [1, 1], [0, 2]], "W2": [[1, 0, "1/2"], [0, 1, 0]], "activation": "square", "residual": true})")));
+  ModpRing R(kP);
+  SplitMix64 g(5);
+  for (const auto& m : models) {
+    INFO(m.name);
+    auto net_p = prepare(R, m);
+    std::vector<ulong> x(m.num_inputs());
+    for (auto& v : x) v = g.below(kP);
+    auto full = forward(R, net_p, x);
+    const std::size_t n = full.size();
+    REQUIRE(n == m.tokens * m.output_width());
+    // each entry alone
+    for (std::size_t k = 0; k < n; ++k) {
+      Need need(n, 0);
+      need[k] = 1;
+      auto y = forward(R, net_p, x, need);
+      for (std::size_t t = 0; t < n; ++t) CHECK(y[t] == (t == k ? full[t] : 0));
+    }
+    // every other entry (more than d entries when N > 2: the full attention order)
+    Need need(n, 0);
+    for (std::size_t k = 0; k < n; k += 2) need[k] = 1;
+    auto y = forward(R, net_p, x, need);
+    for (std::size_t t = 0; t < n; ++t) CHECK(y[t] == (need[t] ? full[t] : 0));
+    // all entries explicitly
+    CHECK(forward(R, net_p, x, Need(n, 1)) == full);
+  }
+}
+
+TEST_CASE("rationals, residues mod p and doubles agree on every preset", "[forward]") {
+  RationalRing Q;
+  ModpRing P(kP);
+  DoubleRing D;
+  std::vector<Model> models = {read_model(kData + "attention-example.json"), read_model(kData + "mixed.json")};
+  for (auto o : presets())
+    for (std::uint64_t seed : {1u, 2u}) {
+      o.seed = seed;
+      models.push_back(make_preset(o));
+    }
+  SplitMix64 g(17);
+  for (const auto& m : models) {
+    INFO(m.name);
+    auto nq = prepare(Q, m);
+    auto np = prepare(P, m);
+    auto nd = prepare(D, m);
+    for (int t = 0; t < 2; ++t) {
+      auto x = random_point(g, m.num_inputs());
+      std::vector<ulong> xp;
+      std::vector<double> xd;
+      for (const auto& v : x) {
+        xp.push_back(P.scalar(v));
+        xd.push_back(v.to_double());
+      }
+      auto yq = forward(Q, nq, x);
+      auto yp = forward(P, np, xp);
+      auto yd = forward(D, nd, xd);
+      REQUIRE(yq.size() == yp.size());
+      REQUIRE(yq.size() == yd.size());
+      for (std::size_t k = 0; k < yq.size(); ++k) {
+        CHECK(yp[k] == P.scalar(yq[k]));
+        const double e = yq[k].to_double();
+        CHECK(std::abs(yd[k] - e) <= 1e-9 * std::max(std::abs(e), 1e-300));
+      }
+    }
+  }
+}
+
+TEST_CASE("ModpRing rejects weights whose denominator vanishes mod p", "[forward]") {
+  ModpRing P(7);
+  CHECK(P.scalar(Fmpq(3, 2)) == 5);   // 3 * 2^-1 = 3 * 4 = 12 = 5 mod 7
+  CHECK(P.scalar(Fmpq(-1)) == 6);
+  CHECK_THROWS_AS(P.scalar(Fmpq(1, 14)), DomainError);
+  Model m = read_model(kData + "mixed.json");  // has 5/7
+  CHECK_THROWS_AS(prepare(P, m), DomainError);
+  CHECK_NOTHROW(prepare(ModpRing(11), m));
+}
