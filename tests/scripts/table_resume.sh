@@ -5,7 +5,7 @@ set -eu
 np="$1"
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-sweep="--arch attention --layers 1..2 --width 2,3 --heads 1 --tokens 2,3 --seeds 2"
+sweep="--arch attention --layers 1..2 --width 2,3,4 --heads 1 --tokens 2,3 --seeds 2"
 "$np" table $sweep -o "$dir/full.md"
 # interrupted run: stop it once two rows are in the journal
 "$np" table $sweep -o "$dir/part.md" &
@@ -15,7 +15,9 @@ while [ "$(wc -l < "$dir/part.md.jsonl" 2>/dev/null || echo 0)" -lt 2 ] && [ $i 
 kill -INT $pid 2>/dev/null || true
 wait $pid || true
 rows=$(wc -l < "$dir/part.md.jsonl")
-echo "interrupted after $rows rows"
+total=24
+echo "interrupted after $rows of $total rows"
+[ "$rows" -lt "$total" ] || echo "warning: the run finished before the interruption"
 "$np" table $sweep -o "$dir/part.md" --resume
 cmp "$dir/full.md" "$dir/part.md"
 "$np" table $sweep -o "$dir/jobs.md" --jobs 2
