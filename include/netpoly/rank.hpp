@@ -14,6 +14,9 @@
 //    invertible mod q_i, check C = C[:,J] (C[I,J]^{-1} C[I,:]) mod q_i, which
 //    is E = 0 mod q_i. Once q_1 ... q_t > 2B, E = 0 over Z, so
 //    C = C[:,J] C[I,J]^{-1} C[I,:] has rank <= r.
+//  * a block with r = min(rows, cols) needs no upper certificate: its size bounds it.
+// The checks use primes below 2^20 (nth_check_prime), so each check is a few
+// exact double-precision matrix products.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -65,9 +68,15 @@ struct ModRankResult {
   std::size_t rank = 0;
   ulong prime = 0;
   std::size_t blocks = 0;
+  std::vector<std::size_t> block_ranks;  // in split_blocks order
   std::string algorithm;
 };
 ModRankResult rank_modp(const SparseIntMatrix& C, ulong p, std::uint64_t seed = 1);
+
+// Seconds rank_exact is expected to take, given the blocks' ranks (e.g. from
+// rank_modp): primes needed by the entry bound times the dense products of
+// each check, on thread_count() threads. Blocks of full rank need no primes.
+double estimate_exact_seconds(const SparseIntMatrix& C, const std::vector<std::size_t>& block_ranks);
 
 // Re-checks a certificate from scratch against C. Returns true iff it proves
 // rank_Q(C) = certificate.rank(); otherwise false with the reason in *why.
@@ -78,7 +87,13 @@ bool verify_rank_certificate(const SparseIntMatrix& C, const RankCertificate& ce
 std::size_t rank_dense_exact(const FmpzMat& M);
 std::size_t rank_dense_modp(const NmodMat& M);
 
-// The primes netpoly uses, in order: the word primes just above 2^62.
+// The primes netpoly uses, in order: the word primes just above 2^62
+// (rank profiles, modular ranks, black-box and grid ranks).
 ulong nth_prime(std::size_t i);
+
+// The primes of the exact-rank check, in order: the primes above 2^19 (below
+// kCheckPrimeLimit = 2^20), small enough for exact double-precision products.
+inline constexpr ulong kCheckPrimeLimit = UWORD(1) << 20;
+ulong nth_check_prime(std::size_t i);
 
 }  // namespace netpoly

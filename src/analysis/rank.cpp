@@ -1,6 +1,8 @@
 #include "netpoly/rank.hpp"
 
+#include <Eigen/Core>
 #include <algorithm>
+#include <cmath>
 #include <mutex>
 
 #include "netpoly/error.hpp"
@@ -17,6 +19,18 @@ ulong nth_prime(std::size_t i) {
   return primes[i];
 }
 
+ulong nth_check_prime(std::size_t i) {
+  static std::mutex mu;
+  static std::vector<ulong> primes;
+  std::lock_guard<std::mutex> lock(mu);
+  while (primes.size() <= i) {
+    ulong p = n_nextprime(primes.empty() ? (UWORD(1) << 19) : primes.back(), 1);
+    if (p >= kCheckPrimeLimit) throw LimitError("exact rank: ran out of check primes below 2^20");
+    primes.push_back(p);
+  }
+  return primes[i];
+}
+
 std::size_t RankCertificate::rank() const {
   std::size_t r = 0;
   for (const auto& b : blocks) r += b.rows.size();
@@ -24,6 +38,15 @@ std::size_t RankCertificate::rank() const {
 }
 
 namespace {
+
+// v mod q for an fmpz, without a library call when v is a small integer.
+inline ulong mod_small(const fmpz* v, ulong q) {
+  if (!COEFF_IS_MPZ(*v)) {
+    slong x = *v % static_cast<slong>(q);
+    return static_cast<ulong>(x < 0 ? x + static_cast<slong>(q) : x);
+  }
+  return fmpz_fdiv_ui(v, q);
+}
 
 // Row pointers of a row-sorted sparse matrix.
 std::vector<std::size_t> row_starts(const SparseIntMatrix& C) {
@@ -137,6 +160,7 @@ ModRankResult rank_modp(const SparseIntMatrix& C, ulong p, std::uint64_t seed) {
   for (const auto& b : blocks) {
     auto P = rank_profile_modp(b, p, seed);
     res.rank += P.rank;
+    res.block_ranks.push_back(P.rank);
     projected = projected || P.algorithm != "dense";
   }
   res.algorithm = projected ? "blocks + projection" : "blocks + dense";
@@ -201,11 +225,21 @@ Fmpz twice_entry_bound(const SparseIntMatrix& C, const std::vector<std::uint32_t
   return B;
 }
 
+// What the product of the check primes must exceed: 2B, or 1 (one prime, for
+// the nonsingular minor) when r = min(rows, cols) bounds the rank already.
+Fmpz required_product(const SparseIntMatrix& C, const std::vector<std::uint32_t>& I,
+                      const std::vector<std::uint32_t>& J) {
+  if (I.size() == std::min(C.rows, C.cols)) return Fmpz(1);
+  return twice_entry_bound(C, I, J);
+}
+
 enum class Check { ok, singular, mismatch };
 
 // Checks C = C[:,J] C[I,J]^{-1} C[I,:] mod q.
+// `vd`, when given, holds the entries of C as doubles (all below 2^52 in
+// absolute value), so the small-prime path reduces them without division.
 Check check_mod(const SparseIntMatrix& C, const std::vector<std::size_t>& starts, const std::vector<std::uint32_t>& I,
-                const std::vector<std::uint32_t>& J, ulong q) {
+                const std::vector<std::uint32_t>& J, ulong q, const std::vector<double>* vd = nullptr) {
   const std::size_t r = I.size(), n = C.cols;
   nmod_t mod;
   nmod_init(&mod, q);
@@ -214,26 +248,80 @@ Check check_mod(const SparseIntMatrix& C, const std::vector<std::size_t>& starts
   NmodMat M(static_cast<slong>(r), static_cast<slong>(r), q), R(static_cast<slong>(r), static_cast<slong>(n), q);
   for (std::size_t a = 0; a < r; ++a)
     for (std::size_t e = starts[I[a]]; e < starts[I[a] + 1]; ++e) {
-      ulong v = fmpz_fdiv_ui(C.v[e].get(), q);
+      ulong v = mod_small(C.v[e].get(), q);
       R.at(static_cast<slong>(a), C.c[e]) = v;
       if (colpos[C.c[e]] >= 0) M.at(static_cast<slong>(a), colpos[C.c[e]]) = v;
     }
+  std::vector<char> in_I(C.rows, 0);
+  for (auto i : I) in_I[i] = 1;
+  std::vector<std::uint32_t> rest;  // rows of C outside I
+  for (std::uint32_t i = 0; i < C.rows; ++i)
+    if (!in_I[i]) rest.push_back(i);
+  if (q < kCheckPrimeLimit && r < 8192) {
+    // Small prime: everything as dense double-precision products (Eigen GEMM).
+    // Entries are < q < 2^20 and r < 2^13, so every dot product is an integer
+    // below 2^53, exact in double precision; reduce_mod is exact too.
+    using Mx = Eigen::MatrixXd;
+    const double dq = static_cast<double>(q), inv = 1.0 / dq;
+    auto reduce_mod = [&](Mx& A) {
+      A.array() -= (A.array() * inv).floor() * dq;  // off by at most one q either way
+      A = (A.array() < 0).select(A.array() + dq, A.array());
+      A = (A.array() >= dq).select(A.array() - dq, A.array());
+    };
+    const auto ri = static_cast<Eigen::Index>(r), ni = static_cast<Eigen::Index>(n);
+    // Every entry of C mod q, vectorised when the entries are small.
+    std::vector<double> cm(C.nnz());
+    if (vd) {
+      Eigen::Map<const Eigen::ArrayXd> src(vd->data(), static_cast<Eigen::Index>(vd->size()));
+      Eigen::Map<Eigen::ArrayXd> dst(cm.data(), static_cast<Eigen::Index>(cm.size()));
+      dst = src - (src * inv).floor() * dq;
+      dst = (dst < 0).select(dst + dq, dst);
+      dst = (dst >= dq).select(dst - dq, dst);
+    } else {
+      for (std::size_t e = 0; e < C.nnz(); ++e) cm[e] = static_cast<double>(mod_small(C.v[e].get(), q));
+    }
+    Mx Xd(ri, ni);
+    if (r > 0) {
+      NmodMat Minv(static_cast<slong>(r), static_cast<slong>(r), q);
+      if (!nmod_mat_inv(Minv.get(), M.get())) return Check::singular;
+      Mx Mi(ri, ri), Rd(ri, ni);
+      for (slong a = 0; a < static_cast<slong>(r); ++a) {
+        for (slong b2 = 0; b2 < static_cast<slong>(r); ++b2) Mi(a, b2) = static_cast<double>(Minv.at(a, b2));
+        for (slong j = 0; j < static_cast<slong>(n); ++j) Rd(a, j) = static_cast<double>(R.at(a, j));
+      }
+      Xd.noalias() = Mi * Rd;  // X = C[I,J]^-1 C[I,:] mod q
+      reduce_mod(Xd);
+    }
+    const std::size_t chunk = std::max<std::size_t>(1, (std::size_t(1) << 21) / std::max<std::size_t>(1, n));
+    for (std::size_t lo = 0; lo < rest.size(); lo += chunk) {
+      const std::size_t hi = std::min(rest.size(), lo + chunk);
+      const auto h = static_cast<Eigen::Index>(hi - lo);
+      Mx Cj = Mx::Zero(h, ri), actual = Mx::Zero(h, ni);
+      for (std::size_t t = lo; t < hi; ++t)
+        for (std::size_t e = starts[rest[t]]; e < starts[rest[t] + 1]; ++e) {
+          const double v = cm[e];
+          actual(static_cast<Eigen::Index>(t - lo), C.c[e]) = v;
+          if (colpos[C.c[e]] >= 0) Cj(static_cast<Eigen::Index>(t - lo), colpos[C.c[e]]) = v;
+        }
+      Mx P(h, ni);
+      P.noalias() = Cj * Xd;  // predicted rows C[i,J] X
+      reduce_mod(P);
+      if ((P.array() != actual.array()).any()) return Check::mismatch;
+    }
+    return Check::ok;
+  }
   NmodMat X(static_cast<slong>(r), static_cast<slong>(n), q);
   if (r > 0 && !nmod_mat_solve(X.get(), M.get(), R.get())) return Check::singular;
   std::vector<ulong> pred(n);
-  std::vector<char> in_I(C.rows, 0);
-  for (auto i : I) in_I[i] = 1;
-  for (std::size_t i = 0; i < C.rows; ++i) {
-    if (in_I[i]) continue;  // C[I_a,J] X = e_a^T C[I,:] holds by construction once the solve succeeded
+  for (std::uint32_t i : rest) {
     std::fill(pred.begin(), pred.end(), 0);
     for (std::size_t e = starts[i]; e < starts[i + 1]; ++e) {
       slong b = colpos[C.c[e]];
       if (b >= 0)
-        _nmod_vec_scalar_addmul_nmod(pred.data(), X.get()->rows[b], static_cast<slong>(n),
-                                     fmpz_fdiv_ui(C.v[e].get(), q), mod);
+        _nmod_vec_scalar_addmul_nmod(pred.data(), X.get()->rows[b], static_cast<slong>(n), mod_small(C.v[e].get(), q), mod);
     }
     for (std::size_t e = starts[i]; e < starts[i + 1]; ++e)
-      pred[C.c[e]] = nmod_sub(pred[C.c[e]], fmpz_fdiv_ui(C.v[e].get(), q), mod);
+      pred[C.c[e]] = nmod_sub(pred[C.c[e]], mod_small(C.v[e].get(), q), mod);
     for (std::size_t j = 0; j < n; ++j)
       if (pred[j]) return Check::mismatch;
   }
@@ -279,8 +367,16 @@ struct OrientedCheck {
       J = J0;
     }
     starts = row_starts(*M);
+    bool small = true;
+    for (const auto& v : M->v) small = small && fmpz_cmpabs(v.get(), kBig.get()) < 0;
+    if (small) {
+      vd.reserve(M->nnz());
+      for (const auto& v : M->v) vd.push_back(static_cast<double>(fmpz_get_si(v.get())));
+    }
   }
-  Check run(ulong q) const { return check_mod(*M, starts, I, J, q); }
+  Check run(ulong q) const { return check_mod(*M, starts, I, J, q, vd.empty() && M->nnz() ? nullptr : &vd); }
+  std::vector<double> vd;
+  static inline const Fmpz kBig = Fmpz(WORD(1) << 52);
 };
 
 BlockCertificate certify_block(const SparseIntMatrix& B, std::uint64_t seed, std::size_t& retries) {
@@ -290,7 +386,7 @@ BlockCertificate certify_block(const SparseIntMatrix& B, std::uint64_t seed, std
     BlockCertificate cert;
     cert.rows = P.rows;
     cert.cols = P.cols;
-    Fmpz need = twice_entry_bound(B, P.rows, P.cols);
+    Fmpz need = required_product(B, P.rows, P.cols);
     cert.bound_bits = fmpz_bits(need.get());
     Fmpz prod(1);
     bool restart = false;
@@ -302,12 +398,12 @@ BlockCertificate certify_block(const SparseIntMatrix& B, std::uint64_t seed, std
       if (qi > 100000) throw LimitError("exact rank: too many primes needed");
       const std::size_t batch = std::max<unsigned>(1, thread_count());
       std::vector<Check> res(batch);
-      parallel_for(batch, [&](std::size_t k) { res[k] = check.run(nth_prime(qi + k)); });
+      parallel_for(batch, [&](std::size_t k) { res[k] = check.run(nth_check_prime(qi + k)); });
       for (std::size_t k = 0; k < batch && fmpz_cmp(prod.get(), need.get()) <= 0; ++k) {
-        const ulong q = nth_prime(qi + k);
+        const ulong q = nth_check_prime(qi + k);
         if (res[k] == Check::singular) continue;  // det C[I,J] = 0 mod q: this prime says nothing
-        if (res[k] == Check::mismatch) {          // rank mod q exceeds |I|: redo the profile mod q
-          profile_prime = qi + k;
+        if (res[k] == Check::mismatch) {  // rank mod q exceeds |I|: redo the profile with a fresh large prime
+          ++profile_prime;
           restart = true;
           ++retries;
           break;
@@ -367,7 +463,7 @@ bool verify_rank_certificate(const SparseIntMatrix& C, const RankCertificate& ce
     if (check.run(bc.lower_prime) == Check::singular)
       return fail(where + "C[I,J] is singular mod " + std::to_string(bc.lower_prime));
     // upper bound: product of distinct primes exceeds 2B, and each check passes
-    Fmpz need = twice_entry_bound(B, bc.rows, bc.cols), prod(1);
+    Fmpz need = required_product(B, bc.rows, bc.cols), prod(1);
     std::vector<ulong> ps = bc.primes;
     std::sort(ps.begin(), ps.end());
     if (std::adjacent_find(ps.begin(), ps.end()) != ps.end()) return fail(where + "a prime is repeated");
@@ -382,6 +478,25 @@ bool verify_rank_certificate(const SparseIntMatrix& C, const RankCertificate& ce
                   " bits)");
   }
   return true;
+}
+
+double estimate_exact_seconds(const SparseIntMatrix& C, const std::vector<std::size_t>& block_ranks) {
+  auto blocks = split_blocks(C);
+  double total = 0;
+  for (std::size_t k = 0; k < blocks.size() && k < block_ranks.size(); ++k) {
+    const auto& b = blocks[k];
+    const double r = static_cast<double>(block_ranks[k]);
+    double m = static_cast<double>(b.rows), n = static_cast<double>(b.cols);
+    if (block_ranks[k] == std::min(b.rows, b.cols)) continue;
+    if (m * r * r + m * n * 0 < n * r * r) std::swap(m, n);  // the cheaper orientation, roughly
+    double cbits = 1;
+    for (const auto& v : b.v) cbits = std::max(cbits, static_cast<double>(fmpz_bits(v.get())));
+    const double bits = r * (cbits + 0.5 * std::log2(std::max(2.0, r)) + 1) + 2 * cbits + 4 * std::log2(std::max(2.0, r));
+    const double primes = bits / 19.0 + 1;
+    const double per_prime = (2 * (m - r) * n * r + 2 * r * r * n + 16 * (m - r) * n) / 3e9 + static_cast<double>(b.nnz()) * 2e-9;
+    total += primes * per_prime;
+  }
+  return total / std::max(1u, thread_count());
 }
 
 std::size_t rank_dense_exact(const FmpzMat& M) {

@@ -95,7 +95,7 @@ MethodRun run_modular(const SparseIntMatrix& C, const SepOptions& o) {
   auto mr = rank_modp(C, p, o.seed);
   MethodRun r{Method::modular, "lower", mr.rank, "certified lower bound (rank mod p = " + std::to_string(p) + ")", "",
               0, json::object()};
-  r.details = {{"prime", p}, {"blocks", mr.blocks}, {"algorithm", mr.algorithm}};
+  r.details = {{"prime", p}, {"blocks", mr.blocks}, {"algorithm", mr.algorithm}, {"block_ranks", mr.block_ranks}};
   return r;
 }
 
@@ -355,6 +355,10 @@ void combine(SepResult& res) {
         res.lower = {r.value, method_name(r.method)};
         lower_run = &r;
       }
+    // A black-box rank equal to the best lower end carries the probability statement.
+    if (r.method == Method::blackbox && res.lower.value && *r.value == *res.lower.value && lower_run &&
+        lower_run->kind != "exact")
+      lower_run = &r;
     if (r.kind == "upper" || r.kind == "exact")
       if (!res.upper.value || *r.value < *res.upper.value || (tie_wins && *r.value == *res.upper.value))
         res.upper = {r.value, method_name(r.method)};
@@ -407,9 +411,13 @@ void check_partition(const Partition& P, std::size_t nvars, const std::string& w
                      what + " has " + std::to_string(nvars));
 }
 
+// In the default mode the exact method is not started when its estimate
+// exceeds this (seconds); asking for it with --methods lifts the cap.
+constexpr double kDefaultExactCap = 60;
+
 void run_poly_methods(SepResult& res, const FmpqMpoly& y, const Partition& P, const SepOptions& o,
                       const std::vector<Method>& methods, bool stop_when_closed,
-                      std::optional<SparseIntMatrix>& C) {
+                      std::optional<SparseIntMatrix>& C, bool by_default = false) {
   for (Method m : methods) {
     if (m != Method::group && m != Method::exact && m != Method::modular) continue;
     if (stop_when_closed && closed(res)) break;
@@ -420,8 +428,18 @@ void run_poly_methods(SepResult& res, const FmpqMpoly& y, const Partition& P, co
       res.sizes["nnz"] = C->nnz();
     }
     double est = cost_matrix_methods(*C, m);
-    if (est > std::min(o.budget, budget_left())) {
+    if (m == Method::exact)  // with the blocks' ranks known (modular ran), the estimate is much better
+      for (const auto& run : res.runs)
+        if (run.method == Method::modular && run.details.contains("block_ranks"))
+          est = estimate_exact_seconds(*C, run.details["block_ranks"].get<std::vector<std::size_t>>());
+    const double cap = std::min(o.budget, budget_left());
+    if (est > cap) {
       res.runs.push_back(skipped(m, "skipped: estimated " + fmt_g(est) + " s exceeds what is left of --budget " + fmt_g(o.budget) + " s"));
+      continue;
+    }
+    if (by_default && m == Method::exact && est > kDefaultExactCap) {
+      res.runs.push_back(skipped(m, "not run by default: estimated " + fmt_g(est) +
+                                        " s (ask for it with --methods exact)"));
       continue;
     }
     MethodRun r = m == Method::group ? run_group(*C) : m == Method::exact ? run_exact(*C, o) : run_modular(*C, o);
@@ -460,7 +478,7 @@ std::vector<SepResult> analyse_network(const Model& m, const std::vector<Entry>&
   std::vector<Method> methods = o.methods;
   const bool by_default = methods.empty();
   if (by_default)
-    methods = expandable ? std::vector<Method>{Method::group, Method::exact}
+    methods = expandable ? std::vector<Method>{Method::group, Method::modular, Method::exact, Method::blackbox}
                          : std::vector<Method>{Method::blackbox, Method::grid};
   bool needs_expansion = false;
   for (Method mm : methods) needs_expansion = needs_expansion || mm == Method::group || mm == Method::exact || mm == Method::modular;
@@ -500,7 +518,7 @@ std::vector<SepResult> analyse_network(const Model& m, const std::vector<Entry>&
             res.runs.push_back(skipped(mm, expand_skip));
             continue;
           }
-          run_poly_methods(res, *y, P, o, {mm}, false, C);
+          run_poly_methods(res, *y, P, o, {mm}, false, C, by_default);
           continue;
         }
         auto t0 = std::chrono::steady_clock::now();
