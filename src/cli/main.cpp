@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   netpoly::cli::setup_expand(app);
   netpoly::cli::setup_seprank(app);
   netpoly::cli::setup_bounds(app);
+  netpoly::cli::setup_check(app);
   netpoly::cli::setup_table(app);
   int code = 0;
   try {

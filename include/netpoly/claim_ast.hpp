@@ -1,0 +1,123 @@
+// The claim language's syntax tree and parser (grammar: proofs/README.md).
+//
+// A file is a list of claims; a claim is a title and clauses evaluated in
+// order: `for`/`exists` (quantifiers over generators), `let`/`where`
+// (bindings), `assume` (filters), `check` (relations), `using` (options),
+// `show` (values printed per instance, for exploring).
+// Parsing also checks names, functions, arities, options and bound ids, so
+// that every mistake is reported as `file:line:column: expected ...`
+// (InputError) before any claim runs.
+#pragma once
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "netpoly/claim_interval.hpp"
+#include "netpoly/flint.hpp"
+
+namespace netpoly {
+
+struct SrcLoc {
+  std::string file;
+  int line = 0, col = 0;
+  std::string str() const { return file + ":" + std::to_string(line) + ":" + std::to_string(col); }
+};
+
+struct Expr;
+using ExprPtr = std::shared_ptr<const Expr>;
+
+// A named or positional argument of a call.
+struct Arg {
+  std::string name;  // empty: positional
+  ExprPtr value;
+  SrcLoc loc;
+};
+
+// An input variable as written: x5 (flat index 5) or x1_2 (token 1, channel 2).
+struct VarRef {
+  bool flat = true;
+  std::size_t index = 0;               // flat
+  std::size_t token = 0, channel = 0;  // x{token}_{channel}
+  std::string text;
+};
+
+// The partition of a sep(T; PART) call.
+struct PartSpec {
+  enum class Kind { half, interleaved, vars, tokens, channels, value };
+  Kind kind = Kind::half;
+  std::vector<std::pair<VarRef, std::optional<VarRef>>> vars;  // vars: items and ranges x0..x2
+  std::vector<ExprPtr> items;  // tokens / channels: integer expressions (ranges allowed)
+  ExprPtr value;               // value: an expression giving a partition (e.g. a `for P in balanced(net)` name)
+  SrcLoc loc;
+  std::string text;
+};
+
+struct Expr {
+  enum class Kind { number, string, name, neg, binary, call, index, list, range };
+  Kind kind = Kind::number;
+  SrcLoc loc;
+  std::string text;              // the source text, whitespace collapsed (for reports)
+  int id = 0;                    // unique within a file
+  Fmpq number;                   // number
+  std::string str;               // string literal, name, or function name
+  char op = 0;                   // binary: + - * / ^
+  std::vector<ExprPtr> kids;     // neg/binary operands; index: base then indices; list items; range ends
+  std::vector<Arg> args;         // call arguments (named ones include options given after ';')
+  std::optional<PartSpec> part;  // call: partition section
+  ExprPtr poly;                  // poly("..."): the parsed polynomial text
+};
+
+// `a REL b REL c ...` (a chain, every link must hold) or a bare expression (true when != 0).
+struct Condition {
+  std::vector<ExprPtr> terms;
+  std::vector<Rel> rels;
+};
+
+struct Clause {
+  enum class Kind { for_all, exists, let, assume, check, using_, show };
+  Kind kind = Kind::check;
+  SrcLoc loc;
+  std::string text;            // the clause as written (one line)
+  std::string name;            // for / exists / let
+  std::vector<ExprPtr> gens;   // for / exists: union of generators
+  ExprPtr value;               // let
+  Condition cond;              // assume / check
+  std::vector<Arg> options;    // using
+  std::vector<ExprPtr> shows;  // show: values printed for every instance
+};
+
+struct Claim {
+  std::string title;
+  SrcLoc loc;
+  std::string base_dir;  // directory of the file, for model("...") paths
+  std::vector<Clause> clauses;
+};
+
+struct ClaimFile {
+  std::string path;
+  std::vector<Claim> claims;
+};
+
+// Parses claim text; `path` names it in messages, `base_dir` resolves model paths.
+// Throws InputError "path:line:col: expected ..." on the first mistake.
+ClaimFile parse_claims(const std::string& text, const std::string& path, const std::string& base_dir);
+// Reads and parses a file.
+ClaimFile parse_claim_file(const std::string& path);
+
+// The functions of the language and the options each accepts (for the README and messages).
+struct FunctionInfo {
+  std::string name;
+  int min_pos = 0, max_pos = 0;  // positional arguments (max -1: any number)
+  enum class Part { none, required, optional } part = Part::none;
+  std::vector<std::string> named;    // accepted named arguments / options
+  std::vector<std::string> symbols;  // named arguments whose values are words (methods = exact)
+  std::string summary;
+};
+const std::vector<FunctionInfo>& claim_functions();
+const FunctionInfo* find_claim_function(const std::string& name);
+
+// Options accepted by `using` and by the option sections of sep-like calls.
+const std::vector<std::string>& claim_sep_options();
+
+}  // namespace netpoly

@@ -1,0 +1,102 @@
+// Claims: lemmas kept as executable checks in plain-text `.np` files
+// (grammar and semantics: proofs/README.md), and `netpoly check`.
+//
+//   claim "NB Lemma 5.2 (iv): a Hadamard square has sep at most binom(k+1, 2)"
+//     for f in random_poly(vars = 6, terms = 2..8, seed = 1..200)
+//     let k = sep(f; A = x0..x2)
+//     check sep(f * f; A = x0..x2) <= binom(k + 1, 2)
+//
+// Every quantity is an interval with a certification label
+// (claim_interval.hpp); a check is PASS only when the certified values decide
+// it, PASS (probabilistic) when only black-box ranks back it, FAIL when the
+// certified values contradict it, and INCONCLUSIVE otherwise.
+#pragma once
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "netpoly/claim_ast.hpp"
+#include "netpoly/claim_interval.hpp"
+
+namespace netpoly {
+
+struct CheckOptions {
+  double budget = 60;               // seconds per rank method (estimated up front; SepOptions::budget)
+  double max_terms = 5e7;           // expansions estimated above this are refused (the quantity stays a bracket)
+  std::string filter;               // run only claims whose title contains this (case-insensitive)
+  unsigned jobs = 1;                // claims run in parallel
+  std::string counterexamples_dir;  // where to write counterexamples ("" = nowhere)
+  bool strict = false;              // PASS (probabilistic) does not count as passed
+};
+
+// One evaluated check of a reported instance.
+struct CheckReport {
+  SrcLoc loc;
+  std::string text;
+  Verdict verdict = Verdict::inconclusive;
+  std::string note;
+  std::vector<std::pair<std::string, std::string>> values;  // expression text, value
+};
+
+// A counterexample (FAIL), a witness (exists ... PASS) or an example (INCONCLUSIVE).
+struct InstanceReport {
+  std::string kind;                                           // "counterexample" | "witness" | "example"
+  std::size_t index = 0;                                      // 1-based instance number
+  std::vector<std::pair<std::string, std::string>> bindings;  // name, value
+  std::vector<CheckReport> checks;
+  std::string error;               // a resource limit that made the instance inconclusive
+  std::vector<std::string> files;  // counterexample files written
+};
+
+struct QuantityStats {
+  SrcLoc loc;
+  std::string text;
+  std::map<std::string, std::size_t> status;  // exact | bracket | probabilistic | numeric | enclosure
+};
+
+struct ClaimResult {
+  std::string file;
+  SrcLoc loc;
+  std::string title;
+  Verdict verdict = Verdict::inconclusive;
+  bool error = false;  // an input error stopped the claim (exit code 2)
+  std::string error_message;
+  std::size_t instances = 0, passed = 0, passed_probabilistic = 0, failed = 0, inconclusive = 0, skipped = 0;
+  double seconds = 0;
+  std::vector<QuantityStats> quantities;
+  std::optional<InstanceReport> report;
+  std::vector<std::string> notes;
+  std::vector<std::string> shown;  // `show` lines: "bindings: expr = value, ..." (at most kMaxShown)
+};
+
+inline constexpr std::size_t kMaxShown = 500;
+
+// Runs one claim.
+ClaimResult run_claim(const Claim& c, const CheckOptions& o);
+
+// Files and directories (every *.np inside, recursively, sorted) to claim
+// files, all parsed, and every model("...") file read, before anything runs.
+// Throws InputError on the first problem.
+std::vector<ClaimFile> load_claim_paths(const std::vector<std::string>& paths);
+
+// The claims selected by --filter, in file order.
+std::vector<const Claim*> select_claims(const std::vector<ClaimFile>& files, const std::string& filter);
+
+// Runs claims with o.jobs threads; `done(i, result)` is called in order (i = 0, 1, ...)
+// as soon as the results up to i are known.
+std::vector<ClaimResult> run_claims(const std::vector<const Claim*>& claims, const CheckOptions& o,
+                                    const std::function<void(std::size_t, const ClaimResult&)>& done = {});
+
+// Reports.
+void write_claim_text(std::ostream& os, const ClaimResult& r);
+std::string summary_line(const std::vector<ClaimResult>& rs, double seconds);
+nlohmann::json claim_json(const ClaimResult& r);
+// 0 when every claim passed (PASS, or PASS (probabilistic) unless strict);
+// 2 when a claim stopped on an input error; else 1 (a FAIL or an INCONCLUSIVE).
+int check_exit_code(const std::vector<ClaimResult>& rs, bool strict);
+
+}  // namespace netpoly

@@ -1,0 +1,127 @@
+// Values and expression evaluation of the claim language (internal to src/proofs).
+#pragma once
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "netpoly/claim_ast.hpp"
+#include "netpoly/claim_interval.hpp"
+#include "netpoly/claims.hpp"
+#include "netpoly/model.hpp"
+#include "netpoly/partition.hpp"
+#include "netpoly/seprank.hpp"
+
+namespace netpoly::claims_detail {
+
+// What a network is, as far as bound(...) and layers(net) ... need to know.
+struct NetFamily {
+  std::string arch;  // attention | mixer | mlp | product | "" (unknown)
+  std::size_t layers = 0, width = 0, heads = 1, tokens = 1, degree = 2;
+  bool residual = false;
+};
+
+struct NetVal {
+  Model model;
+  NetFamily fam;
+  std::string desc;
+  mutable std::map<std::pair<std::size_t, std::size_t>, FmpqMpoly> expansions;  // per output entry
+};
+
+struct PolyVal {
+  FmpqMpoly p;
+  std::size_t tokens = 1, width = 1;  // shape of the variables (tokens * width of them)
+  bool flat = true;                   // variables named x{k} (else x{i}_{c})
+  explicit PolyVal(FmpqMpoly q) : p(std::move(q)) {}
+};
+
+struct PartVal {
+  Partition P;
+  std::string label;
+};
+
+struct Value {
+  enum class Kind { number, poly, net, output, partition, list, string };
+  Kind kind = Kind::number;
+  Quantity num;
+  std::shared_ptr<const PolyVal> poly;
+  std::shared_ptr<const NetVal> net;
+  Entry entry;  // output
+  std::shared_ptr<const PartVal> part;
+  std::shared_ptr<const std::vector<Value>> list;
+  std::string str;
+  std::string desc;  // how a generated value was made
+
+  static Value number(Quantity q) {
+    Value v;
+    v.kind = Kind::number;
+    v.num = std::move(q);
+    return v;
+  }
+};
+
+const char* kind_name(Value::Kind k);
+// One-line display (polynomials truncated to `max_chars`).
+std::string display(const Value& v, std::size_t max_chars = 160);
+
+// The polynomial in text, variables x{k} (flat) or x{i}_{c}; cut after max_chars (0: never).
+std::string poly_text(const FmpqMpoly& p, std::size_t width, bool flat, std::size_t max_chars);
+
+using Env = std::vector<std::pair<std::string, Value>>;
+
+class Evaluator {
+ public:
+  Evaluator(const Claim& c, const CheckOptions& o);
+
+  Value eval(const Expr& e, const Env& env);
+  // The values a `for`/`exists` generator runs over.
+  std::vector<Value> generate(const Expr& e, const Env& env);
+  // Truth of a condition; `values` receives (text, value) of its terms and quantities.
+  RelOutcome condition(const Condition& c, const Env& env, std::vector<std::pair<std::string, std::string>>* values);
+
+  // `using` options: replaces the claim's defaults for the clauses after it.
+  void apply_using(const std::vector<Arg>& options, const Env& env);
+  SepOptions defaults() const { return sep_; }
+  void set_defaults(const SepOptions& s) { sep_ = s; }
+
+  // Per quantity call (by expression id): how often each status came out.
+  std::map<int, std::pair<const Expr*, std::map<std::string, std::size_t>>> stats;
+  std::vector<std::string> notes;  // once-per-claim remarks (skipped shapes ...)
+
+  // Polynomial helpers (shared contexts, one per number of variables).
+  FmpqMpolyCtxPtr ctx(std::size_t nvars);
+  std::shared_ptr<const PolyVal> as_poly(const Value& v, const SrcLoc& at);
+
+ private:
+  Value call(const Expr& e, const Env& env);
+  std::vector<Value> gen_call(const Expr& e, const Env& env);
+  Value binary(const Expr& e, const Value& a, const Value& b);
+  Value index(const Expr& e, const Env& env);
+  PartVal partition(const Expr& call, const Value& target, const Env& env);
+  SepOptions sep_options(const Expr& call, const Env& env);
+  Quantity sep_quantity(const Expr& call, const Value& target, const PartVal& P, const SepOptions& so,
+                        std::string* status);
+  void record(const Expr& e, const std::string& status);
+
+  // Network seps already computed in this claim: the same network, output,
+  // partition and options give the same quantity (kept small).
+  struct SepKey {
+    std::shared_ptr<const NetVal> net;  // keeps the network alive while cached
+    std::string key;
+  };
+  std::vector<std::pair<SepKey, Quantity>> sep_cache_;
+  std::optional<Quantity> cached(const std::shared_ptr<const NetVal>& n, const std::string& key) const;
+  void remember(const std::shared_ptr<const NetVal>& n, const std::string& key, const Quantity& q);
+
+  const Claim& claim_;
+  const CheckOptions& opts_;
+  SepOptions sep_;
+  std::map<std::size_t, FmpqMpolyCtxPtr> ctxs_;
+  std::vector<std::pair<std::string, std::string>>* trace_ = nullptr;
+};
+
+// Expands (with the evaluator's shared contexts) output `e` of a network value, cached.
+const FmpqMpoly& expansion(Evaluator& ev, const NetVal& n, const Entry& e, double max_terms);
+
+}  // namespace netpoly::claims_detail

@@ -1,0 +1,144 @@
+// Text and JSON reports of claim results (claims.hpp).
+#include <iomanip>
+#include <sstream>
+
+#include "netpoly/claims.hpp"
+
+namespace netpoly {
+
+std::string format_instance(const InstanceReport& r, const std::string& indent) {
+  std::ostringstream os;
+  os << indent << r.kind << " (instance " << r.index << "):\n";
+  for (const auto& [name, value] : r.bindings) os << indent << "  " << name << " = " << value << "\n";
+  for (const auto& c : r.checks) {
+    os << indent << "  line " << c.loc.line << ": " << c.text << "  -> " << verdict_name(c.verdict) << "\n";
+    for (const auto& [expr, value] : c.values) os << indent << "      " << expr << " = " << value << "\n";
+    if (!c.note.empty()) os << indent << "      (" << c.note << ")\n";
+  }
+  if (!r.error.empty()) os << indent << "  not decided: " << r.error << "\n";
+  for (const auto& f : r.files) os << indent << "  written: " << f << "\n";
+  return os.str();
+}
+
+namespace {
+
+std::string seconds_text(double s) {
+  std::ostringstream os;
+  os << std::fixed << std::setprecision(s < 10 ? 2 : 1) << s << " s";
+  return os.str();
+}
+
+std::string counts_text(const ClaimResult& r) {
+  std::string s = std::to_string(r.instances) + (r.instances == 1 ? " instance: " : " instances: ");
+  std::vector<std::string> parts;
+  parts.push_back(std::to_string(r.passed) + " passed");
+  if (r.passed_probabilistic) parts.push_back(std::to_string(r.passed_probabilistic) + " passed (probabilistic)");
+  if (r.failed) parts.push_back(std::to_string(r.failed) + " failed");
+  if (r.inconclusive) parts.push_back(std::to_string(r.inconclusive) + " inconclusive");
+  if (r.skipped) parts.push_back(std::to_string(r.skipped) + " skipped by assume");
+  for (std::size_t k = 0; k < parts.size(); ++k) s += (k ? ", " : "") + parts[k];
+  return s;
+}
+
+std::string verdict_label(const ClaimResult& r) { return r.error ? "ERROR" : verdict_name(r.verdict); }
+
+}  // namespace
+
+void write_claim_text(std::ostream& os, const ClaimResult& r) {
+  os << verdict_label(r) << "  " << r.title << "\n";
+  const std::string in = "    ";
+  if (r.error) {
+    os << in << r.error_message << "\n";
+    return;
+  }
+  os << in << r.loc.file << ":" << r.loc.line << ": " << counts_text(r) << " [" << seconds_text(r.seconds) << "]\n";
+  for (const auto& q : r.quantities) {
+    os << in << q.text << ":";
+    bool first = true;
+    for (const auto& [st, n] : q.status) {
+      os << (first ? " " : ", ") << st << " " << n;
+      first = false;
+    }
+    os << "\n";
+  }
+  for (const auto& n : r.notes) os << in << "note: " << n << "\n";
+  for (const auto& l : r.shown) os << in << "show: " << l << "\n";
+  if (r.report) os << format_instance(*r.report, in);
+}
+
+std::string summary_line(const std::vector<ClaimResult>& rs, double seconds) {
+  std::size_t pass = 0, prob = 0, fail = 0, inc = 0, err = 0;
+  for (const auto& r : rs) {
+    if (r.error)
+      ++err;
+    else if (r.verdict == Verdict::pass)
+      ++pass;
+    else if (r.verdict == Verdict::pass_probabilistic)
+      ++prob;
+    else if (r.verdict == Verdict::fail)
+      ++fail;
+    else
+      ++inc;
+  }
+  std::ostringstream os;
+  os << rs.size() << (rs.size() == 1 ? " claim: " : " claims: ") << pass + prob << " passed";
+  if (prob) os << " (" << prob << " probabilistic)";
+  os << ", " << fail << " failed, " << inc << " inconclusive";
+  if (err) os << ", " << err << (err == 1 ? " error" : " errors");
+  os << " (" << seconds_text(seconds) << ")";
+  return os.str();
+}
+
+nlohmann::json claim_json(const ClaimResult& r) {
+  using json = nlohmann::json;
+  json j;
+  j["file"] = r.file;
+  j["line"] = r.loc.line;
+  j["title"] = r.title;
+  j["verdict"] = r.error ? "ERROR" : verdict_name(r.verdict);
+  if (r.error) j["error"] = r.error_message;
+  j["instances"] = r.instances;
+  j["passed"] = r.passed;
+  j["passed_probabilistic"] = r.passed_probabilistic;
+  j["failed"] = r.failed;
+  j["inconclusive"] = r.inconclusive;
+  j["skipped"] = r.skipped;
+  j["seconds"] = r.seconds;
+  json qs = json::array();
+  for (const auto& q : r.quantities) qs.push_back({{"expr", q.text}, {"line", q.loc.line}, {"status", q.status}});
+  j["quantities"] = qs;
+  j["notes"] = r.notes;
+  if (!r.shown.empty()) j["shown"] = r.shown;
+  if (r.report) {
+    const auto& p = *r.report;
+    json b = json::array(), cs = json::array();
+    for (const auto& [n, v] : p.bindings) b.push_back({{"name", n}, {"value", v}});
+    for (const auto& c : p.checks) {
+      json vals = json::array();
+      for (const auto& [e, v] : c.values) vals.push_back({{"expr", e}, {"value", v}});
+      cs.push_back({{"line", c.loc.line},
+                    {"text", c.text},
+                    {"verdict", verdict_name(c.verdict)},
+                    {"note", c.note},
+                    {"values", vals}});
+    }
+    j["report"] = {{"kind", p.kind}, {"instance", p.index}, {"bindings", b}, {"checks", cs}, {"files", p.files}};
+    if (!p.error.empty()) j["report"]["error"] = p.error;
+  }
+  return j;
+}
+
+int check_exit_code(const std::vector<ClaimResult>& rs, bool strict) {
+  bool err = false, bad = false;
+  for (const auto& r : rs) {
+    if (r.error)
+      err = true;
+    else if (r.verdict == Verdict::fail || r.verdict == Verdict::inconclusive)
+      bad = true;
+    else if (r.verdict == Verdict::pass_probabilistic && strict)
+      bad = true;
+  }
+  return err ? 2 : bad ? 1 : 0;
+}
+
+}  // namespace netpoly

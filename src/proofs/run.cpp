@@ -1,0 +1,449 @@
+// Running claims: quantifiers, instance counts, counterexamples (claims.hpp).
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <thread>
+#include <utility>
+
+#include "eval.hpp"
+#include "netpoly/claims.hpp"
+#include "netpoly/error.hpp"
+#include "netpoly/expand.hpp"
+
+namespace netpoly {
+
+using namespace claims_detail;
+
+std::string format_instance(const InstanceReport& r, const std::string& indent);  // report.cpp
+
+namespace {
+
+// Verdicts of sub-trees, plus `skip` for instances an `assume` filtered out.
+enum class Res { pass, pass_probabilistic, inconclusive, fail, skip };
+
+Res from_verdict(Verdict v) {
+  switch (v) {
+    case Verdict::pass:
+      return Res::pass;
+    case Verdict::pass_probabilistic:
+      return Res::pass_probabilistic;
+    case Verdict::inconclusive:
+      return Res::inconclusive;
+    case Verdict::fail:
+      return Res::fail;
+  }
+  return Res::inconclusive;
+}
+
+Verdict to_verdict(Res r) {
+  switch (r) {
+    case Res::pass:
+      return Verdict::pass;
+    case Res::pass_probabilistic:
+      return Verdict::pass_probabilistic;
+    case Res::fail:
+      return Verdict::fail;
+    default:
+      return Verdict::inconclusive;
+  }
+}
+
+// for all: every instance must pass (skipped ones do not count)
+Res all_of(Res acc, Res r) {
+  if (r == Res::skip) return acc;
+  if (acc == Res::skip) return r;
+  return std::max(acc, r);
+}
+
+// exists: one passing instance suffices
+Res any_of(Res acc, Res r) {
+  if (r == Res::skip) return acc;
+  if (acc == Res::skip) return r;
+  return std::min(acc, r);
+}
+
+std::string file_stem(const std::string& path) { return std::filesystem::path(path).stem().string(); }
+
+class Runner {
+ public:
+  Runner(const Claim& c, const CheckOptions& o, ClaimResult& out) : c_(c), o_(o), ev_(c, o), out_(out) {
+    for (const auto& cl : c.clauses) has_exists_ = has_exists_ || cl.kind == Clause::Kind::exists;
+  }
+
+  Res run() { return walk(0); }
+
+  Evaluator& evaluator() { return ev_; }
+  std::optional<InstanceReport> fail_report, inconclusive_report, pass_report;
+
+ private:
+  Res walk(std::size_t i) {
+    if (i == c_.clauses.size()) return leaf(std::nullopt, "");
+    const Clause& cl = c_.clauses[i];
+    current_ = &cl;
+    try {
+      switch (cl.kind) {
+        case Clause::Kind::for_all:
+        case Clause::Kind::exists: {
+          std::vector<Value> vals;
+          for (const auto& g : cl.gens)
+            for (auto& v : ev_.generate(*g, env_)) vals.push_back(std::move(v));
+          Res acc = Res::skip;
+          // exists: the witness is the first passing instance of the best value's sub-tree
+          std::optional<InstanceReport> witness;
+          Res witness_res = Res::skip;
+          for (std::size_t k = 0; k < vals.size(); ++k) {
+            std::optional<InstanceReport> saved;
+            if (cl.kind == Clause::Kind::exists) saved = std::exchange(pass_report, std::nullopt);
+            env_.emplace_back(cl.name, vals[k]);
+            const Res r = walk(i + 1);
+            env_.pop_back();
+            if (cl.kind == Clause::Kind::for_all) {
+              acc = all_of(acc, r);
+              continue;
+            }
+            if ((r == Res::pass || r == Res::pass_probabilistic) && (witness_res == Res::skip || r < witness_res)) {
+              witness = pass_report;
+              witness_res = r;
+            }
+            pass_report = std::move(saved);
+            acc = any_of(acc, r);
+            if (r == Res::pass) {
+              if (k + 1 < vals.size())
+                note("exists " + cl.name + " (line " + std::to_string(cl.loc.line) + "): a witness was found; " +
+                     "the remaining values were not tried");
+              break;
+            }
+          }
+          if (witness && !pass_report) pass_report = witness;
+          return acc;
+        }
+        case Clause::Kind::let: {
+          Value v = ev_.eval(*cl.value, env_);
+          env_.emplace_back(cl.name, std::move(v));
+          const Res r = walk(i + 1);
+          env_.pop_back();
+          return r;
+        }
+        case Clause::Kind::assume: {
+          CheckReport rep{cl.loc, cl.text, Verdict::inconclusive, "", {}};
+          RelOutcome o = ev_.condition(cl.cond, env_, &rep.values);
+          rep.verdict = o.verdict;
+          rep.note = o.note;
+          if (o.verdict == Verdict::fail) {
+            ++out_.skipped;
+            return Res::skip;
+          }
+          if (o.verdict == Verdict::inconclusive) return leaf(rep, "the assumption could not be decided");
+          if (o.verdict == Verdict::pass) return walk(i + 1);
+          // probabilistic assumption: the instance is at best a probabilistic pass
+          checks_.push_back(rep);
+          const Res r = walk(i + 1);
+          checks_.pop_back();
+          return r;
+        }
+        case Clause::Kind::check: {
+          CheckReport rep{cl.loc, cl.text, Verdict::inconclusive, "", {}};
+          RelOutcome o = ev_.condition(cl.cond, env_, &rep.values);
+          rep.verdict = o.verdict;
+          rep.note = o.note;
+          checks_.push_back(std::move(rep));
+          const Res r = walk(i + 1);
+          checks_.pop_back();
+          return r;
+        }
+        case Clause::Kind::show: {
+          std::string line;
+          for (const auto& [name, val] : env_)
+            if (val.kind == Value::Kind::number || val.kind == Value::Kind::net || val.kind == Value::Kind::output ||
+                val.kind == Value::Kind::partition)
+              line += (line.empty() ? "" : ", ") + name + " = " + display(val, 60);
+          line += line.empty() ? "" : ": ";
+          for (std::size_t k = 0; k < cl.shows.size(); ++k)
+            line += (k ? ", " : "") + cl.shows[k]->text + " = " + display(ev_.eval(*cl.shows[k], env_), 60);
+          if (out_.shown.size() < kMaxShown)
+            out_.shown.push_back(line);
+          else if (out_.shown.size() == kMaxShown)
+            out_.shown.push_back("... (more not shown)");
+          return walk(i + 1);
+        }
+        case Clause::Kind::using_: {
+          const SepOptions saved = ev_.defaults();
+          ev_.apply_using(cl.options, env_);
+          const Res r = walk(i + 1);
+          ev_.set_defaults(saved);
+          return r;
+        }
+      }
+    } catch (const LimitError& e) {
+      current_ = &cl;
+      return leaf(std::nullopt, e.what());
+    } catch (const FlintFailure& e) {
+      current_ = &cl;
+      return leaf(std::nullopt, e.what());
+    } catch (const std::bad_alloc&) {
+      current_ = &cl;
+      return leaf(std::nullopt, "out of memory");
+    } catch (const InputError& e) {
+      // Give run-time input errors the clause's location.
+      const std::string msg = e.what();
+      if (msg.rfind(cl.loc.file + ":", 0) == 0) throw;
+      throw InputError(cl.loc.str() + ": " + msg);
+    }
+    return Res::inconclusive;
+  }
+
+  // One instance: every check on the path must hold. `forced` (an undecided
+  // assumption) or a resource limit makes it inconclusive.
+  Res leaf(const std::optional<CheckReport>& forced, const std::string& limit) {
+    ++out_.instances;
+    Res v = Res::pass;
+    for (const auto& ch : checks_) v = std::max(v, from_verdict(ch.verdict));
+    if (forced || !limit.empty()) v = std::max(v, Res::inconclusive);
+    switch (v) {
+      case Res::pass:
+        ++out_.passed;
+        break;
+      case Res::pass_probabilistic:
+        ++out_.passed_probabilistic;
+        break;
+      case Res::fail:
+        ++out_.failed;
+        break;
+      default:
+        ++out_.inconclusive;
+        break;
+    }
+    auto capture = [&](const std::string& kind) {
+      InstanceReport r;
+      r.kind = kind;
+      r.index = out_.instances;
+      for (const auto& [name, val] : env_) r.bindings.emplace_back(name, display(val));
+      r.checks = checks_;
+      if (forced) r.checks.push_back(*forced);
+      if (!limit.empty()) r.error = limit + (current_ ? " (at line " + std::to_string(current_->loc.line) + ")" : "");
+      return r;
+    };
+    if (v == Res::fail && !fail_report) {
+      fail_report = capture(has_exists_ ? "example" : "counterexample");
+      if (!o_.counterexamples_dir.empty()) write_files(*fail_report);
+    }
+    if (v == Res::inconclusive && !inconclusive_report) inconclusive_report = capture("example");
+    if ((v == Res::pass || v == Res::pass_probabilistic) && has_exists_ && !pass_report)
+      pass_report = capture("witness");
+    return v;
+  }
+
+  void note(const std::string& s) {
+    if (std::find(out_.notes.begin(), out_.notes.end(), s) == out_.notes.end()) out_.notes.push_back(s);
+  }
+
+  // The counterexample's networks (model files), polynomials (text) and a summary.
+  void write_files(InstanceReport& r) {
+    namespace fs = std::filesystem;
+    const fs::path dir(o_.counterexamples_dir);
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) throw InputError("--counterexamples " + o_.counterexamples_dir + ": " + ec.message());
+    const std::string prefix = file_stem(c_.loc.file) + "-line" + std::to_string(c_.loc.line);
+    for (const auto& [name, val] : env_) {
+      if (val.kind == Value::Kind::net || val.kind == Value::Kind::output) {
+        Model m = val.net->model;
+        if (val.kind == Value::Kind::output) m.output = val.entry;
+        const fs::path p = dir / (prefix + "-" + name + ".json");
+        std::ofstream f(p);
+        f << write_model(m);
+        r.files.push_back(p.string());
+      } else if (val.kind == Value::Kind::poly) {
+        const fs::path p = dir / (prefix + "-" + name + ".poly");
+        std::ofstream f(p);
+        const auto& pv = *val.poly;
+        f << "# " << name << " = " << (val.desc.empty() ? "a polynomial" : val.desc) << "\n# variables:";
+        for (slong v = 0; v < pv.p.ctx()->nvars(); ++v)
+          f << " " << (pv.flat ? "x" + std::to_string(v) : var_name(pv.width, v));
+        f << "\n" << poly_text(pv.p, pv.width, pv.flat, 0) << "\n";
+        r.files.push_back(p.string());
+      }
+    }
+    const fs::path p = dir / (prefix + ".txt");
+    std::ofstream f(p);
+    f << "claim \"" << c_.title << "\" (" << c_.loc.str() << ")\n" << format_instance(r, "");
+    r.files.push_back(p.string());
+  }
+
+  const Claim& c_;
+  const CheckOptions& o_;
+  Evaluator ev_;
+  ClaimResult& out_;
+  Env env_;
+  std::vector<CheckReport> checks_;
+  bool has_exists_ = false;
+  const Clause* current_ = nullptr;
+};
+
+}  // namespace
+
+ClaimResult run_claim(const Claim& c, const CheckOptions& o) {
+  ClaimResult out;
+  out.file = c.loc.file;
+  out.loc = c.loc;
+  out.title = c.title;
+  const auto t0 = std::chrono::steady_clock::now();
+  Runner run(c, o, out);
+  try {
+    const Res r = run.run();
+    if (r == Res::skip || out.instances == 0) {
+      out.verdict = Verdict::inconclusive;
+      out.notes.push_back("no instance reached the checks (every generator was empty or every instance was skipped)");
+    } else {
+      out.verdict = to_verdict(r);
+    }
+    if (out.verdict == Verdict::fail)
+      out.report = run.fail_report;
+    else if (out.verdict == Verdict::inconclusive)
+      out.report = run.inconclusive_report;
+    else
+      out.report = run.pass_report;
+  } catch (const InputError& e) {
+    out.error = true;
+    out.error_message = e.what();
+  } catch (const DomainError& e) {
+    out.error = true;
+    out.error_message = e.what();
+  } catch (const Error& e) {
+    out.error = true;
+    out.error_message = e.what();
+  } catch (const std::exception& e) {
+    out.error = true;
+    out.error_message = std::string("internal error: ") + e.what();
+  }
+  if (out.error) out.verdict = Verdict::inconclusive;
+  // One line per quantity text (the same text at two places counts together).
+  for (const auto& [id, s] : run.evaluator().stats) {
+    auto it = std::find_if(out.quantities.begin(), out.quantities.end(),
+                           [&](const QuantityStats& q) { return q.text == s.first->text; });
+    if (it == out.quantities.end()) {
+      out.quantities.push_back({s.first->loc, s.first->text, s.second});
+    } else {
+      for (const auto& [st, n] : s.second) it->status[st] += n;
+    }
+  }
+  for (const auto& n : run.evaluator().notes)
+    if (std::find(out.notes.begin(), out.notes.end(), n) == out.notes.end()) out.notes.push_back(n);
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
+
+// ------------------------------------------------------------------ loading
+namespace {
+
+void check_models(const Expr& e, const Claim& c) {
+  if (e.kind == Expr::Kind::call && e.str == "model") {
+    std::string path;
+    for (const auto& a : e.args)
+      if (a.name.empty()) {
+        path = a.value->str;
+        break;
+      }
+    const std::string full = !path.empty() && path[0] == '/' ? path : c.base_dir + "/" + path;
+    try {
+      (void)read_model(full);
+    } catch (const InputError& x) {
+      throw InputError(e.loc.str() + ": expected a readable model file: " + x.what());
+    }
+  }
+  for (const auto& k : e.kids) check_models(*k, c);
+  for (const auto& a : e.args) check_models(*a.value, c);
+  if (e.part) {
+    for (const auto& i : e.part->items) check_models(*i, c);
+    if (e.part->value) check_models(*e.part->value, c);
+  }
+}
+
+}  // namespace
+
+std::vector<ClaimFile> load_claim_paths(const std::vector<std::string>& paths) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> files;
+  for (const auto& p : paths) {
+    std::error_code ec;
+    if (fs::is_directory(p, ec)) {
+      std::vector<std::string> here;
+      for (const auto& ent : fs::recursive_directory_iterator(p, ec))
+        if (ent.is_regular_file() && ent.path().extension() == ".np") here.push_back(ent.path().string());
+      std::sort(here.begin(), here.end());
+      if (here.empty()) throw InputError(p + ": no .np files in this directory");
+      files.insert(files.end(), here.begin(), here.end());
+    } else if (fs::exists(p, ec)) {
+      files.push_back(p);
+    } else {
+      throw InputError(p + ": no such file or directory");
+    }
+  }
+  std::vector<ClaimFile> out;
+  for (const auto& f : files) out.push_back(parse_claim_file(f));
+  for (const auto& f : out)
+    for (const auto& c : f.claims)
+      for (const auto& cl : c.clauses) {
+        for (const auto& g : cl.gens) check_models(*g, c);
+        if (cl.value) check_models(*cl.value, c);
+        for (const auto& t : cl.cond.terms) check_models(*t, c);
+      }
+  return out;
+}
+
+std::vector<const Claim*> select_claims(const std::vector<ClaimFile>& files, const std::string& filter) {
+  auto low = [](std::string s) {
+    for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return s;
+  };
+  const std::string f = low(filter);
+  std::vector<const Claim*> out;
+  for (const auto& file : files)
+    for (const auto& c : file.claims)
+      if (f.empty() || low(c.title).find(f) != std::string::npos) out.push_back(&c);
+  return out;
+}
+
+std::vector<ClaimResult> run_claims(const std::vector<const Claim*>& claims, const CheckOptions& o,
+                                    const std::function<void(std::size_t, const ClaimResult&)>& done) {
+  const std::size_t n = claims.size();
+  std::vector<ClaimResult> results(n);
+  const unsigned jobs = std::max(1u, std::min<unsigned>(o.jobs, static_cast<unsigned>(std::max<std::size_t>(n, 1))));
+  if (jobs <= 1) {
+    for (std::size_t i = 0; i < n; ++i) {
+      results[i] = run_claim(*claims[i], o);
+      if (done) done(i, results[i]);
+    }
+    return results;
+  }
+  std::vector<char> ready(n, 0);
+  std::mutex mu;
+  std::condition_variable cv;
+  std::atomic<std::size_t> next{0};
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < jobs; ++t)
+    pool.emplace_back([&] {
+      for (std::size_t i; (i = next++) < n;) {
+        ClaimResult r = run_claim(*claims[i], o);
+        std::lock_guard<std::mutex> lock(mu);
+        results[i] = std::move(r);
+        ready[i] = 1;
+        cv.notify_all();
+      }
+      flint_cleanup();  // this thread's FLINT caches
+    });
+  for (std::size_t i = 0; i < n; ++i) {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [&] { return ready[i] != 0; });
+    lock.unlock();
+    if (done) done(i, results[i]);
+  }
+  for (auto& th : pool) th.join();
+  return results;
+}
+
+}  // namespace netpoly

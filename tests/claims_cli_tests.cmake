@@ -1,0 +1,36 @@
+# CLI tests of `netpoly check` (the claim language, proofs/README.md).
+# Included at the end of tests/CMakeLists.txt, after cli_tests.cmake (which
+# defines netpoly_expect and netpoly_output).
+
+set(CLAIMS ${CMAKE_CURRENT_SOURCE_DIR}/data/claims)
+set(CLAIMS_OUT ${CMAKE_CURRENT_BINARY_DIR}/cli/claims-counterexamples)
+
+# claims that hold: exit 0 and the summary line
+netpoly_expect(cli_check_pass 0 "6 claims: 6 passed, 0 failed, 0 inconclusive" check ${CLAIMS}/pass)
+netpoly_expect(cli_check_pass_jobs 0 "6 claims: 6 passed" check ${CLAIMS}/pass --jobs 2)
+netpoly_expect(cli_check_filter 0 "1 claim: 1 passed" check ${CLAIMS}/pass --filter "lv prop 1")
+netpoly_expect(cli_check_filter_none 2 "--filter \"no such title\": no claim title contains it"
+  check ${CLAIMS}/pass --filter "no such title")
+
+# a false claim: exit 1, the first counterexample with its values, files written
+netpoly_expect(cli_check_false 1 "counterexample (instance 1):" check ${CLAIMS}/false.np)
+netpoly_expect(cli_check_false_values 1 "sep(f * f; A = x0..x2) = 6" check ${CLAIMS}/false.np)
+netpoly_expect(cli_check_false_summary 1 "1 claim: 0 passed, 1 failed, 0 inconclusive" check ${CLAIMS}/false.np)
+netpoly_expect(cli_check_counterexamples 1 "false-line4-f.poly"
+  check ${CLAIMS}/false.np --counterexamples ${CLAIMS_OUT})
+netpoly_expect(cli_check_json 1 "\"verdict\": \"FAIL\"" check ${CLAIMS}/false.np --json)
+
+# malformed: exit 2 with file:line:column, before anything runs (the good files are not run)
+netpoly_expect(cli_check_malformed 2 "malformed.np:4:30: expected" check ${CLAIMS}/malformed.np)
+netpoly_expect(cli_check_malformed_first 2 "malformed.np:4:30: expected" check ${CLAIMS}/pass ${CLAIMS}/malformed.np)
+netpoly_expect(cli_check_missing 2 "no-such.np: no such file or directory" check ${CLAIMS}/no-such.np)
+netpoly_expect(cli_check_runtime_error 2 "runtime-error.np:4:16: variable x9 out of range" check ${CLAIMS}/runtime-error.np)
+
+# undecided and probabilistic
+netpoly_expect(cli_check_inconclusive 1 "INCONCLUSIVE  undecided" check ${CLAIMS}/inconclusive.np)
+netpoly_expect(cli_check_probabilistic 0 "PASS (probabilistic)" check ${CLAIMS}/probabilistic.np)
+netpoly_expect(cli_check_strict 1 "only probabilistic (--strict)" check ${CLAIMS}/probabilistic.np --strict)
+
+# the proof scripts themselves
+netpoly_expect(cli_check_proofs 0 "0 failed, 0 inconclusive" check ${PROJECT_SOURCE_DIR}/proofs --jobs 2)
+set_tests_properties(cli_check_proofs PROPERTIES TIMEOUT 600)
