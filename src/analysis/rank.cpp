@@ -380,9 +380,9 @@ struct OrientedCheck {
 };
 
 BlockCertificate certify_block(const SparseIntMatrix& B, std::uint64_t seed, std::size_t& retries) {
-  std::size_t profile_prime = 0;
+  ulong profile_modulus = nth_prime(0);
   for (std::size_t attempt = 0; attempt < 8; ++attempt) {
-    RankProfile P = rank_profile_modp(B, nth_prime(profile_prime), seed + attempt);
+    RankProfile P = rank_profile_modp(B, profile_modulus, seed + attempt);
     BlockCertificate cert;
     cert.rows = P.rows;
     cert.cols = P.cols;
@@ -402,8 +402,10 @@ BlockCertificate certify_block(const SparseIntMatrix& B, std::uint64_t seed, std
       for (std::size_t k = 0; k < batch && fmpz_cmp(prod.get(), need.get()) <= 0; ++k) {
         const ulong q = nth_check_prime(qi + k);
         if (res[k] == Check::singular) continue;  // det C[I,J] = 0 mod q: this prime says nothing
-        if (res[k] == Check::mismatch) {  // rank mod q exceeds |I|: redo the profile with a fresh large prime
-          ++profile_prime;
+        if (res[k] == Check::mismatch) {  // rank mod q exceeds |I|: redo the profile mod q
+          // (mod q the rank is larger, so the profile grows; the next large prime
+          // could divide the same minors again)
+          profile_modulus = q;
           restart = true;
           ++retries;
           break;

@@ -16,7 +16,11 @@ Entry parse_entry(const std::string& s, const std::string& option) {
   try {
     std::size_t p1 = 0, p2 = 0;
     std::string a = s.substr(0, comma), b = s.substr(comma + 1);
-    if (a.empty() || b.empty() || a[0] == '-' || b[0] == '-') throw bad();
+    // Digits only: stoul alone would also take " 1", "+1" and "-1" (as 2^64 - 1).
+    const char* digits = "0123456789";
+    if (a.empty() || b.empty() || a.find_first_not_of(digits) != std::string::npos ||
+        b.find_first_not_of(digits) != std::string::npos)
+      throw bad();
     e.token = std::stoul(a, &p1);
     e.channel = std::stoul(b, &p2);
     if (p1 != a.size() || p2 != b.size()) throw bad();

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -47,13 +48,18 @@ double parse_memory_size(const std::string& s, const std::string& option) {
   char* end = nullptr;
   double v = std::strtod(s.c_str(), &end);
   std::string unit = end ? std::string(end) : "";
+  // strtod also takes " 8", "0x8", "inf" and "nan": only a plain decimal number is a size.
+  const std::string number = s.substr(0, s.size() - unit.size());
+  if (number.empty() || !(std::isdigit(static_cast<unsigned char>(number[0])) || number[0] == '.') ||
+      number.find_first_not_of("0123456789.eE+-") != std::string::npos)
+    v = -1;
   double mul = 1;
   if (unit == "" || unit == "B") mul = 1;
   else if (unit == "K" || unit == "KiB") mul = 1024;
   else if (unit == "M" || unit == "MiB") mul = 1024.0 * 1024;
   else if (unit == "G" || unit == "GiB") mul = 1024.0 * 1024 * 1024;
   else v = -1;
-  if (!(v > 0) || !std::isfinite(v))
+  if (!(v > 0) || !std::isfinite(v * mul))
     throw InputError(option + " \"" + s + "\": expected a size such as 512M or 8G");
   return v * mul;
 }

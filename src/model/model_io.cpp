@@ -61,6 +61,12 @@ class DomBuilder : public nlohmann::json_sax<json> {
   }
   bool put(json v) { place(std::move(v)); return true; }
   bool open(json v) {
+    // Deeper documents are never models, and printing one (in an error
+    // message) would recurse once per level: refuse them here.
+    if (stack_.size() >= kMaxDepth) {
+      error = "invalid JSON: nested deeper than " + std::to_string(kMaxDepth) + " levels";
+      return false;
+    }
     // The JSON path of the new container, named in duplicate-key errors.
     std::string path;
     if (!stack_.empty()) {
@@ -73,6 +79,7 @@ class DomBuilder : public nlohmann::json_sax<json> {
     path_.push_back(std::move(path));
     return true;
   }
+  static constexpr std::size_t kMaxDepth = 64;
   std::vector<json*> stack_;
   std::vector<std::string> path_;  // JSON path of each open container
   std::string key_;
@@ -152,14 +159,14 @@ class Reader {
     std::string shape = what + ": a " + std::to_string(rows) + " x " + std::to_string(cols) + " matrix";
     if (!v.is_array()) fail(path, "expected " + shape + " (a list of rows), got " + kind(v));
     if (v.size() != rows) fail(path, "expected " + shape + ", got " + std::to_string(v.size()) + " rows");
+    // Every row's shape first: rows x cols is only allocated once the file
+    // holds that many numbers (a few bytes of "[[],[]]" must not ask for GiBs).
+    for (std::size_t i = 0; i < rows; ++i)
+      if (!v[i].is_array() || v[i].size() != cols)
+        fail(idx(path, i), "expected a row of " + std::to_string(cols) + " numbers (" + shape + "), got " + kind(v[i]));
     Mat<Fmpq> m(rows, cols);
-    for (std::size_t i = 0; i < rows; ++i) {
-      const json& r = v[i];
-      std::string rp = idx(path, i);
-      if (!r.is_array() || r.size() != cols)
-        fail(rp, "expected a row of " + std::to_string(cols) + " numbers (" + shape + "), got " + kind(r));
-      for (std::size_t j = 0; j < cols; ++j) m(i, j) = number(r[j], idx(rp, j));
-    }
+    for (std::size_t i = 0; i < rows; ++i)
+      for (std::size_t j = 0; j < cols; ++j) m(i, j) = number(v[i][j], idx(idx(path, i), j));
     return m;
   }
 

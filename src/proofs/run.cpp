@@ -324,7 +324,7 @@ ClaimResult run_claim(const Claim& c, const CheckOptions& o) {
   // One line per quantity text (the same text at two places counts together).
   for (const auto& [id, s] : run.evaluator().stats) {
     auto it = std::find_if(out.quantities.begin(), out.quantities.end(),
-                           [&](const QuantityStats& q) { return q.text == s.first->text; });
+                           [&text = s.first->text](const QuantityStats& q) { return q.text == text; });
     if (it == out.quantities.end()) {
       out.quantities.push_back({s.first->loc, s.first->text, s.second});
     } else {
