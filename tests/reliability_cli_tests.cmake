@@ -170,3 +170,18 @@ endforeach()
 # (exit 134). netpoly check limits --jobs to [1, 256]; table should too (exit 2).
 netpoly_expect(reliability_pending_table_jobs_huge 2 "--jobs" table --layers 1 --jobs 100000)
 set_tests_properties(reliability_pending_table_jobs_huge PROPERTIES DISABLED TRUE LABELS reliability)
+# 40 attention layers: degree 3^40 ~ 1.2e19 exceeds the black-box prime (~4.6e18),
+# so Schwartz-Zippel guarantees nothing; but estimate_expansion clamps the
+# degree to 1e18 and seprank prints "probabilistic ... >= 1 - 0.434". The
+# status must not be probabilistic (or the failure probability must be >= 1).
+add_test(NAME reliability_pending_blackbox_degree_clamp
+         COMMAND sh -c "$<TARGET_FILE:netpoly> make attention --layers 40 --width 2 --heads 1 --tokens 2 | $<TARGET_FILE:netpoly> seprank - --methods blackbox --json | python3 -c 'import json,sys; r=json.load(sys.stdin)[\"results\"][0]; ok = r[\"status\"] != \"probabilistic\" or r[\"failure_probability\"] >= 1; print(\"HONEST\" if ok else \"FAIL: probabilistic with eps %g\" % r[\"failure_probability\"])'")
+set_tests_properties(reliability_pending_blackbox_degree_clamp PROPERTIES PASS_REGULAR_EXPRESSION "HONEST"
+                     DISABLED TRUE LABELS reliability)
+# NaN limits switch the limits off: "--max-terms nan" passes every
+# "terms > max_terms" test (a 1e11-term expansion then runs until memory runs
+# out), and "--budget nan" passes "budget <= 0". Both should be input errors.
+netpoly_expect(reliability_pending_max_terms_nan 2 "--max-terms" expand ${EX} --max-terms nan --stats)
+netpoly_expect(reliability_pending_budget_nan 2 "--budget" seprank ${EX} --budget nan)
+set_tests_properties(reliability_pending_max_terms_nan reliability_pending_budget_nan PROPERTIES DISABLED TRUE
+                     LABELS reliability)

@@ -43,10 +43,14 @@ std::string slurp(const fs::path& p) {
 
 void feed(const std::string& kind, const std::string& bytes) {
   const auto* d = reinterpret_cast<const std::uint8_t*>(bytes.data());
-  if (kind == "model") fuzz::model_input(d, bytes.size());
-  else if (kind == "options") fuzz::options_input(d, bytes.size());
-  else if (kind == "claims") fuzz::claims_input(d, bytes.size());
-  else FAIL("tests/data/fuzz-regressions/" << kind << ": unknown target directory");
+  if (kind == "model")
+    fuzz::model_input(d, bytes.size());
+  else if (kind == "options")
+    fuzz::options_input(d, bytes.size());
+  else if (kind == "claims")
+    fuzz::claims_input(d, bytes.size());
+  else
+    FAIL("tests/data/fuzz-regressions/" << kind << ": unknown target directory");
 }
 
 // A uniformly random integer of exactly `bits` bits, with a random sign.
@@ -196,8 +200,8 @@ TEST_CASE("option parsers accept what they document and refuse the rest", "[reli
     CHECK(parse_memory_size("1.5G", "--max-memory") == 1.5 * 1024 * 1024 * 1024);
     CHECK(parse_memory_size("100000", "--max-memory") == 100000);
     CHECK(parse_memory_size("2KiB", "--max-memory") == 2048);
-    for (const char* s : {"", "0", "-5M", "M", " 5M", "5M ", "+5M", "0x10M", "inf", "nan", "infG", "1e308G", "5T",
-                          "5m", "1e400"}) {
+    for (const char* s :
+         {"", "0", "-5M", "M", " 5M", "5M ", "+5M", "0x10M", "inf", "nan", "infG", "1e308G", "5T", "5m", "1e400"}) {
       INFO('"' << s << '"');
       CHECK_THROWS_WITH(parse_memory_size(s, "--max-memory"), Catch::Contains("--max-memory"));
     }

@@ -42,7 +42,13 @@ void parallel_for(std::size_t n, const std::function<void(std::size_t)>& fn) {
     }
   };
   std::vector<std::thread> pool;
-  for (unsigned k = 1; k < t; ++k) pool.emplace_back(work);
+  // flint_cleanup frees the caches FLINT keeps per thread (primes, fmpz pages);
+  // without it every call leaked them once per worker.
+  for (unsigned k = 1; k < t; ++k)
+    pool.emplace_back([&work]() {
+      work();
+      flint_cleanup();
+    });
   work();
   for (auto& th : pool) th.join();
   if (err) std::rethrow_exception(err);

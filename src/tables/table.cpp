@@ -528,7 +528,11 @@ std::vector<TableRow> run_sweep(const SweepSpec& s, const SweepRunOptions& o) {
     }
   };
   std::vector<std::thread> pool;
-  for (unsigned k = 1; k < jobs; ++k) pool.emplace_back(work);
+  for (unsigned k = 1; k < jobs; ++k)
+    pool.emplace_back([&work]() {
+      work();
+      flint_cleanup();  // FLINT's per-thread caches (parallel.cpp)
+    });
   work();
   for (auto& t : pool) t.join();
   if (jobs > 1) set_thread_count(saved_threads);
