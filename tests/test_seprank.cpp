@@ -295,15 +295,25 @@ TEST_CASE("a hand-expanded attention network: every method gives 2", "[seprank]"
   auto def = analyse_network(m, {Entry{0, 0}}, {P}, SepOptions{});
   CHECK(def[0].status == "exact");
   CHECK(def[0].lower.value == 2u);
-  // too large to expand: the default falls back to blackbox and grid
+  // too large to expand: the default falls back to support, blackbox and
+  // grid; the black-box rank 2 meets the support bound 2 (bidegrees (3,0)
+  // and (1,2), one variable per side), so the result is exact.
   SepOptions small;
   small.max_terms = 1;
   auto fb = analyse_network(m, {Entry{0, 0}}, {P}, small);
   CHECK(run_of(fb[0], Method::exact) == nullptr);
+  CHECK(value_of(fb[0], Method::support) == 2);
   CHECK(value_of(fb[0], Method::blackbox) == 2);
-  CHECK(fb[0].status == "probabilistic");
-  CHECK(fb[0].failure_probability > 0);
-  CHECK(fb[0].failure_probability < 1e-15);
+  CHECK(fb[0].status == "exact");
+  CHECK(fb[0].upper.method == "support");
+  // the black-box alone: probabilistic, with its failure bound
+  SepOptions bb = with({Method::blackbox});
+  bb.max_terms = 1;
+  auto pb = analyse_network(m, {Entry{0, 0}}, {P}, bb);
+  CHECK(value_of(pb[0], Method::blackbox) == 2);
+  CHECK(pb[0].status == "probabilistic");
+  CHECK(pb[0].failure_probability > 0);
+  CHECK(pb[0].failure_probability < 1e-15);
   // asked for exact anyway: skipped with the reason
   SepOptions forced = with({Method::exact});
   forced.max_terms = 1;

@@ -12,6 +12,8 @@
 //   Elem   mul(a, b)
 #pragma once
 #include <cmath>
+#include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -95,6 +97,43 @@ struct DoubleRing {
   void add(Elem& r, Elem x) const { r += x; }
   void addmul(Elem& r, Elem a, Elem b) const { r += a * b; }
   Elem mul(Elem a, Elem b) const { return a * b; }
+};
+
+// Bidegree supports: the set of (a, b) = (degree in the side-A variables,
+// degree in the side-B variables) over the monomials a value may contain.
+// Sums take unions and products Minkowski sums, so the result is a superset
+// of the bidegrees of the true polynomial (cancellation can only remove
+// monomials). It feeds the structural `support` upper bound (seprank.cpp),
+// which needs no expansion. An element is a list of rows, row a being a
+// bitset over b; no rows means the zero polynomial.
+struct SupportRing {
+  struct Elem {
+    std::vector<std::vector<std::uint64_t>> rows;
+    bool empty() const { return rows.empty(); }
+    bool test(std::size_t a, std::size_t b) const {
+      return a < rows.size() && b / 64 < rows[a].size() && ((rows[a][b / 64] >> (b % 64)) & 1U);
+    }
+    std::size_t max_b() const;  // largest b present (0 if empty)
+  };
+  using Scalar = unsigned char;  // 1 when the weight is nonzero (not bool: Mat stores a std::vector)
+  // Beyond these (a degree, or word operations in all products so far) the
+  // sets are too costly: mul throws TooCostly.
+  std::size_t max_degree = 1 << 14;
+  double max_work = 2e9;
+  mutable double work = 0;
+  struct TooCostly : std::runtime_error {
+    using std::runtime_error::runtime_error;
+  };
+  Scalar scalar(const Fmpq& w) const { return !w.is_zero(); }
+  bool is_zero(Scalar s) const { return !s; }
+  Elem zero() const { return {}; }
+  static Elem monomial(std::size_t a, std::size_t b);
+  void axpy(Elem& r, Scalar s, const Elem& x) const {
+    if (s) add(r, x);
+  }
+  void add(Elem& r, const Elem& x) const;
+  void addmul(Elem& r, const Elem& a, const Elem& b) const { add(r, mul(a, b)); }
+  Elem mul(const Elem& a, const Elem& b) const;
 };
 
 // Exact polynomials over Q in the N*d input variables (fmpq_mpoly; the

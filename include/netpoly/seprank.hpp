@@ -7,6 +7,8 @@
 //                              equal to sep with probability >= 1 - eps
 //   grid     certified lower   LV Claim 1: templates per token, grid matrix rank over Q and mod p
 //   numeric  estimate only     singular values of the double grid matrix
+//   support  certified upper   no expansion: monomial counts of the bidegrees (A-degree,
+//                              B-degree) the network can produce, min weighted vertex cover
 #pragma once
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -20,7 +22,7 @@
 
 namespace netpoly {
 
-enum class Method { group, exact, modular, blackbox, grid, numeric };
+enum class Method { group, exact, modular, blackbox, grid, numeric, support };
 const char* method_name(Method m);
 std::vector<Method> parse_methods(const std::string& list);  // "group,exact" ; throws InputError
 

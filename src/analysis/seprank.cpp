@@ -12,6 +12,7 @@
 #include "netpoly/parallel.hpp"
 #include "netpoly/presets.hpp"
 #include "netpoly/rank.hpp"
+#include "netpoly/support.hpp"
 
 namespace netpoly {
 
@@ -25,6 +26,7 @@ const char* method_name(Method m) {
     case Method::blackbox: return "blackbox";
     case Method::grid: return "grid";
     case Method::numeric: return "numeric";
+    case Method::support: return "support";
   }
   return "?";
 }
@@ -36,14 +38,15 @@ std::vector<Method> parse_methods(const std::string& list) {
     auto k = list.find(',', start);
     std::string w = list.substr(start, k == std::string::npos ? std::string::npos : k - start);
     bool found = false;
-    for (Method m : {Method::group, Method::exact, Method::modular, Method::blackbox, Method::grid, Method::numeric})
+    for (Method m : {Method::group, Method::exact, Method::modular, Method::blackbox, Method::grid, Method::numeric,
+                     Method::support})
       if (w == method_name(m)) {
         if (std::find(r.begin(), r.end(), m) == r.end()) r.push_back(m);
         found = true;
       }
     if (!found)
       throw InputError("--methods: unknown method \"" + w +
-                       "\" (expected a comma-separated list of group, exact, modular, blackbox, grid, numeric)");
+                       "\" (expected a comma-separated list of group, exact, modular, blackbox, grid, numeric, support)");
     if (k == std::string::npos) break;
     start = k + 1;
   }
@@ -113,9 +116,32 @@ Need single_need(const Model& m, const Entry& e) {
   return need;
 }
 
+MethodRun skipped(Method m, const std::string& why);
+
+// Structural upper bound without expansion (support.hpp).
+MethodRun run_support(const Model& m, const Entry& e, const Partition& P) {
+  SupportBound sb;
+  try {
+    sb = support_bound(support_bidegrees(m, e, P), P);
+  } catch (const SupportRing::TooCostly& err) {
+    return skipped(Method::support, std::string("skipped: ") + err.what());
+  }
+  MethodRun r{Method::support, "upper", std::nullopt,
+              "certified upper bound (monomials of the bidegrees the network can produce)", "", 0, json::object()};
+  r.details = {{"bidegrees", sb.bidegrees},
+               {"degree", sb.degree},
+               {"cover", {{"A_degrees", sb.rows_cut}, {"B_degrees", sb.cols_cut}}},
+               {"bound", sb.value.str()}};
+  if (fmpz_cmp_ui(sb.value.get(), static_cast<ulong>(1) << 62) <= 0)
+    r.value = static_cast<std::size_t>(fmpz_get_ui(sb.value.get()));
+  else
+    r.note = "the bound " + sb.value.str() + " is beyond 2^62";
+  return r;
+}
+
 // ------------------------------------------------------------------ blackbox
 MethodRun run_blackbox(const Model& m, const Entry& e, const Partition& P, const SepOptions& o,
-                       unsigned long degree) {
+                       unsigned long degree, std::optional<std::size_t> known_upper = std::nullopt) {
   const ulong p = default_prime(o);
   const auto va = side_vars(P, true), vb = side_vars(P, false);
   const Need need = single_need(m, e);
@@ -126,7 +152,9 @@ MethodRun run_blackbox(const Model& m, const Entry& e, const Partition& P, const
                std::lgamma(static_cast<double>(nv) + 1);
     return l > 40 ? 1e18 : std::exp(l);
   };
-  const double cap_mono = std::min(monomials(va.size()), monomials(vb.size()));
+  double cap_mono = std::min(monomials(va.size()), monomials(vb.size()));
+  // More points than a certified upper bound + 1 cannot raise the rank.
+  if (known_upper) cap_mono = std::min(cap_mono, static_cast<double>(*known_upper));
   const std::size_t cap = static_cast<std::size_t>(std::min<double>(static_cast<double>(o.max_points), cap_mono + 1));
   SplitMix64 g(o.seed ^ 0xb1acb0c5ULL);
   std::size_t k = std::min<std::size_t>(8, cap);
@@ -478,8 +506,9 @@ std::vector<SepResult> analyse_network(const Model& m, const std::vector<Entry>&
   std::vector<Method> methods = o.methods;
   const bool by_default = methods.empty();
   if (by_default)
-    methods = expandable ? std::vector<Method>{Method::group, Method::modular, Method::exact, Method::blackbox}
-                         : std::vector<Method>{Method::blackbox, Method::grid};
+    methods = expandable ? std::vector<Method>{Method::support, Method::group, Method::modular, Method::exact,
+                                               Method::blackbox}
+                         : std::vector<Method>{Method::support, Method::blackbox, Method::grid};
   bool needs_expansion = false;
   for (Method mm : methods) needs_expansion = needs_expansion || mm == Method::group || mm == Method::exact || mm == Method::modular;
   const double expand_cost = est.terms * 2e-6;
@@ -522,9 +551,13 @@ std::vector<SepResult> analyse_network(const Model& m, const std::vector<Entry>&
           continue;
         }
         auto t0 = std::chrono::steady_clock::now();
-        MethodRun r = mm == Method::blackbox ? run_blackbox(m, e, P, o, est.degree)
-                      : mm == Method::grid   ? run_grid(m, e, P, o)
-                                             : run_numeric(m, e, P, o);
+        std::optional<std::size_t> upper;
+        for (const auto& run : res.runs)
+          if ((run.kind == "upper" || run.kind == "exact") && run.value) upper = std::min(upper.value_or(SIZE_MAX), *run.value);
+        MethodRun r = mm == Method::blackbox ? run_blackbox(m, e, P, o, est.degree, upper)
+                      : mm == Method::support ? run_support(m, e, P)
+                      : mm == Method::grid    ? run_grid(m, e, P, o)
+                                              : run_numeric(m, e, P, o);
         r.seconds = seconds_since(t0);
         if (r.details.contains("grid")) res.sizes["grid"] = r.details["grid"];
         if (r.details.contains("points")) res.sizes["blackbox_points"] = r.details["points"];

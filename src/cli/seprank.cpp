@@ -165,7 +165,7 @@ void setup_seprank(CLI::App& app) {
                 "half | interleaved | A=0,2 (tokens) | A=x0_1,x1_0 (variables); repeatable (default: half)");
   s->add_flag("--all-balanced", o->all_balanced, "every balanced partition, each unordered pair once");
   s->add_option("--methods", o->methods,
-                "comma list of group,exact,modular,blackbox,grid,numeric (default: what is affordable, "
+                "comma list of group,exact,modular,blackbox,grid,numeric,support (default: what is affordable, "
                 "stopping when the bracket closes)");
   s->add_flag("--json", o->json, "machine-readable output");
   s->add_option("--max-terms", o->sep.max_terms, "refuse expansions estimated larger than this")->capture_default_str();

@@ -160,7 +160,7 @@ std::vector<std::string> symbol_values(const std::string& option) {
   if (option == "vec") return {"row", "column"};
   if (option == "blocks") return {"kron", "diagonal"};
   if (option == "at") return {"output", "input"};
-  if (option == "methods") return {"group", "exact", "modular", "blackbox", "grid", "numeric"};
+  if (option == "methods") return {"group", "exact", "modular", "blackbox", "grid", "numeric", "support"};
   if (option == "arch") return {"attention", "mixer", "mlp", "product"};
   return {};
 }
