@@ -3,6 +3,7 @@
 #include <Eigen/SVD>
 #include <chrono>
 #include <cmath>
+#include <memory>
 
 #include "netpoly/coeff_matrix.hpp"
 #include "netpoly/error.hpp"
@@ -162,6 +163,9 @@ MethodRun run_blackbox(const Model& m, const Entry& e, const Partition& P, const
   std::vector<std::vector<ulong>> A, B;
   std::string stop_note;
   double seconds_per_eval = 0, spent = 0;
+  std::unique_ptr<NmodMat> E;  // the values y(a_i, b_j) of the last round
+  const BatchModpRing R1(p, 1);
+  const auto netb = prepare(R1, m);  // weights mod p (the same for every batch size)
   while (true) {
     while (A.size() < k) {
       std::vector<ulong> a(va.size()), b(vb.size());
@@ -171,29 +175,37 @@ MethodRun run_blackbox(const Model& m, const Entry& e, const Partition& P, const
       B.push_back(std::move(b));
     }
     auto t0 = std::chrono::steady_clock::now();
-    NmodMat M(static_cast<slong>(k), static_cast<slong>(k), p);
+    // The previous round's k0 x k0 values are kept: only the new rows, and
+    // the new columns of the old rows, are evaluated.
+    const std::size_t k0 = E ? static_cast<std::size_t>(E->rows()) : 0;
+    auto M = std::make_unique<NmodMat>(static_cast<slong>(k), static_cast<slong>(k), p);
+    for (std::size_t i = 0; i < k0; ++i)
+      for (std::size_t j = 0; j < k0; ++j)
+        M->at(static_cast<slong>(i), static_cast<slong>(j)) = E->at(static_cast<slong>(i), static_cast<slong>(j));
+    E.reset();
     // Rows are independent: evaluate them in parallel (each writes its own
-    // row), each row as one batched forward pass over its k points.
-    BatchModpRing RB(p, k);
-    auto netb = prepare(RB, m);
+    // row), each row as one batched forward pass over its missing points.
     parallel_for(k, [&](std::size_t i) {
+      const std::size_t j0 = i < k0 ? k0 : 0;
+      BatchModpRing RB(p, k - j0);
       std::vector<BatchModpRing::Elem> X(m.num_inputs());
       for (std::size_t t = 0; t < va.size(); ++t) X[va[t]] = RB.constant(A[i][t]);
       for (std::size_t t = 0; t < vb.size(); ++t) {
-        X[vb[t]].resize(k);
-        for (std::size_t j = 0; j < k; ++j) X[vb[t]][j] = B[j][t];
+        X[vb[t]].resize(k - j0);
+        for (std::size_t j = j0; j < k; ++j) X[vb[t]][j - j0] = B[j][t];
       }
       auto y = forward(RB, netb, std::move(X), need);
-      for (std::size_t j = 0; j < k; ++j) M.at(static_cast<slong>(i), static_cast<slong>(j)) = y[out][j];
+      for (std::size_t j = j0; j < k; ++j) M->at(static_cast<slong>(i), static_cast<slong>(j)) = y[out][j - j0];
     });
-    rank = rank_dense_modp(M);
+    rank = rank_dense_modp(*M);
+    E = std::move(M);
     const double secs = seconds_since(t0);
     spent += secs;
-    seconds_per_eval = secs / static_cast<double>(k * k);
+    seconds_per_eval = secs / static_cast<double>(k * k - k0 * k0);
     if (rank < k || k >= cap) break;
     const std::size_t next = std::min(2 * k, cap);
     // Cost of the next round: evaluations (measured rate) and the dense rank.
-    const double est = seconds_per_eval * static_cast<double>(next * next) +
+    const double est = seconds_per_eval * static_cast<double>(next * next - k * k) +
                        1e-9 * std::pow(static_cast<double>(next), 3) / std::max(1u, thread_count());
     if (spent + est > std::min(o.budget, budget_left() + spent)) {
       stop_note = "stopped at " + std::to_string(k) + " points: the next round (" + std::to_string(next) +
