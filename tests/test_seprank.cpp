@@ -505,11 +505,21 @@ TEST_CASE("grid with explicit templates and blackbox limits, worked by hand", "[
   // blackbox with a single point: the 1 x 1 matrix is full rank, which proves only sep >= 1
   SepOptions b = with({Method::blackbox});
   b.max_points = 1;
+  b.blackbox_split = false;
   r = analyse_network(m, {Entry{0, 0}}, {P}, b);
   CHECK(value_of(r[0], Method::blackbox) == 1);
   CHECK(run_of(r[0], Method::blackbox)->details["saturated"] == true);
   CHECK(r[0].status == "bracket");
   CHECK(run_of(r[0], Method::blackbox)->note.find("--max-points") != std::string::npos);
+  // split by A-degree (bidegrees (3,0) and (1,2): two blocks, x0^3 * 1 and
+  // x0 * x1^2), one point per block: each 1 x 1 matrix has rank 1, total 2
+  // (= sep), still saturated since each block was full rank.
+  b.blackbox_split = true;
+  r = analyse_network(m, {Entry{0, 0}}, {P}, b);
+  CHECK(value_of(r[0], Method::blackbox) == 2);
+  CHECK(run_of(r[0], Method::blackbox)->details["blocks"] == 2);
+  CHECK(run_of(r[0], Method::blackbox)->details["saturated"] == true);
+  CHECK(r[0].status == "bracket");
 }
 
 TEST_CASE("partitions and outputs that do not fit the model are refused", "[seprank]") {

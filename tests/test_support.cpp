@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 #include <algorithm>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "netpoly/expand.hpp"
@@ -175,4 +176,44 @@ TEST_CASE("support: black-box lower bound meets the support bound, exact without
   std::size_t hand = 0;
   for (std::size_t a = 1; a <= 27; a += 2) hand += std::min(a + 1, 28 - a);
   CHECK(hand == 105);
+}
+
+TEST_CASE("blackbox split by A-degree blocks agrees with the plain black-box and the exact rank", "[support]") {
+  struct Case {
+    const char* arch;
+    std::size_t layers, width, tokens;
+    bool residual;
+  };
+  // Attention and mixers without residuals split into several blocks; with
+  // residuals the bidegree graph is connected and the split is not used.
+  for (const Case& c : {Case{"attention", 2, 2, 4, false}, Case{"attention", 2, 3, 2, false},
+                        Case{"mixer", 2, 2, 4, false}, Case{"attention", 2, 2, 2, true}, Case{"mlp", 2, 4, 1, false}}) {
+    PresetOptions po;
+    po.arch = c.arch;
+    po.layers = c.layers;
+    po.width = c.width;
+    po.tokens = c.tokens;
+    po.residual = c.residual;
+    const Model m = make_preset(po);
+    const auto P = parse_partition("half", m.tokens, m.width);
+    INFO(c.arch << " L=" << c.layers << " d=" << c.width << " N=" << c.tokens << (c.residual ? " residual" : ""));
+    SepOptions o;
+    o.methods = {Method::blackbox};
+    const auto split = analyse_network(m, {Entry{0, 0}}, {P}, o);
+    o.blackbox_split = false;
+    const auto plain = analyse_network(m, {Entry{0, 0}}, {P}, o);
+    const std::size_t ex = exact_sep(m, P);
+    CHECK(*split[0].lower.value == ex);
+    CHECK(*plain[0].lower.value == ex);
+    CHECK(split[0].status == "probabilistic");
+    const auto& d = split[0].runs[0].details;
+    if (d.contains("split")) {
+      std::size_t sum = 0;
+      for (const auto& b : d["block_ranks"]) sum += b["rank"].get<std::size_t>();
+      CHECK(sum == ex);
+      CHECK(d["blocks"].get<std::size_t>() >= 2);
+    }
+    if (c.residual) CHECK(!d.contains("split"));
+    if (std::string(c.arch) == "attention" && !c.residual) CHECK(d.contains("split"));
+  }
 }

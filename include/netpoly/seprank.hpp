@@ -34,7 +34,8 @@ struct SepOptions {
   ulong prime = 0;              // 0: netpoly's first prime just above 2^62
   std::size_t templates = 0;    // grid: templates per token (0: automatic)
   std::vector<std::vector<Fmpq>> template_vectors;  // grid: explicit templates (each of length d)
-  std::size_t max_points = 1024;  // blackbox: largest number of points per side
+  std::size_t max_points = 1024;  // blackbox: largest number of points per side (per block when split)
+  bool blackbox_split = true;     // blackbox: one matrix per block of A-degrees when there are several
 };
 
 struct End {
