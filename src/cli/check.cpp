@@ -98,9 +98,10 @@ ClaimResult result_from_json(const nlohmann::json& j) {
   return r;
 }
 
-// Reads FILE's entries (later lines win). A torn last line (the process was
-// killed while writing it) is ignored; anything else malformed is an error.
-std::map<std::string, JournalEntry> read_journal(const std::string& path) {
+// Reads FILE's entries (later lines win) and their lines into `kept`. A torn
+// last line (the process was killed while writing it) is dropped; anything
+// else malformed is an error.
+std::map<std::string, JournalEntry> read_journal(const std::string& path, std::string& kept) {
   std::map<std::string, JournalEntry> out;
   std::ifstream in(path);
   if (!in) return out;
@@ -120,6 +121,7 @@ std::map<std::string, JournalEntry> read_journal(const std::string& path) {
       e.text = j.at("text").get<std::string>();
       out[journal_key(j.at("file").get<std::string>(), j.at("title").get<std::string>(),
                       j.at("fingerprint").get<std::string>())] = std::move(e);
+      kept += l + "\n";
     } catch (const std::exception& x) {
       if (n == lines.size() && torn_tail) break;
       throw InputError(path + ":" + std::to_string(n) + ": not a netpoly check journal line (" + x.what() +
@@ -186,11 +188,13 @@ void run_check(const CheckCliOptions& o) {
                                             : "--filter \"" + o.check.filter + "\": no claim title contains it");
   // Finished claims from an earlier run, and the file new ones go to.
   std::map<std::string, JournalEntry> journal;
-  if (o.resume) journal = read_journal(o.journal);
+  std::string kept;  // the journal's good lines, written back (without a torn tail)
+  if (o.resume) journal = read_journal(o.journal, kept);
   std::ofstream jout;
   if (!o.journal.empty()) {
-    jout.open(o.journal, o.resume ? std::ios::app : std::ios::trunc);
+    jout.open(o.journal, std::ios::trunc);
     if (!jout) throw InputError("--journal " + o.journal + ": cannot open for writing");
+    jout << kept << std::flush;
   }
   std::vector<const JournalEntry*> cached(claims.size(), nullptr);
   std::vector<std::string> fps(claims.size());
