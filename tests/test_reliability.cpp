@@ -22,6 +22,7 @@
 
 #include "../fuzz/fuzz_inputs.hpp"
 #include "netpoly/claim_ast.hpp"
+#include "netpoly/claims.hpp"
 #include "netpoly/coeff_matrix.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
@@ -363,6 +364,15 @@ TEST_CASE("claims: a chain of operators is limited to kMaxClaimHeight levels", "
         std::string::npos);
   CHECK(parse_error(claim_with("degree(poly(\"x0" + repeat("*x0", h) + "\", vars = 1))"))
             .find("nested deeper than") != std::string::npos);
+  // the highest trees allowed also evaluate (recursively) without overflowing
+  const std::string text = "claim \"chain\"\n  check 1" + repeat("+1", h - 1) + " == " + std::to_string(h) +
+                           "\n  check degree(poly(\"x0" + repeat("*x1", h - 3) + "\", vars = 2)) == " +
+                           std::to_string(h - 2) + "\n";  // height h: degree(poly(x0*x1*...))
+  ClaimFile f = parse_claims(text, "chain.np", ".");
+  REQUIRE(f.claims.size() == 1);
+  const ClaimResult r = run_claim(f.claims[0], CheckOptions{});
+  INFO(r.error_message);
+  CHECK(r.verdict == Verdict::pass);
   // 100000 operators (a 400 kB file) are refused just as quickly
   CHECK_FALSE(parse_error(claim_with("1" + repeat("-1", 100000))).empty());
 }
