@@ -75,7 +75,7 @@ struct Expr {
 inline constexpr int kMaxClaimNesting = 200;
 // ... and the height of an expression tree (a chain a + b + c ... of n
 // operators is n levels high).
-inline constexpr int kMaxClaimHeight = 5000;
+inline constexpr int kMaxClaimHeight = 1000;
 
 // `a REL b REL c ...` (a chain, every link must hold) or a bare expression (true when != 0).
 struct Condition {
