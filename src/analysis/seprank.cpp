@@ -123,7 +123,7 @@ MethodRun run_blackbox(const Model& m, const Entry& e, const Partition& P, const
   // rank(E) <= number of monomials on either side of degree <= D.
   auto monomials = [&](std::size_t nv) {
     double l = log_monomial_count(static_cast<double>(nv) + 1, degree);  // degree <= D: one more variable
-    return l > 40 ? 1e18 : std::exp(l);
+    return l > 40 ? 1e18 : std::round(std::exp(l));  // an integer count
   };
   const double cap_mono = std::min(monomials(va.size()), monomials(vb.size()));
   const std::size_t cap = static_cast<std::size_t>(std::min<double>(static_cast<double>(o.max_points), cap_mono + 1));
