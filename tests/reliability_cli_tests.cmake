@@ -73,12 +73,62 @@ case "$what" in
     "$np" table $sweep -o "$dir/t.md" --resume 2>"$dir/err"; rc=$?
     expect 0
     [ "$(wc -l <"$dir/t.md.jsonl")" -eq 24 ] || fail "resume did not finish the 24 rows (had $rows)" ;;
+  check_sigint)
+    # eight claims of about 0.15 s each (Release); SIGINT once the first
+    # one is in the journal, then --resume runs only the rest
+    for k in 1 2 3 4 5 6 7 8; do
+      printf 'claim "slow %s"\n  for f in random_poly(vars = 16, terms = 48..48, seed = %s..%s)\n  check sep(f * f * f; half) <= sep(f; half)^3\n\n' \
+        "$k" "$((k * 100))" "$((k * 100))" >>"$dir/c.np"
+    done
+    "$np" check "$dir/c.np" --journal "$dir/j.jsonl" >"$dir/out" 2>"$dir/err" &
+    pid=$!
+    i=0
+    while [ "$(cat "$dir/j.jsonl" 2>/dev/null | wc -l)" -lt 1 ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i + 1)); done
+    kill -INT $pid
+    wait $pid; rc=$?
+    if [ "$rc" -eq 0 ]; then echo "warning: the claims finished before the interruption"; echo "OK $what"; exit 0; fi
+    expect 130 "interrupted" "claims finished" "in the journal $dir/j.jsonl" "rerun the same command with --resume"
+    done1=$(wc -l <"$dir/j.jsonl")
+    [ "$done1" -ge 1 ] && [ "$done1" -lt 8 ] || fail "journal has $done1 lines after the interruption"
+    grep -q "^INTERRUPTED  $done1 claim" "$dir/out" || fail "stdout lacks the INTERRUPTED line for $done1 claims"
+    [ "$(grep -c '^PASS  slow' "$dir/out")" -eq "$done1" ] || fail "the finished claims are not all printed"
+    "$np" check "$dir/c.np" --journal "$dir/j.jsonl" --resume >"$dir/out" 2>"$dir/err"; rc=$?
+    expect 0
+    grep -q "($done1 finished earlier, from the journal" "$dir/out" || fail "resume does not say what it skipped"
+    [ "$(grep -c 'result from the journal' "$dir/out")" -eq "$done1" ] || fail "resume reran finished claims"
+    grep -q "^8 claims: 8 passed" "$dir/out" || fail "resume does not report all 8 claims"
+    [ "$(wc -l <"$dir/j.jsonl")" -eq 8 ] || fail "journal does not hold the 8 claims after resume"
+    # file order is kept: slow 1 .. slow 8
+    [ "$(grep -o '^PASS  slow [0-9]' "$dir/out" | tr -d '\n')" = "PASS  slow 1PASS  slow 2PASS  slow 3PASS  slow 4PASS  slow 5PASS  slow 6PASS  slow 7PASS  slow 8" ] \
+      || fail "resume printed the claims out of order"
+    # a torn last line (killed while writing) is dropped, the rest reused
+    printf '{"file": "%s", "tit' "$dir/c.np" >>"$dir/j.jsonl"
+    "$np" check "$dir/c.np" --journal "$dir/j.jsonl" --resume >"$dir/out" 2>"$dir/err"; rc=$?
+    expect 0
+    [ "$(grep -c 'result from the journal' "$dir/out")" -eq 8 ] || fail "a torn journal line stopped the reuse"
+    [ "$(wc -l <"$dir/j.jsonl")" -eq 8 ] || fail "the torn journal line was kept"
+    # other options: the journal entries do not apply
+    "$np" check "$dir/c.np" --journal "$dir/j.jsonl" --resume --budget 30 --filter "slow 1" >"$dir/out" 2>"$dir/err"; rc=$?
+    expect 0
+    grep -q "result from the journal" "$dir/out" && fail "a journal entry of another --budget was reused"
+    # --json: SIGTERM still gives a valid report of the finished claims
+    "$np" check "$dir/c.np" --json --journal "$dir/j2.jsonl" >"$dir/out" 2>"$dir/err" &
+    pid=$!
+    i=0
+    while [ "$(cat "$dir/j2.jsonl" 2>/dev/null | wc -l)" -lt 1 ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i + 1)); done
+    kill -TERM $pid
+    wait $pid; rc=$?
+    if [ "$rc" -ne 0 ]; then
+      expect 130 "interrupted"
+      python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["interrupted"] is True; assert len(j["claims"]) == j["summary"]["claims"] >= 1; assert j["summary"]["exit_code"] == 130' "$dir/out" \
+        || fail "--json report after SIGTERM is not valid"
+    fi ;;
   *) fail "unknown scenario" ;;
 esac
 echo "OK $what"
 ]=])
 
-foreach(scenario max_terms max_memory budget sigint)
+foreach(scenario max_terms max_memory budget sigint check_sigint)
   add_test(NAME reliability_limit_${scenario}
            COMMAND sh ${NETPOLY_RELIABILITY_SH} $<TARGET_FILE:netpoly> ${scenario})
   set_tests_properties(reliability_limit_${scenario} PROPERTIES
@@ -147,41 +197,58 @@ add_test(NAME reliability_determinism COMMAND python3 ${NETPOLY_DETERMINISM_PY} 
 set_tests_properties(reliability_determinism PROPERTIES PASS_REGULAR_EXPRESSION "deterministic"
                      FAIL_REGULAR_EXPRESSION "FAIL:" LABELS reliability TIMEOUT 600)
 
-# Known crashers awaiting a fix in code outside issue 6 (fuzz/README.md,
-# "Open findings"): each must become exit 2 with a message. Disabled so the
-# suite stays green; ctest lists them as "Not Run (Disabled)". Enable by
-# moving the files to tests/data/fuzz-regressions/claims/.
-file(GLOB NETPOLY_PENDING_CLAIMS ${CMAKE_CURRENT_SOURCE_DIR}/data/fuzz-regressions/pending/claims/*.np)
-foreach(f ${NETPOLY_PENDING_CLAIMS})
-  get_filename_component(n ${f} NAME_WE)
-  netpoly_expect(reliability_pending_claims_${n} 2 "" check ${f})
-  set_tests_properties(reliability_pending_claims_${n} PROPERTIES DISABLED TRUE LABELS reliability)
+# Fixed findings (fuzz/README.md, "Findings"), each as the CLI sees it.
+# Deep nesting in a claim file: exit 2 naming file:line:column, never a stack
+# overflow (the same files also go through the fuzz checks in test_reliability).
+foreach(n deep-brackets deep-parentheses deep-unary-minus)
+  netpoly_expect(reliability_claims_${n} 2 "nested deeper than 200 levels"
+                 check ${CMAKE_CURRENT_SOURCE_DIR}/data/fuzz-regressions/claims/${n}.np)
+  set_tests_properties(reliability_claims_${n} PROPERTIES LABELS reliability)
 endforeach()
+netpoly_expect(reliability_claims_deep_location 2 "deep-parentheses.np:2:209: expression nested deeper than 200 levels"
+               check ${CMAKE_CURRENT_SOURCE_DIR}/data/fuzz-regressions/claims/deep-parentheses.np)
 # A one-variable model of degree 3^41 (41 attention layers): exponents beyond
-# 64 bits make FLINT abort in poly_stats (exit 134, no message). It should be
-# refused before expanding (exit 3).
-file(GLOB NETPOLY_PENDING_EXPAND ${CMAKE_CURRENT_SOURCE_DIR}/data/fuzz-regressions/pending/expand/*.json)
-foreach(f ${NETPOLY_PENDING_EXPAND})
-  get_filename_component(n ${f} NAME_WE)
-  netpoly_expect(reliability_pending_expand_${n} 3 "" expand ${f} --stats)
-  set_tests_properties(reliability_pending_expand_${n} PROPERTIES DISABLED TRUE LABELS reliability)
-endforeach()
-# table --jobs 100000: thread creation fails part-way and std::terminate aborts
-# (exit 134). netpoly check limits --jobs to [1, 256]; table should too (exit 2).
-netpoly_expect(reliability_pending_table_jobs_huge 2 "--jobs" table --layers 1 --jobs 100000)
-set_tests_properties(reliability_pending_table_jobs_huge PROPERTIES DISABLED TRUE LABELS reliability)
-# 40 attention layers: degree 3^40 ~ 1.2e19 exceeds the black-box prime (~4.6e18),
-# so Schwartz-Zippel guarantees nothing; but estimate_expansion clamps the
-# degree to 1e18 and seprank prints "probabilistic ... >= 1 - 0.434". The
-# status must not be probabilistic (or the failure probability must be >= 1).
-add_test(NAME reliability_pending_blackbox_degree_clamp
-         COMMAND sh -c "$<TARGET_FILE:netpoly> make attention --layers 40 --width 2 --heads 1 --tokens 2 | $<TARGET_FILE:netpoly> seprank - --methods blackbox --json | python3 -c 'import json,sys; r=json.load(sys.stdin)[\"results\"][0]; ok = r[\"status\"] != \"probabilistic\" or r[\"failure_probability\"] >= 1; print(\"HONEST\" if ok else \"FAIL: probabilistic with eps %g\" % r[\"failure_probability\"])'")
-set_tests_properties(reliability_pending_blackbox_degree_clamp PROPERTIES PASS_REGULAR_EXPRESSION "HONEST"
-                     DISABLED TRUE LABELS reliability)
-# NaN limits switch the limits off: "--max-terms nan" passes every
-# "terms > max_terms" test (a 1e11-term expansion then runs until memory runs
-# out), and "--budget nan" passes "budget <= 0". Both should be input errors.
-netpoly_expect(reliability_pending_max_terms_nan 2 "--max-terms" expand ${EX} --max-terms nan --stats)
-netpoly_expect(reliability_pending_budget_nan 2 "--budget" seprank ${EX} --budget nan)
-set_tests_properties(reliability_pending_max_terms_nan reliability_pending_budget_nan PROPERTIES DISABLED TRUE
-                     LABELS reliability)
+# 64 bits made FLINT abort in poly_stats (exit 134, no message). Now refused
+# before expanding (exit 3), and the degree is printed unclamped.
+set(NETPOLY_DEG41 ${CMAKE_CURRENT_SOURCE_DIR}/data/limits/attention-41-layers-one-variable.json)
+netpoly_expect(reliability_expand_degree_2_63 3 "the degree bound 3.65e+19 reaches 2^63" expand ${NETPOLY_DEG41} --stats)
+netpoly_expect(reliability_expand_degree_2_63_text 3 "reaches 2^63" expand ${NETPOLY_DEG41})
+# table --jobs 100000: thread creation failed part-way and std::terminate
+# aborted (exit 134). Like check, --jobs is limited to [1, 256] (exit 2);
+# --shard is parsed strictly (std::stoul stopped at the "x" of "1/2x").
+netpoly_expect(reliability_table_jobs_huge 2 "--jobs: must be in [1, 256]" table --layers 1 --jobs 100000)
+netpoly_expect(reliability_table_jobs_zero 2 "--jobs: must be in [1, 256]" table --layers 1 --jobs 0)
+netpoly_expect(reliability_table_shard_trailing 2 "--shard \"1/2x\": expected K/N" table --layers 1 --shard 1/2x)
+netpoly_expect(reliability_table_shard_sign 2 "--shard \"+1/2\": expected K/N" table --layers 1 --shard +1/2)
+# 40 attention layers: degree 3^40 ~ 1.2e19 exceeds the black-box prime
+# (~4.6e18), so Schwartz-Zippel guarantees nothing. estimate_expansion used to
+# clamp the degree to 1e18 and seprank printed "probabilistic ... >= 1 - 0.434".
+# Now the degree is the true one and the result is a certified lower bound only.
+add_test(NAME reliability_blackbox_degree_clamp
+         COMMAND sh -c "$<TARGET_FILE:netpoly> make attention --layers 40 --width 2 --heads 1 --tokens 2 | $<TARGET_FILE:netpoly> seprank - --methods blackbox --json | python3 -c 'import json,sys; r=json.load(sys.stdin)[\"results\"][0]; ok = r[\"status\"] != \"probabilistic\" and \"failure_probability\" not in r; print(\"HONEST\" if ok else \"FAIL: %s with eps %s\" % (r[\"status\"], r.get(\"failure_probability\")))'")
+set_tests_properties(reliability_blackbox_degree_clamp PROPERTIES PASS_REGULAR_EXPRESSION "HONEST"
+                     FAIL_REGULAR_EXPRESSION "FAIL|Traceback" LABELS reliability)
+# NaN limits switched the limits off: "--max-terms nan" passed every
+# "terms > max_terms" test (a 1e11-term expansion then ran until memory ran
+# out), and "--budget nan" passed "budget <= 0". Now input errors naming the
+# flag, on every command that takes them; so are negative values.
+netpoly_expect(reliability_max_terms_nan 2 "--max-terms: expected a number, got nan" expand ${EX} --max-terms nan --stats)
+netpoly_expect(reliability_budget_nan 2 "--budget: expected a number, got nan" seprank ${EX} --budget nan)
+netpoly_expect(reliability_expand_budget_nan 2 "--budget: expected a number, got nan" expand ${EX} --budget nan --stats)
+netpoly_expect(reliability_expand_budget_negative 2 "--budget: must be 0 (no limit) or positive" expand ${EX} --budget -1)
+netpoly_expect(reliability_seprank_max_terms_nan 2 "--max-terms: expected a number, got nan" seprank ${EX} --max-terms nan)
+netpoly_expect(reliability_table_max_terms_nan 2 "--max-terms: expected a number, got nan" table --layers 1 --max-terms nan)
+netpoly_expect(reliability_table_budget_nan 2 "--budget: expected a number, got nan" table --layers 1 --budget nan)
+netpoly_expect(reliability_check_budget_nan 2 "--budget: expected a number, got nan"
+               check ${NETPOLY_TEST_DATA}/claims/pass --budget nan)
+netpoly_expect(reliability_check_max_terms_nan 2 "--max-terms: expected a number, got nan"
+               check ${NETPOLY_TEST_DATA}/claims/pass --max-terms nan)
+netpoly_expect(reliability_max_memory_nan 2 "--max-memory \"nanG\"" seprank ${EX} --max-memory nanG)
+set_tests_properties(reliability_claims_deep_location reliability_expand_degree_2_63
+                     reliability_expand_degree_2_63_text
+                     reliability_table_jobs_huge reliability_table_jobs_zero reliability_table_shard_trailing
+                     reliability_table_shard_sign reliability_max_terms_nan reliability_budget_nan
+                     reliability_expand_budget_nan reliability_expand_budget_negative
+                     reliability_seprank_max_terms_nan reliability_table_max_terms_nan reliability_table_budget_nan
+                     reliability_check_budget_nan reliability_check_max_terms_nan reliability_max_memory_nan
+                     PROPERTIES LABELS reliability)

@@ -14,11 +14,16 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <cmath>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "../fuzz/fuzz_inputs.hpp"
+#include "netpoly/claim_ast.hpp"
+#include "netpoly/claims.hpp"
+#include "netpoly/coeff_matrix.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
 #include "netpoly/forward.hpp"
@@ -129,8 +134,9 @@ TEST_CASE("every stored fuzz finding gives a value or a netpoly::Error, never a 
   for (const auto& dir : fs::directory_iterator(root)) {
     if (!dir.is_directory()) continue;
     const std::string kind = dir.path().filename().string();
-    // pending/: crashers in code owned elsewhere, run as disabled CLI tests
-    // until fixed (tests/reliability_cli_tests.cmake); then moved up here.
+    // pending/: crashers in code owned elsewhere, each with a disabled
+    // reliability_pending_* CLI test until fixed; then moved up here
+    // (fuzz/README.md, "When a fuzzer finds something").
     if (kind == "pending") continue;
     for (const auto& f : fs::directory_iterator(dir.path())) {
       if (!f.is_regular_file()) continue;
@@ -294,4 +300,120 @@ TEST_CASE("composite moduli are refused", "[reliability]") {
     CHECK_THROWS_AS(require_prime_modulus(n, "--modulus"), InputError);
   CHECK_NOTHROW(require_prime_modulus(nth_prime(0), "--modulus"));
   CHECK_NOTHROW(require_prime_modulus(2, "--modulus"));
+}
+
+namespace {
+
+// A claim file whose one check holds `expr`.
+std::string claim_with(const std::string& expr) { return "claim \"deep\"\n  check " + expr + " >= 0\n"; }
+
+std::string repeat(const std::string& s, int n) {
+  std::string r;
+  for (int i = 0; i < n; ++i) r += s;
+  return r;
+}
+
+// The InputError message of parsing `text`, or "" when it parses.
+std::string parse_error(const std::string& text) {
+  try {
+    (void)parse_claims(text, "deep.np", ".");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("claims: nesting is limited to kMaxClaimNesting levels, with file:line:column", "[reliability]") {
+  const int n = kMaxClaimNesting;
+  REQUIRE(n == 200);
+  const std::string msg = "nested deeper than 200 levels";
+  struct Case {
+    const char* what;
+    std::string ok, deep;
+  };
+  const std::vector<Case> cases = {
+      {"parentheses", repeat("(", n) + "1" + repeat(")", n), repeat("(", n + 1) + "1" + repeat(")", n + 1)},
+      {"lists", repeat("[", n) + "1" + repeat("]", n), repeat("[", n + 1) + "1" + repeat("]", n + 1)},
+      {"unary minus", repeat("-", n) + "1", repeat("-", n + 1) + "1"},
+      {"powers", "1" + repeat("^1", n), "1" + repeat("^1", n + 1)},
+      {"calls", repeat("abs(", n) + "1" + repeat(")", n), repeat("abs(", n + 1) + "1" + repeat(")", n + 1)},
+  };
+  for (const auto& c : cases) {
+    INFO(c.what);
+    CHECK(parse_error(claim_with(c.ok)).find(msg) == std::string::npos);
+    const std::string e = parse_error(claim_with(c.deep));
+    CHECK(e.find(msg) != std::string::npos);
+    CHECK(e.rfind("deep.np:2:", 0) == 0);  // file:line:column first
+  }
+  // the column is the token where the 201st level opens
+  CHECK(parse_error(claim_with(repeat("(", n + 1) + "1" + repeat(")", n + 1))) ==
+        "deep.np:2:" + std::to_string(9 + n) + ": expression nested deeper than 200 levels");
+  // inside a poly("...") literal, the levels outside count too
+  const std::string poly_deep = repeat("(", n / 2) + "degree(poly(\"" + repeat("(", n / 2) + "x0" +
+                                repeat(")", n / 2) + "\", vars = 1))" + repeat(")", n / 2);
+  CHECK(parse_error(claim_with(poly_deep)).find(msg) != std::string::npos);
+}
+
+TEST_CASE("claims: a chain of operators is limited to kMaxClaimHeight levels", "[reliability]") {
+  const int h = kMaxClaimHeight;
+  // h - 1 operators: a tree of height h; one more is refused, never a stack overflow
+  CHECK(parse_error(claim_with("1" + repeat("+1", h - 1))).empty());
+  CHECK(parse_error(claim_with("1" + repeat("+1", h))).find("nested deeper than " + std::to_string(h)) !=
+        std::string::npos);
+  CHECK(parse_error(claim_with("degree(poly(\"x0" + repeat("*x0", h) + "\", vars = 1))"))
+            .find("nested deeper than") != std::string::npos);
+  // the highest trees allowed also evaluate (recursively) without overflowing
+  const std::string text = "claim \"chain\"\n  check 1" + repeat("+1", h - 1) + " == " + std::to_string(h) +
+                           "\n  check degree(poly(\"x0" + repeat("*x1", h - 3) + "\", vars = 2)) == " +
+                           std::to_string(h - 2) + "\n";  // height h: degree(poly(x0*x1*...))
+  ClaimFile f = parse_claims(text, "chain.np", ".");
+  REQUIRE(f.claims.size() == 1);
+  const ClaimResult r = run_claim(f.claims[0], CheckOptions{});
+  INFO(r.error_message);
+  CHECK(r.verdict == Verdict::pass);
+  // 100000 operators (a 400 kB file) are refused just as quickly
+  CHECK_FALSE(parse_error(claim_with("1" + repeat("-1", 100000))).empty());
+}
+
+TEST_CASE("exponents of 2^63 and beyond are refused by every reader", "[reliability]") {
+  PolyRing R(2);
+  FmpqMpoly p(R.ctx);
+  Fmpz big;
+  fmpz_one(big.get());
+  fmpz_mul_2exp(big.get(), big.get(), 63);
+  fmpz* exps[2] = {big.get(), nullptr};
+  Fmpz zero;
+  exps[1] = zero.get();
+  fmpq_mpoly_set_coeff_fmpq_fmpz(p.get(), Fmpq(Fmpz(1)).get(), exps, p.c());
+  REQUIRE(p.length() == 1);
+  CHECK_THROWS_AS(poly_stats(p, 1, 2), LimitError);
+  std::ostringstream os;
+  CHECK_THROWS_AS(write_poly(os, p, 2, PolyFormat::json), LimitError);
+  CHECK_THROWS_AS(coefficient_matrix(p, parse_partition("half", 1, 2)), LimitError);
+  // 2^62 still reads
+  fmpz_fdiv_q_2exp(big.get(), big.get(), 1);
+  FmpqMpoly q(R.ctx);
+  fmpq_mpoly_set_coeff_fmpq_fmpz(q.get(), Fmpq(Fmpz(1)).get(), exps, q.c());
+  CHECK(poly_stats(q, 1, 2).degree == (slong(1) << 62));
+}
+
+TEST_CASE("the degree bound is not clamped, and a bound of 2^63 or more is refused", "[reliability]") {
+  auto po = preset("attention", 40, 2, 2);
+  po.heads = 1;
+  Model m = make_preset(po);
+  const auto e = estimate_expansion(m);
+  CHECK(e.degree == Approx(std::pow(3.0, 40)));  // 1.2e19, above the old clamp of 1e18
+  CHECK_THROWS_AS(check_expansion_size(m, HUGE_VAL), LimitError);
+  try {
+    check_expansion_size(m, HUGE_VAL);
+  } catch (const LimitError& x) {
+    CHECK(std::string(x.what()).find("the degree bound 1.22e+19 reaches 2^63") != std::string::npos);
+  }
+  // 3^39 = 4.05e18 < 2^63: the degree check lets it through (--max-terms decides)
+  auto po39 = preset("attention", 39, 2, 2);
+  po39.heads = 1;
+  CHECK(estimate_expansion(make_preset(po39)).degree < kMaxExpansionDegree);
+  CHECK_THROWS_WITH(check_expansion_size(make_preset(po39), 1e6), Catch::Contains("--max-terms"));
 }

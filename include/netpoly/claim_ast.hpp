@@ -66,7 +66,16 @@ struct Expr {
   std::vector<Arg> args;         // call arguments (named ones include options given after ';')
   std::optional<PartSpec> part;  // call: partition section
   ExprPtr poly;                  // poly("..."): the parsed polynomial text
+  int height = 1;                // 1 + the highest child (bounded by kMaxClaimHeight)
 };
+
+// Limits of the parser, so that deep input is an InputError and never a
+// stack overflow (in the parser, or in the recursive walks over the tree):
+// nesting of parentheses, brackets, calls, unary minus and ^ ...
+inline constexpr int kMaxClaimNesting = 200;
+// ... and the height of an expression tree (a chain a + b + c ... of n
+// operators is n levels high).
+inline constexpr int kMaxClaimHeight = 1000;
 
 // `a REL b REL c ...` (a chain, every link must hold) or a bare expression (true when != 0).
 struct Condition {

@@ -21,18 +21,37 @@ std::vector<Entry> resolve_outputs(const Model& m, const std::optional<Entry>& r
 // bound per layer (attention x3, square x2, product xk, residual keeps the
 // lower degrees) and the number of monomials of those degrees in N*d variables.
 struct ExpansionEstimate {
-  unsigned long degree = 0;  // bound on the total degree
+  double degree = 0;         // bound on the total degree (not clamped: it can exceed 2^64)
   bool homogeneous = true;   // no residual: every term has exactly `degree`
   double terms = 0;          // bound on the number of terms of one output entry
 };
 ExpansionEstimate estimate_expansion(const Model& m);
 
+// log binom(n + k - 1, k), the number of monomials of degree exactly k in n
+// variables; accurate for any k (a difference of lgamma values is not when k
+// is huge); HUGE_VAL when min(n - 1, k) > 10000.
+double log_monomial_count(double n, double k);
+
 // Bytes an expansion may need at its peak (terms x packed exponents and
 // coefficients, times the intermediate products kept alive).
 double expansion_memory_estimate(const Model& m);
 
-// Throws LimitError naming the estimate and the flag when terms > max_terms.
+// Exponents are read as 64-bit words: an expansion whose degree bound
+// reaches 2^63 is refused (LimitError) whatever --max-terms says.
+inline constexpr double kMaxExpansionDegree = 0x1p63;
+
+// Throws LimitError naming the estimate and the flag when terms > max_terms,
+// and when the degree bound reaches kMaxExpansionDegree.
 void check_expansion_size(const Model& m, double max_terms);
+
+// The degree bound as printed: exact below 2^53, else "about 3.65e+19".
+std::string format_degree(double degree);
+
+// Throws LimitError when an exponent or the total degree of p does not fit in
+// 63 bits (FLINT stores such exponents, but they cannot be read as words).
+// `what` names the reader ("expand --stats", "the coefficient matrix").
+void check_exponents_fit(const FmpqMpoly& p, const std::string& what);
+void check_exponents_fit(const NmodMpoly& p, const std::string& what);
 
 // Exact expansion over Q of the given output entries (in that order).
 std::vector<FmpqMpoly> expand(const PolyRing& R, const Model& m, const std::vector<Entry>& outputs);

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "netpoly/error.hpp"
+#include "netpoly/expand.hpp"
 
 namespace netpoly {
 
@@ -54,6 +55,7 @@ SparseIntMatrix coefficient_matrix(const FmpqMpoly& y, const Partition& P) {
   const fmpz_mpoly_struct* z = y.get()->zpoly;
   const fmpz_mpoly_ctx_struct* zctx = y.c()->zctx;
   const slong len = z->length;
+  check_exponents_fit(y, "the coefficient matrix");
   SparseIntMatrix M;
   M.r.reserve(len);
   M.c.reserve(len);
@@ -73,6 +75,10 @@ SparseIntMatrix coefficient_matrix(const FmpqMpoly& y, const Partition& P) {
     fmpz_set(c.get(), z->coeffs + t);
     M.v.push_back(std::move(c));
   }
+  // Row and column ids are 32-bit, and split_blocks numbers rows then columns.
+  if (rows.size() + cols.size() > UINT32_MAX)
+    throw LimitError("the coefficient matrix: " + std::to_string(rows.size()) + " A-parts and " +
+                     std::to_string(cols.size()) + " B-parts exceed 2^32 - 1 rows and columns together");
   M.rows = rows.size();
   M.cols = cols.size();
   sort_by_row(M);

@@ -319,22 +319,24 @@ std::optional<MethodRun> run_blackbox_split(const Model& m, const Entry& e, cons
   } else if (saturated) {
     r.note = (stop_note.empty() ? "" : stop_note + "; ") + "some block was full rank at " + std::to_string(k) +
              " points: sep may be larger (raise --max-points)";
+  } else {
+    r.note = "no probability statement: the degree " + std::to_string(degree) + " is too large for the prime " +
+             std::to_string(p) + " (the rank is a certified lower bound only)";
   }
   return r;
 }
 
 // ------------------------------------------------------------------ blackbox
 MethodRun run_blackbox(const Model& m, const Entry& e, const Partition& P, const SepOptions& o,
-                       unsigned long degree, std::optional<std::size_t> known_upper = std::nullopt) {
+                       double degree, std::optional<std::size_t> known_upper = std::nullopt) {
   const ulong p = default_prime(o);
   const auto va = side_vars(P, true), vb = side_vars(P, false);
   const Need need = single_need(m, e);
   const std::size_t out = e.token * m.output_width() + e.channel;
   // rank(E) <= number of monomials on either side of degree <= D.
   auto monomials = [&](std::size_t nv) {
-    double l = std::lgamma(static_cast<double>(nv + degree) + 1) - std::lgamma(static_cast<double>(degree) + 1) -
-               std::lgamma(static_cast<double>(nv) + 1);
-    return l > 40 ? 1e18 : std::exp(l);
+    double l = log_monomial_count(static_cast<double>(nv) + 1, degree);  // degree <= D: one more variable
+    return l > 40 ? 1e18 : std::round(std::exp(l));  // an integer count
   };
   double cap_mono = std::min(monomials(va.size()), monomials(vb.size()));
   // More points than a certified upper bound + 1 cannot raise the rank.
@@ -404,11 +406,18 @@ MethodRun run_blackbox(const Model& m, const Entry& e, const Partition& P, const
   const bool saturated = rank == k;
   // Schwartz-Zippel: if sep > rank, an (rank+1)-minor of E is a nonzero
   // polynomial of degree <= 2 (rank+1) D in the random points.
-  double eps = saturated ? 1.0 : 2.0 * static_cast<double>(rank + 1) * static_cast<double>(degree) / static_cast<double>(p);
-  r.details = {{"prime", p}, {"points", k}, {"degree_bound", degree}, {"saturated", saturated}};
-  if (!saturated) {
+  // D is the true degree bound (a double, never clamped); eps >= 1 promises
+  // nothing, and the rank is then only a certified lower bound.
+  double eps = saturated ? 1.0 : 2.0 * static_cast<double>(rank + 1) * degree / static_cast<double>(p);
+  r.details = {{"prime", p}, {"points", k}, {"saturated", saturated}};
+  if (degree < 0x1p53) r.details["degree_bound"] = static_cast<std::uint64_t>(degree);
+  else r.details["degree_bound"] = degree;
+  if (!saturated && eps < 1) {
     r.details["failure_probability"] = eps;
     r.how += "; equals sep with probability >= 1 - " + fmt_g(eps);
+  } else if (!saturated) {
+    r.note = "no probability statement: the degree bound " + fmt_g(degree) + " is too large for the prime " +
+             std::to_string(p) + " (Schwartz-Zippel gives 2 (r+1) D / p = " + fmt_g(eps) + " >= 1)";
   } else {
     r.note = stop_note.empty() ? "matrix of " + std::to_string(k) + " points was full rank: sep may be larger (raise --max-points)"
                                : stop_note + "; the matrix was full rank, so sep may be larger";

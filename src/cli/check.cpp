@@ -1,6 +1,24 @@
 // netpoly check PATH...: run the claims of .np files (proofs/README.md).
+//
+// Interruption (SIGINT, SIGTERM): the claims in flight are dropped (nothing of
+// a half-run claim can be kept), what finished stays printed (and, with
+// --json, a valid report of the finished claims with "interrupted": true is
+// printed), and the process exits with 130. With --journal FILE every finished
+// claim is also appended to FILE as one JSON line; a rerun with --resume skips
+// the claims found there (same file, title, clauses, --budget and --max-terms).
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <fstream>
 #include <iostream>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <thread>
 
 #include "commands.hpp"
 #include "netpoly/claims.hpp"
@@ -13,13 +31,154 @@ namespace {
 struct CheckCliOptions {
   std::vector<std::string> paths;
   bool json = false;
+  std::string journal;
+  bool resume = false;
   CheckOptions check;
 };
 
+// ------------------------------------------------------------------ journal
+// A claim's identity in the journal: its file and title, and a fingerprint of
+// its clauses and of the options that change its result.
+std::string fingerprint(const Claim& c, const CheckOptions& o) {
+  std::uint64_t h = 1469598103934665603ULL;  // FNV-1a
+  auto mix = [&](const std::string& s) {
+    for (unsigned char ch : s) {
+      h ^= ch;
+      h *= 1099511628211ULL;
+    }
+    h ^= 0xff;
+    h *= 1099511628211ULL;
+  };
+  mix(c.title);
+  for (const auto& cl : c.clauses) mix(cl.text);
+  char b[64];
+  std::snprintf(b, sizeof b, "%.17g/%.17g", o.budget, o.max_terms);
+  mix(b);
+  std::snprintf(b, sizeof b, "%016llx", static_cast<unsigned long long>(h));
+  return b;
+}
+
+std::string journal_key(const std::string& file, const std::string& title, const std::string& fp) {
+  return file + "\n" + title + "\n" + fp;
+}
+
+struct JournalEntry {
+  ClaimResult result;  // what the report and the exit code need
+  nlohmann::json json;  // claim_json as first printed
+  std::string text;     // write_claim_text as first printed
+};
+
+ClaimResult result_from_json(const nlohmann::json& j) {
+  ClaimResult r;
+  r.file = j.at("file").get<std::string>();
+  r.loc.file = r.file;
+  r.loc.line = j.at("line").get<int>();
+  r.title = j.at("title").get<std::string>();
+  const std::string v = j.at("verdict").get<std::string>();
+  r.verdict = Verdict::inconclusive;
+  if (v == "ERROR") {
+    r.error = true;
+    r.error_message = j.value("error", std::string("error"));
+  } else if (v == verdict_name(Verdict::pass)) {
+    r.verdict = Verdict::pass;
+  } else if (v == verdict_name(Verdict::pass_probabilistic)) {
+    r.verdict = Verdict::pass_probabilistic;
+  } else if (v == verdict_name(Verdict::fail)) {
+    r.verdict = Verdict::fail;
+  } else if (v != verdict_name(Verdict::inconclusive)) {
+    throw std::runtime_error("unknown verdict \"" + v + "\"");
+  }
+  r.instances = j.at("instances").get<std::size_t>();
+  r.passed = j.at("passed").get<std::size_t>();
+  r.passed_probabilistic = j.at("passed_probabilistic").get<std::size_t>();
+  r.failed = j.at("failed").get<std::size_t>();
+  r.inconclusive = j.at("inconclusive").get<std::size_t>();
+  r.skipped = j.at("skipped").get<std::size_t>();
+  r.seconds = j.at("seconds").get<double>();
+  return r;
+}
+
+// Reads FILE's entries (later lines win) and their lines into `kept`. A torn
+// last line (the process was killed while writing it) is dropped; anything
+// else malformed is an error.
+std::map<std::string, JournalEntry> read_journal(const std::string& path, std::string& kept) {
+  std::map<std::string, JournalEntry> out;
+  std::ifstream in(path);
+  if (!in) return out;
+  std::string line;
+  std::size_t n = 0;
+  std::vector<std::string> lines;
+  while (std::getline(in, line)) lines.push_back(line);
+  const bool torn_tail = !lines.empty() && in.eof() && !lines.back().empty();
+  for (const auto& l : lines) {
+    ++n;
+    if (l.empty()) continue;
+    try {
+      auto j = nlohmann::json::parse(l);
+      JournalEntry e;
+      e.json = j.at("result");
+      e.result = result_from_json(e.json);
+      e.text = j.at("text").get<std::string>();
+      out[journal_key(j.at("file").get<std::string>(), j.at("title").get<std::string>(),
+                      j.at("fingerprint").get<std::string>())] = std::move(e);
+      kept += l + "\n";
+    } catch (const std::exception& x) {
+      if (n == lines.size() && torn_tail) break;
+      throw InputError(path + ":" + std::to_string(n) + ": not a netpoly check journal line (" + x.what() +
+                       "); remove the file or drop --resume");
+    }
+  }
+  return out;
+}
+
+// ------------------------------------------------------------------ interruption
+// The signal handler only writes a byte into a pipe; a watcher thread reads it,
+// takes the output lock (so that no claim is half printed), prints what
+// finished and ends the process with 130.
+int g_pipe[2] = {-1, -1};
+
+extern "C" void on_check_signal(int) {
+  const char c = 'i';
+  ssize_t n = write(g_pipe[1], &c, 1);
+  (void)n;
+}
+
+struct Report {
+  std::mutex mu;  // output, journal and the state below
+  std::vector<ClaimResult> done;
+  std::vector<nlohmann::json> done_json;
+  std::size_t total = 0;
+  std::chrono::steady_clock::time_point t0;
+};
+
+nlohmann::json report_json(const std::vector<ClaimResult>& results, const std::vector<nlohmann::json>& claims_json,
+                           double secs, int code) {
+  nlohmann::json j;
+  j["claims"] = claims_json;
+  std::size_t pass = 0, prob = 0, fail = 0, inc = 0, err = 0;
+  for (const auto& r : results) {
+    if (r.error)
+      ++err;
+    else if (r.verdict == Verdict::pass)
+      ++pass;
+    else if (r.verdict == Verdict::pass_probabilistic)
+      ++prob;
+    else if (r.verdict == Verdict::fail)
+      ++fail;
+    else
+      ++inc;
+  }
+  j["summary"] = {{"claims", results.size()}, {"passed", pass + prob}, {"passed_probabilistic", prob},
+                  {"failed", fail},           {"inconclusive", inc},   {"errors", err},
+                  {"seconds", secs},          {"exit_code", code}};
+  return j;
+}
+
 void run_check(const CheckCliOptions& o) {
-  if (!(o.check.budget > 0)) throw InputError("--budget: must be positive");
-  if (!(o.check.max_terms > 0)) throw InputError("--max-terms: must be positive");
+  limit_option(o.check.budget, "--budget", false);
+  limit_option(o.check.max_terms, "--max-terms", false);
   if (o.check.jobs < 1 || o.check.jobs > 256) throw InputError("--jobs: must be in [1, 256]");
+  if (o.resume && o.journal.empty()) throw InputError("--resume needs --journal FILE");
   const auto t0 = std::chrono::steady_clock::now();
   // Every file is parsed (and every model file read) before any claim runs.
   const auto files = load_claim_paths(o.paths);
@@ -27,44 +186,145 @@ void run_check(const CheckCliOptions& o) {
   if (claims.empty())
     throw InputError(o.check.filter.empty() ? "no claims in the given files"
                                             : "--filter \"" + o.check.filter + "\": no claim title contains it");
-  std::vector<ClaimResult> results;
-  if (o.json) {
-    results = run_claims(claims, o.check);
-  } else {
-    std::cout << "netpoly check: " << claims.size() << (claims.size() == 1 ? " claim" : " claims") << " in "
-              << files.size() << (files.size() == 1 ? " file" : " files") << "\n"
-              << std::flush;
-    results = run_claims(claims, o.check, [](std::size_t, const ClaimResult& r) {
-      write_claim_text(std::cout, r);
-      std::cout << std::flush;
-    });
+  // Finished claims from an earlier run, and the file new ones go to.
+  std::map<std::string, JournalEntry> journal;
+  std::string kept;  // the journal's good lines, written back (without a torn tail)
+  if (o.resume) journal = read_journal(o.journal, kept);
+  std::ofstream jout;
+  if (!o.journal.empty()) {
+    jout.open(o.journal, std::ios::trunc);
+    if (!jout) throw InputError("--journal " + o.journal + ": cannot open for writing");
+    jout << kept << std::flush;
   }
+  std::vector<const JournalEntry*> cached(claims.size(), nullptr);
+  std::vector<std::string> fps(claims.size());
+  std::vector<const Claim*> todo;
+  std::vector<std::size_t> todo_index;
+  for (std::size_t i = 0; i < claims.size(); ++i) {
+    fps[i] = fingerprint(*claims[i], o.check);
+    auto it = journal.find(journal_key(claims[i]->loc.file, claims[i]->title, fps[i]));
+    if (it != journal.end()) {
+      cached[i] = &it->second;
+    } else {
+      todo.push_back(claims[i]);
+      todo_index.push_back(i);
+    }
+  }
+  const std::size_t from_journal = claims.size() - todo.size();
+
+  Report rep;
+  rep.total = claims.size();
+  rep.t0 = t0;
+  // Appends claim i's result (under rep.mu): printed, journaled, remembered.
+  auto emit = [&](std::size_t i, const ClaimResult& r, const JournalEntry* old) {
+    nlohmann::json j = old ? old->json : claim_json(r);
+    if (old) j["from_journal"] = true;
+    std::string text;
+    if (old) {
+      text = old->text;
+    } else {
+      std::ostringstream os;
+      write_claim_text(os, r);
+      text = os.str();
+    }
+    if (!o.json) {
+      std::cout << text;
+      if (old) std::cout << "    (result from the journal " << o.journal << ")\n";
+      std::cout << std::flush;
+    }
+    if (!old && jout) {
+      nlohmann::json line = {{"file", claims[i]->loc.file}, {"title", claims[i]->title},
+                             {"fingerprint", fps[i]},       {"result", j},
+                             {"text", text}};
+      jout << line.dump() << "\n" << std::flush;
+    }
+    rep.done.push_back(r);
+    rep.done_json.push_back(std::move(j));
+  };
+  std::size_t next_cached = 0;  // claims before this index are emitted
+  auto emit_cached_before = [&](std::size_t end) {
+    for (; next_cached < end; ++next_cached)
+      if (cached[next_cached]) emit(next_cached, cached[next_cached]->result, cached[next_cached]);
+  };
+
+  // The watcher: on SIGINT/SIGTERM print what finished and exit 130.
+  if (pipe(g_pipe) != 0) throw Error("cannot create a pipe", ExitCode::internal);
+  std::thread watcher([&] {
+    char c = 0;
+    ssize_t n;
+    while ((n = read(g_pipe[0], &c, 1)) < 0 && errno == EINTR) {
+    }
+    if (n != 1 || c != 'i') return;  // finished normally
+    std::lock_guard<std::mutex> lock(rep.mu);
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - rep.t0).count();
+    if (o.json) {
+      nlohmann::json j = report_json(rep.done, rep.done_json, secs, 130);
+      j["interrupted"] = true;
+      std::cout << j.dump(1) << "\n";
+    } else {
+      std::cout << "INTERRUPTED  " << summary_line(rep.done, secs) << "; " << rep.total - rep.done.size() << " of "
+                << rep.total << " not run\n";
+    }
+    std::cout.flush();
+    std::string hint = "\nnetpoly: interrupted; " + std::to_string(rep.done.size()) + " of " +
+                       std::to_string(rep.total) + " claims finished (the claims in flight were dropped); ";
+    if (!o.journal.empty())
+      hint += "their results are in the journal " + o.journal +
+              "; rerun the same command with --resume to skip them\n";
+    else
+      hint += "nothing was kept for a rerun: add --journal FILE to keep finished claims, then --resume to skip them "
+              "(or --filter TEXT to run only some)\n";
+    std::cerr << hint << std::flush;
+    _exit(130);
+  });
+  struct sigaction sa {}, old_int{}, old_term{};
+  sa.sa_handler = on_check_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, &old_int);
+  sigaction(SIGTERM, &sa, &old_term);
+  auto stop_watcher = [&] {
+    sigaction(SIGINT, &old_int, nullptr);
+    sigaction(SIGTERM, &old_term, nullptr);
+    const char q = 'q';
+    ssize_t n = write(g_pipe[1], &q, 1);
+    (void)n;
+    watcher.join();
+    close(g_pipe[0]);
+    close(g_pipe[1]);
+    g_pipe[0] = g_pipe[1] = -1;
+  };
+
+  try {
+    {
+      std::lock_guard<std::mutex> lock(rep.mu);
+      if (!o.json) {
+        std::cout << "netpoly check: " << claims.size() << (claims.size() == 1 ? " claim" : " claims") << " in "
+                  << files.size() << (files.size() == 1 ? " file" : " files");
+        if (from_journal) std::cout << " (" << from_journal << " finished earlier, from the journal " << o.journal << ")";
+        std::cout << "\n" << std::flush;
+      }
+    }
+    run_claims(todo, o.check, [&](std::size_t k, const ClaimResult& r) {
+      std::lock_guard<std::mutex> lock(rep.mu);
+      emit_cached_before(todo_index[k]);
+      emit(todo_index[k], r, nullptr);
+      next_cached = std::max(next_cached, todo_index[k] + 1);
+    });
+    std::lock_guard<std::mutex> lock(rep.mu);
+    emit_cached_before(claims.size());
+  } catch (...) {
+    stop_watcher();
+    throw;
+  }
+  stop_watcher();
+
+  const std::vector<ClaimResult>& results = rep.done;
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const int code = check_exit_code(results, o.check.strict);
-  if (o.json) {
-    nlohmann::json j;
-    j["claims"] = nlohmann::json::array();
-    for (const auto& r : results) j["claims"].push_back(claim_json(r));
-    std::size_t pass = 0, prob = 0, fail = 0, inc = 0, err = 0;
-    for (const auto& r : results) {
-      if (r.error)
-        ++err;
-      else if (r.verdict == Verdict::pass)
-        ++pass;
-      else if (r.verdict == Verdict::pass_probabilistic)
-        ++prob;
-      else if (r.verdict == Verdict::fail)
-        ++fail;
-      else
-        ++inc;
-    }
-    j["summary"] = {{"claims", results.size()}, {"passed", pass + prob}, {"passed_probabilistic", prob},
-                    {"failed", fail},           {"inconclusive", inc},   {"errors", err},
-                    {"seconds", secs},          {"exit_code", code}};
-    std::cout << j.dump(1) << "\n";
-  } else {
+  if (o.json)
+    std::cout << report_json(results, rep.done_json, secs, code).dump(1) << "\n";
+  else
     std::cout << summary_line(results, secs) << "\n";
-  }
   std::cout.flush();
   if (code == 2) {
     for (const auto& r : results)
@@ -102,6 +362,10 @@ void setup_check(CLI::App& app) {
   s->add_option("--counterexamples", o->check.counterexamples_dir,
                 "write each failing claim's first counterexample (model files, polynomial files, a summary) here");
   s->add_flag("--strict", o->check.strict, "a PASS (probabilistic) counts as not passed (exit code 1)");
+  s->add_option("--journal", o->journal,
+                "append each finished claim's result to FILE (JSON lines); without --resume FILE starts empty");
+  s->add_flag("--resume", o->resume,
+              "skip the claims already in the --journal FILE (same file, title, clauses, --budget, --max-terms)");
   s->callback([o]() { run_check(*o); });
 }
 

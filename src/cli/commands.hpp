@@ -21,6 +21,11 @@ Entry parse_entry(const std::string& s, const std::string& option);
 // Parses "1..3,5" into [1, 2, 3, 5]; throws InputError naming the option.
 std::vector<std::uint64_t> parse_list(const std::string& s, const std::string& option);
 
+// Checks a numeric limit (--max-terms, --budget): NaN and negative values are
+// an InputError naming the flag, and so is 0 unless `zero_ok` (where 0 means
+// "no limit"). Infinity is accepted: no limit.
+double limit_option(double v, const std::string& flag, bool zero_ok);
+
 // Sets FLINT's thread count (0 = all cores).
 void set_threads(unsigned n);
 

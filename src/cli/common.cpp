@@ -1,5 +1,6 @@
 #include <flint/flint.h>
 
+#include <cmath>
 #include <thread>
 
 #include "commands.hpp"
@@ -53,6 +54,14 @@ std::vector<std::uint64_t> parse_list(const std::string& s, const std::string& o
     start = k + 1;
   }
   return r;
+}
+
+double limit_option(double v, const std::string& flag, bool zero_ok) {
+  if (std::isnan(v)) throw InputError(flag + ": expected a number, got nan");
+  if (v < 0 || (v == 0 && !zero_ok))
+    throw InputError(flag + ": must be " + (zero_ok ? "0 (no limit) or positive" : "positive") + ", got " +
+                     std::to_string(v));
+  return v;
 }
 
 void set_threads(unsigned n) {

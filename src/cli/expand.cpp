@@ -1,4 +1,5 @@
 // netpoly expand MODEL: expand output entries into exact polynomials.
+#include <cmath>
 #include <iostream>
 
 #include "commands.hpp"
@@ -77,8 +78,8 @@ void run_expand(const ExpandOptions& o) {
   set_threads(o.threads);
   Limits lim;
   if (!o.max_memory.empty()) lim.max_memory_bytes = parse_memory_size(o.max_memory, "--max-memory");
-  if (o.budget < 0) throw InputError("--budget: must be positive");
-  lim.budget_seconds = o.budget;
+  limit_option(o.max_terms, "--max-terms", false);
+  if (std::isfinite(limit_option(o.budget, "--budget", true))) lim.budget_seconds = o.budget;
   start_watchdog(lim, "expand");
   parse_poly_format(o.format);
   if (o.format == "sympy" && o.modulus) throw InputError("--format sympy cannot express a modular expansion; drop --modulus");

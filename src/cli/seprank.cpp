@@ -124,7 +124,8 @@ void run_seprank(SeprankOptions o) {
   set_threads(o.threads);
   Limits lim;
   if (!o.max_memory.empty()) lim.max_memory_bytes = parse_memory_size(o.max_memory, "--max-memory");
-  if (o.sep.budget <= 0) throw InputError("--budget: must be positive");
+  limit_option(o.sep.max_terms, "--max-terms", false);
+  limit_option(o.sep.budget, "--budget", false);
   if (std::isfinite(o.sep.budget)) lim.budget_seconds = o.sep.budget;
   start_watchdog(lim, "seprank");
   Model m = read_model(o.model);

@@ -95,8 +95,8 @@ SweepSpec make_spec(const TableOptions& o) {
   s.range = o.range;
   s.partition = o.partition;
   if (!o.methods.empty()) s.sep.methods = parse_methods(o.methods);
-  if (o.budget > 0) s.sep.budget = o.budget;
-  s.sep.max_terms = o.max_terms;
+  if (limit_option(o.budget, "--budget", true) > 0) s.sep.budget = o.budget;
+  s.sep.max_terms = limit_option(o.max_terms, "--max-terms", false);
   if (s.seeds == 0 || s.seeds > 10000) throw InputError("--seeds: expected 1..10000");
   return s;
 }
@@ -186,6 +186,7 @@ void run_table(const TableOptions& o) {
   set_threads(o.threads);
   if (!o.merge.empty()) return run_merge(o);
   if (!o.param_budget.empty()) return run_param_budget(o);
+  if (o.jobs < 1 || o.jobs > 256) throw InputError("--jobs: must be in [1, 256], got " + std::to_string(o.jobs));
   SweepSpec s = make_spec(o);
   SweepRunOptions r;
   r.out = o.out;
@@ -193,14 +194,15 @@ void run_table(const TableOptions& o) {
   r.resume = o.resume;
   r.jobs = o.jobs;
   r.plot = o.plot;
+  // Digits only on both sides (stoul alone takes " 1", "+1" and stops at "2x").
   auto slash = o.shard.find('/');
-  try {
-    if (slash == std::string::npos) throw std::invalid_argument("");
-    r.shard = std::stoul(o.shard.substr(0, slash));
-    r.shards = std::stoul(o.shard.substr(slash + 1));
-  } catch (const std::exception&) {
+  auto digits = [](const std::string& t) {
+    return !t.empty() && t.size() <= 9 && t.find_first_not_of("0123456789") == std::string::npos;
+  };
+  if (slash == std::string::npos || !digits(o.shard.substr(0, slash)) || !digits(o.shard.substr(slash + 1)))
     throw InputError("--shard \"" + o.shard + "\": expected K/N, e.g. 2/8");
-  }
+  r.shard = std::stoul(o.shard.substr(0, slash));
+  r.shards = std::stoul(o.shard.substr(slash + 1));
   if (r.resume && o.out.empty()) throw InputError("--resume needs -o FILE");
   install_interrupt_handler(o.out, "rerun the same command with --resume to continue");
   const bool tty = isatty(STDERR_FILENO);

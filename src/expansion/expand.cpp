@@ -1,5 +1,6 @@
 #include "netpoly/expand.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "netpoly/error.hpp"
@@ -31,10 +32,22 @@ std::vector<Entry> resolve_outputs(const Model& m, const std::optional<Entry>& r
   return r;
 }
 
+// log of binom(n + k - 1, k): monomials of degree exactly k in n variables.
+// binom(M + m, m) = prod_{i=1..m} (1 + M/i) with m = min(n - 1, k), M = max:
+// a difference of lgamma values loses every digit when M is huge (degree
+// 3^39 in 4 variables came out as 0 terms). Beyond m = 10000 the count is
+// above 2^10000 anyway.
+double log_monomial_count(double n, double k) {
+  const double m = std::min(n - 1, k), M = std::max(n - 1, k);
+  if (m > 10000) return HUGE_VAL;
+  double s = 0;
+  for (double i = 1; i <= m; ++i) s += std::log1p(M / i);
+  return s;
+}
+
 namespace {
 
-// log of binom(n + k - 1, k): monomials of degree exactly k in n variables.
-double log_multiset(double n, double k) { return std::lgamma(n + k) - std::lgamma(k + 1) - std::lgamma(n); }
+double log_multiset(double n, double k) { return log_monomial_count(n, k); }
 
 }  // namespace
 
@@ -54,7 +67,7 @@ ExpansionEstimate estimate_expansion(const Model& m) {
     deg *= f;
     if (l.residual && f != 1) e.homogeneous = false;
   }
-  e.degree = deg > 1e18 ? static_cast<unsigned long>(1e18) : static_cast<unsigned long>(deg);
+  e.degree = deg;  // exact below 2^53; an upper estimate above (never clamped)
   const double n = static_cast<double>(m.num_inputs());
   // homogeneous: degree exactly D; otherwise all degrees 0..D = degree exactly D in n+1 variables.
   double lt = e.homogeneous ? log_multiset(n, deg) : log_multiset(n + 1, deg);
@@ -74,15 +87,39 @@ double expansion_memory_estimate(const Model& m) {
   return e.terms * words * 8.0 * 4.0;
 }
 
+std::string format_degree(double degree) {
+  char b[64];
+  if (degree < 0x1p53) std::snprintf(b, sizeof b, "%.0f", degree);
+  else std::snprintf(b, sizeof b, "about %.3g", degree);
+  return b;
+}
+
+void check_exponents_fit(const FmpqMpoly& p, const std::string& what) {
+  if (!fmpq_mpoly_total_degree_fits_si(p.get(), p.c()))
+    throw LimitError(what + ": the polynomial has degree 2^63 or more; exponents that large are not supported");
+}
+
+void check_exponents_fit(const NmodMpoly& p, const std::string& what) {
+  if (!nmod_mpoly_total_degree_fits_si(p.get(), p.c()))
+    throw LimitError(what + ": the polynomial has degree 2^63 or more; exponents that large are not supported");
+}
+
 void check_expansion_size(const Model& m, double max_terms) {
   auto e = estimate_expansion(m);
+  if (!(e.degree < kMaxExpansionDegree)) {
+    char d[64];
+    std::snprintf(d, sizeof d, "%.3g", e.degree);
+    throw LimitError("refusing to expand: the degree bound " + std::string(d) +
+                     " reaches 2^63 (9.22e+18), beyond the largest exponent netpoly reads; no flag raises this "
+                     "limit; use a method that needs no expansion (blackbox, grid)");
+  }
   if (e.terms > max_terms) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.3g", e.terms);
     char lim[64];
     std::snprintf(lim, sizeof lim, "%.3g", max_terms);
     throw LimitError("refusing to expand: up to " + std::string(buf) + " terms per output entry (degree " +
-                     std::to_string(e.degree) + " in " + std::to_string(m.num_inputs()) +
+                     format_degree(e.degree) + " in " + std::to_string(m.num_inputs()) +
                      " variables) exceeds --max-terms " + lim +
                      "; raise --max-terms to try anyway, or use a method that needs no expansion (blackbox, grid)");
   }
@@ -143,6 +180,7 @@ void token_degrees(PolyStats& s, slong len, std::size_t tokens, std::size_t widt
 }  // namespace
 
 PolyStats poly_stats(const FmpqMpoly& p, std::size_t tokens, std::size_t width) {
+  check_exponents_fit(p, "polynomial statistics");
   PolyStats s;
   s.terms = p.length();
   token_degrees(s, s.terms, tokens, width,
@@ -160,6 +198,7 @@ PolyStats poly_stats(const FmpqMpoly& p, std::size_t tokens, std::size_t width) 
 }
 
 PolyStats poly_stats(const NmodMpoly& p, std::size_t tokens, std::size_t width) {
+  check_exponents_fit(p, "polynomial statistics");
   PolyStats s;
   s.terms = p.length();
   token_degrees(s, s.terms, tokens, width,
@@ -237,6 +276,7 @@ void write_terms(std::ostream& os, slong len, slong nv, std::size_t width, PolyF
 }  // namespace
 
 void write_poly(std::ostream& os, const FmpqMpoly& p, std::size_t width, PolyFormat f) {
+  check_exponents_fit(p, "writing the polynomial");
   Fmpq c;
   write_terms(os, p.length(), p.ctx()->nvars(), width, f, [&](slong t, ulong* e, std::string& s) {
     fmpq_mpoly_get_term_coeff_fmpq(c.get(), p.get(), t, p.c());
@@ -246,6 +286,7 @@ void write_poly(std::ostream& os, const FmpqMpoly& p, std::size_t width, PolyFor
 }
 
 void write_poly(std::ostream& os, const NmodMpoly& p, std::size_t width, PolyFormat f) {
+  check_exponents_fit(p, "writing the polynomial");
   write_terms(os, p.length(), p.ctx()->nvars(), width, f, [&](slong t, ulong* e, std::string& s) {
     s = std::to_string(nmod_mpoly_get_term_coeff_ui(p.get(), t, p.c()));
     nmod_mpoly_get_term_exp_ui(e, p.get(), t, p.c());

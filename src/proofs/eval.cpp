@@ -139,6 +139,7 @@ std::string poly_text(const FmpqMpoly& p, std::size_t width, bool flat, std::siz
   std::ostringstream os;
   const slong n = p.ctx()->nvars(), len = p.length();
   if (len == 0) return "0";
+  check_exponents_fit(p, "printing the polynomial");
   std::vector<ulong> e(static_cast<std::size_t>(n));
   Fmpq c;
   for (slong t = 0; t < len; ++t) {
@@ -1221,6 +1222,7 @@ Value Evaluator::call(const Expr& e, const Env& env) {
     }
     auto p = as_poly(target, pos[0]->loc);
     if (f == "terms") return make_int(p->p.length());
+    check_exponents_fit(p->p, e.loc.str() + ": degree");
     if (!e.part) return make_int(fmpq_mpoly_total_degree_si(p->p.get(), p->p.c()));
     PartVal P = partition(e, target, env);
     slong best = p->p.is_zero() ? -1 : 0;

@@ -421,6 +421,41 @@ class Parser {
     if (p_ == 0 || first_tok >= p_) return "";
     return collapse(src_.substr(t_[first_tok].begin, t_[p_ - 1].end - t_[first_tok].begin));
   }
+  // Recursive descent uses one stack frame chain per level of nesting, and the
+  // syntax tree is walked recursively afterwards: every level is counted
+  // (parentheses, lists, indices, call arguments, unary minus, the right side
+  // of ^), and so is the height of the tree (a chain a + b + c + ... is a
+  // left-deep tree as high as it is long).
+  struct Nest {
+    Parser& p;
+    explicit Nest(Parser& q) : p(q) {
+      if (++p.depth_ > kMaxClaimNesting) {
+        --p.depth_;
+        throw InputError(p.loc().str() + ": expression nested deeper than " + std::to_string(kMaxClaimNesting) +
+                         " levels");
+      }
+    }
+    ~Nest() { --p.depth_; }
+    Nest(const Nest&) = delete;
+    Nest& operator=(const Nest&) = delete;
+  };
+  // The height of a finished node: one more than its highest child.
+  ExprPtr sealed(std::shared_ptr<Expr> e) {
+    int h = 0;
+    for (const auto& k : e->kids) h = std::max(h, k->height);
+    for (const auto& a : e->args) h = std::max(h, a.value->height);
+    if (e->part) {
+      for (const auto& i : e->part->items) h = std::max(h, i->height);
+      if (e->part->value) h = std::max(h, e->part->value->height);
+    }
+    if (e->poly) h = std::max(h, e->poly->height);
+    e->height = h + 1;
+    if (e->height > kMaxClaimHeight)
+      throw InputError(e->loc.str() + ": expression nested deeper than " + std::to_string(kMaxClaimHeight) +
+                       " levels (a chain of more than " + std::to_string(kMaxClaimHeight) +
+                       " operators counts one level per operator)");
+    return e;
+  }
   std::shared_ptr<Expr> node(Expr::Kind k, const Token& at) {
     auto e = std::make_shared<Expr>();
     e->kind = k;
@@ -554,7 +589,7 @@ class Parser {
       ++p_;
     }
     list->text = text_from(first);
-    return list;
+    return sealed(list);
   }
 
   // ---------------------------------------------------------- expressions
@@ -567,7 +602,7 @@ class Parser {
       auto r = node(Expr::Kind::range, at);
       r->kids = {a, parse_additive()};
       r->text = text_from(first);
-      return r;
+      return sealed(r);
     }
     return a;
   }
@@ -581,7 +616,7 @@ class Parser {
       b->op = t_[p_++].text[0];
       b->kids = {a, parse_mult()};
       b->text = text_from(first);
-      a = b;
+      a = sealed(b);
     }
     return a;
   }
@@ -595,19 +630,20 @@ class Parser {
       b->op = t_[p_++].text[0];
       b->kids = {a, parse_unary()};
       b->text = text_from(first);
-      a = b;
+      a = sealed(b);
     }
     return a;
   }
 
   ExprPtr parse_unary() {
     if (is_op("-")) {
+      Nest guard(*this);
       const std::size_t first = p_;
       auto n = node(Expr::Kind::neg, cur());
       ++p_;
       n->kids = {parse_unary()};
       n->text = text_from(first);
-      return n;
+      return sealed(n);
     }
     return parse_power();
   }
@@ -617,12 +653,13 @@ class Parser {
     const Token& at = cur();
     ExprPtr a = parse_postfix();
     if (is_op("^")) {
+      Nest guard(*this);
       ++p_;
       auto b = node(Expr::Kind::binary, at);
       b->op = '^';
       b->kids = {a, parse_unary()};
       b->text = text_from(first);
-      return b;
+      return sealed(b);
     }
     return a;
   }
@@ -632,6 +669,7 @@ class Parser {
     const Token& at = cur();
     ExprPtr a = parse_primary();
     while (is_op("[")) {
+      Nest guard(*this);
       ++p_;
       auto ix = node(Expr::Kind::index, at);
       ix->kids.push_back(a);
@@ -642,7 +680,7 @@ class Parser {
       }
       expect_op("]", "']' (net[i, c], net[t] or list[i])");
       ix->text = text_from(first);
-      a = ix;
+      a = sealed(ix);
     }
     return a;
   }
@@ -678,12 +716,14 @@ class Parser {
       return n;
     }
     if (is_op("(")) {
+      Nest guard(*this);
       ++p_;
       ExprPtr e = parse_expr();
       expect_op(")", "')'");
       return e;
     }
     if (is_op("[")) {
+      Nest guard(*this);
       auto l = node(Expr::Kind::list, at);
       ++p_;
       if (!is_op("]")) {
@@ -695,7 +735,7 @@ class Parser {
       }
       expect_op("]", "',' or ']' in the list");
       l->text = text_from(first);
-      return l;
+      return sealed(l);
     }
     if (at.kind == Token::Kind::ident && !kKeywords.count(at.text)) {
       ++p_;
@@ -717,6 +757,7 @@ class Parser {
       for (const auto& g : claim_functions()) names.push_back(g.name);
       fail_at(name_tok, "a known function (" + join(names) + ")");
     }
+    Nest guard(*this);
     ++p_;  // (
     // first section: positional and named arguments
     if (!is_op(")") && !is_op(";")) {
@@ -750,7 +791,7 @@ class Parser {
     c->text = text_from(first);
     check_call(*c, *f, name_tok);
     if (c->str == "poly") c->poly = parse_poly_literal(*c);
-    return c;
+    return sealed(c);
   }
 
   PartSpec parse_partition() {
@@ -874,6 +915,7 @@ class Parser {
                            ": expected a variable x5 or x1_0 in the polynomial, got '" + t.text + "'");
       }
     Parser sub(s.str, std::move(toks), file_, next_id_);
+    sub.depth_ = depth_;  // the same stack
     return sub.parse_poly_text();
   }
 
@@ -882,6 +924,7 @@ class Parser {
   std::string file_;
   int* next_id_;
   std::size_t p_ = 0;
+  int depth_ = 0;  // current nesting (Nest)
 };
 
 // ------------------------------------------------------------------ static checks
