@@ -727,7 +727,7 @@ std::vector<SepResult> analyse_network(const Model& m, const std::vector<Entry>&
     if (needs_expansion) {
       if (!expandable) {
         expand_skip = "skipped: expansion estimated at " + fmt_g(est.terms) + " terms exceeds --max-terms " +
-                      fmt_g(o.max_terms) + " (raise --max-terms, or use blackbox/grid)";
+                      fmt_g(o.max_terms) + " (raise --max-terms, or use support/blackbox/grid)";
       } else if (expand_cost > std::min(o.budget, budget_left())) {
         expand_skip = "skipped: expansion estimated " + fmt_g(expand_cost) + " s exceeds --budget " + fmt_g(o.budget) + " s";
       } else {

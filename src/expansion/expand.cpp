@@ -111,7 +111,7 @@ void check_expansion_size(const Model& m, double max_terms) {
     std::snprintf(d, sizeof d, "%.3g", e.degree);
     throw LimitError("refusing to expand: the degree bound " + std::string(d) +
                      " reaches 2^63 (9.22e+18), beyond the largest exponent netpoly reads; no flag raises this "
-                     "limit; use a method that needs no expansion (blackbox, grid)");
+                     "limit; use a method that needs no expansion (support, blackbox, grid)");
   }
   if (e.terms > max_terms) {
     char buf[64];
@@ -121,7 +121,7 @@ void check_expansion_size(const Model& m, double max_terms) {
     throw LimitError("refusing to expand: up to " + std::string(buf) + " terms per output entry (degree " +
                      format_degree(e.degree) + " in " + std::to_string(m.num_inputs()) +
                      " variables) exceeds --max-terms " + lim +
-                     "; raise --max-terms to try anyway, or use a method that needs no expansion (blackbox, grid)");
+                     "; raise --max-terms to try anyway, or use a method that needs no expansion (support, blackbox, grid)");
   }
 }
 
