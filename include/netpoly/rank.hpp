@@ -62,6 +62,12 @@ struct ExactRankResult {
 
 // Exact rank over Q with a certificate (see the top of this file).
 ExactRankResult rank_exact(const SparseIntMatrix& C, std::uint64_t seed = 1);
+// The same on C's blocks (split_blocks(C), in that order). `profiles`, when
+// given, are the blocks' rank profiles mod nth_prime(0) with this seed (as
+// rank_modp_blocks returns them): the first attempt reuses them instead of
+// recomputing the same elimination.
+ExactRankResult rank_exact_blocks(const std::vector<SparseIntMatrix>& blocks, std::uint64_t seed,
+                                  const std::vector<RankProfile>* profiles = nullptr);
 
 // Modular rank (certified lower bound on rank_Q): sum over blocks of rank_p.
 struct ModRankResult {
@@ -72,11 +78,15 @@ struct ModRankResult {
   std::string algorithm;
 };
 ModRankResult rank_modp(const SparseIntMatrix& C, ulong p, std::uint64_t seed = 1);
+// The same on C's blocks; the blocks' profiles go to *profiles when given.
+ModRankResult rank_modp_blocks(const std::vector<SparseIntMatrix>& blocks, ulong p, std::uint64_t seed,
+                               std::vector<RankProfile>* profiles = nullptr);
 
 // Seconds rank_exact is expected to take, given the blocks' ranks (e.g. from
 // rank_modp): primes needed by the entry bound times the dense products of
 // each check, on thread_count() threads. Blocks of full rank need no primes.
 double estimate_exact_seconds(const SparseIntMatrix& C, const std::vector<std::size_t>& block_ranks);
+double estimate_exact_seconds(const std::vector<SparseIntMatrix>& blocks, const std::vector<std::size_t>& block_ranks);
 
 // Re-checks a certificate from scratch against C. Returns true iff it proves
 // rank_Q(C) = certificate.rank(); otherwise false with the reason in *why.

@@ -152,16 +152,22 @@ RankProfile rank_profile_modp(const SparseIntMatrix& C, ulong p, std::uint64_t s
 }
 
 ModRankResult rank_modp(const SparseIntMatrix& C, ulong p, std::uint64_t seed) {
+  return rank_modp_blocks(split_blocks(C), p, seed);
+}
+
+ModRankResult rank_modp_blocks(const std::vector<SparseIntMatrix>& blocks, ulong p, std::uint64_t seed,
+                               std::vector<RankProfile>* profiles) {
   ModRankResult res;
   res.prime = p;
-  auto blocks = split_blocks(C);
   res.blocks = blocks.size();
   bool projected = false;
+  if (profiles) profiles->clear();
   for (const auto& b : blocks) {
     auto P = rank_profile_modp(b, p, seed);
     res.rank += P.rank;
     res.block_ranks.push_back(P.rank);
     projected = projected || P.algorithm != "dense";
+    if (profiles) profiles->push_back(std::move(P));
   }
   res.algorithm = projected ? "blocks + projection" : "blocks + dense";
   return res;
@@ -379,10 +385,12 @@ struct OrientedCheck {
   static inline const Fmpz kBig = Fmpz(WORD(1) << 52);
 };
 
-BlockCertificate certify_block(const SparseIntMatrix& B, std::uint64_t seed, std::size_t& retries) {
+BlockCertificate certify_block(const SparseIntMatrix& B, std::uint64_t seed, std::size_t& retries,
+                               const RankProfile* first = nullptr) {
   ulong profile_modulus = nth_prime(0);
   for (std::size_t attempt = 0; attempt < 8; ++attempt) {
-    RankProfile P = rank_profile_modp(B, profile_modulus, seed + attempt);
+    RankProfile P = attempt == 0 && first && first->prime == profile_modulus ? *first
+                                                                            : rank_profile_modp(B, profile_modulus, seed + attempt);
     BlockCertificate cert;
     cert.rows = P.rows;
     cert.cols = P.cols;
@@ -424,11 +432,17 @@ BlockCertificate certify_block(const SparseIntMatrix& B, std::uint64_t seed, std
 }  // namespace
 
 ExactRankResult rank_exact(const SparseIntMatrix& C, std::uint64_t seed) {
+  return rank_exact_blocks(split_blocks(C), seed);
+}
+
+ExactRankResult rank_exact_blocks(const std::vector<SparseIntMatrix>& blocks, std::uint64_t seed,
+                                  const std::vector<RankProfile>* profiles) {
   ExactRankResult res;
-  auto blocks = split_blocks(C);
   res.blocks = blocks.size();
-  for (const auto& b : blocks) {
-    auto cert = certify_block(b, seed, res.retries);
+  if (profiles && profiles->size() != blocks.size()) profiles = nullptr;
+  for (std::size_t k = 0; k < blocks.size(); ++k) {
+    const auto& b = blocks[k];
+    auto cert = certify_block(b, seed, res.retries, profiles ? &(*profiles)[k] : nullptr);
     res.primes_used = std::max(res.primes_used, cert.primes.size());
     res.rank += cert.rows.size();
     res.certificate.blocks.push_back(std::move(cert));
@@ -483,7 +497,10 @@ bool verify_rank_certificate(const SparseIntMatrix& C, const RankCertificate& ce
 }
 
 double estimate_exact_seconds(const SparseIntMatrix& C, const std::vector<std::size_t>& block_ranks) {
-  auto blocks = split_blocks(C);
+  return estimate_exact_seconds(split_blocks(C), block_ranks);
+}
+
+double estimate_exact_seconds(const std::vector<SparseIntMatrix>& blocks, const std::vector<std::size_t>& block_ranks) {
   double total = 0;
   for (std::size_t k = 0; k < blocks.size() && k < block_ranks.size(); ++k) {
     const auto& b = blocks[k];

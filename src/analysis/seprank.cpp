@@ -70,9 +70,8 @@ std::string fmt_g(double x) {
 ulong default_prime(const SepOptions& o) { return o.prime ? o.prime : nth_prime(0); }
 
 // ------------------------------------------------------------------ group, exact, modular
-MethodRun run_group(const SparseIntMatrix& C) {
+MethodRun run_group(const SparseIntMatrix& C, const std::vector<SparseIntMatrix>& blocks) {
   MethodRun r{Method::group, "upper", std::min(C.rows, C.cols), "certified upper bound", "", 0, json::object()};
-  auto blocks = split_blocks(C);
   std::size_t block_sum = 0;
   for (const auto& b : blocks) block_sum += std::min(b.rows, b.cols);
   r.details = {{"distinct_A_parts", C.rows}, {"distinct_B_parts", C.cols}, {"blocks", blocks.size()},
@@ -80,8 +79,9 @@ MethodRun run_group(const SparseIntMatrix& C) {
   return r;
 }
 
-MethodRun run_exact(const SparseIntMatrix& C, const SepOptions& o) {
-  auto ex = rank_exact(C, o.seed);
+MethodRun run_exact(const std::vector<SparseIntMatrix>& blocks, const SepOptions& o,
+                    const std::vector<RankProfile>* profiles) {
+  auto ex = rank_exact_blocks(blocks, o.seed, profiles);
   MethodRun r{Method::exact, "exact", ex.rank, "exact (certified)", "", 0, json::object()};
   std::size_t max_bits = 0;
   for (const auto& b : ex.certificate.blocks) max_bits = std::max<std::size_t>(max_bits, b.bound_bits);
@@ -95,9 +95,10 @@ MethodRun run_exact(const SparseIntMatrix& C, const SepOptions& o) {
   return r;
 }
 
-MethodRun run_modular(const SparseIntMatrix& C, const SepOptions& o) {
+MethodRun run_modular(const std::vector<SparseIntMatrix>& blocks, const SepOptions& o,
+                      std::vector<RankProfile>* profiles) {
   ulong p = default_prime(o);
-  auto mr = rank_modp(C, p, o.seed);
+  auto mr = rank_modp_blocks(blocks, p, o.seed, profiles);
   MethodRun r{Method::modular, "lower", mr.rank, "certified lower bound (rank mod p = " + std::to_string(p) + ")", "",
               0, json::object()};
   r.details = {{"prime", p}, {"blocks", mr.blocks}, {"algorithm", mr.algorithm}, {"block_ranks", mr.block_ranks}};
@@ -626,9 +627,9 @@ MethodRun skipped(Method m, const std::string& why) {
 }
 
 // Rough cost models (seconds), used only to skip methods beyond --budget.
-double cost_matrix_methods(const SparseIntMatrix& C, Method m) {
+double cost_matrix_methods(const SparseIntMatrix& C, const std::vector<SparseIntMatrix>& blocks, Method m) {
   double c = 0;
-  for (const auto& b : split_blocks(C)) {
+  for (const auto& b : blocks) {
     double r = std::min<double>({static_cast<double>(b.rows), static_cast<double>(b.cols), 512.0});
     c += static_cast<double>(b.rows) * static_cast<double>(b.cols) * r;
   }
@@ -649,23 +650,34 @@ void check_partition(const Partition& P, std::size_t nvars, const std::string& w
 // exceeds this (seconds); asking for it with --methods lifts the cap.
 constexpr double kDefaultExactCap = 60;
 
+// The coefficient matrix of one (output, partition), its blocks, and the
+// blocks' rank profiles mod the default prime once the modular method ran
+// (the exact method starts from them instead of eliminating again).
+struct MatrixCache {
+  std::optional<SparseIntMatrix> C;
+  std::vector<SparseIntMatrix> blocks;
+  std::vector<RankProfile> profiles;
+};
+
 void run_poly_methods(SepResult& res, const FmpqMpoly& y, const Partition& P, const SepOptions& o,
-                      const std::vector<Method>& methods, bool stop_when_closed,
-                      std::optional<SparseIntMatrix>& C, bool by_default = false) {
+                      const std::vector<Method>& methods, bool stop_when_closed, MatrixCache& mc,
+                      bool by_default = false) {
   for (Method m : methods) {
     if (m != Method::group && m != Method::exact && m != Method::modular) continue;
     if (stop_when_closed && closed(res)) break;
     auto t0 = std::chrono::steady_clock::now();
-    if (!C) {
-      C = coefficient_matrix(y, P);
-      res.sizes["coefficient_matrix"] = {C->rows, C->cols};
-      res.sizes["nnz"] = C->nnz();
+    if (!mc.C) {
+      mc.C = coefficient_matrix(y, P);
+      mc.blocks = split_blocks(*mc.C);
+      res.sizes["coefficient_matrix"] = {mc.C->rows, mc.C->cols};
+      res.sizes["nnz"] = mc.C->nnz();
     }
-    double est = cost_matrix_methods(*C, m);
+    const SparseIntMatrix& C = *mc.C;
+    double est = cost_matrix_methods(C, mc.blocks, m);
     if (m == Method::exact)  // with the blocks' ranks known (modular ran), the estimate is much better
       for (const auto& run : res.runs)
         if (run.method == Method::modular && run.details.contains("block_ranks"))
-          est = estimate_exact_seconds(*C, run.details["block_ranks"].get<std::vector<std::size_t>>());
+          est = estimate_exact_seconds(mc.blocks, run.details["block_ranks"].get<std::vector<std::size_t>>());
     const double cap = std::min(o.budget, budget_left());
     if (est > cap) {
       res.runs.push_back(skipped(m, "skipped: estimated " + fmt_g(est) + " s exceeds what is left of --budget " + fmt_g(o.budget) + " s"));
@@ -676,7 +688,12 @@ void run_poly_methods(SepResult& res, const FmpqMpoly& y, const Partition& P, co
                                         " s (ask for it with --methods exact)"));
       continue;
     }
-    MethodRun r = m == Method::group ? run_group(*C) : m == Method::exact ? run_exact(*C, o) : run_modular(*C, o);
+    // Profiles mod the exact method's first prime (nth_prime(0), the default) can be reused.
+    const bool reusable = default_prime(o) == nth_prime(0);
+    MethodRun r = m == Method::group ? run_group(C, mc.blocks)
+                  : m == Method::exact
+                      ? run_exact(mc.blocks, o, reusable && !mc.profiles.empty() ? &mc.profiles : nullptr)
+                      : run_modular(mc.blocks, o, reusable ? &mc.profiles : nullptr);
     r.seconds = seconds_since(t0);
     res.runs.push_back(std::move(r));
   }
@@ -692,8 +709,8 @@ SepResult analyse_polynomial(const FmpqMpoly& y, const Partition& P, const SepOp
   for (Method m : methods)
     if (m != Method::group && m != Method::exact && m != Method::modular)
       throw InputError(std::string("method ") + method_name(m) + " needs a network, not a polynomial");
-  std::optional<SparseIntMatrix> C;
-  run_poly_methods(res, y, P, o, methods, o.methods.empty(), C);
+  MatrixCache mc;
+  run_poly_methods(res, y, P, o, methods, o.methods.empty(), mc);
   combine(res);
   return res;
 }
@@ -741,7 +758,7 @@ std::vector<SepResult> analyse_network(const Model& m, const std::vector<Entry>&
       SepResult res;
       res.output = e;
       res.partition = P;
-      std::optional<SparseIntMatrix> C;
+      MatrixCache mc;
       if (y) {
         res.sizes["terms"] = y->length();
         res.sizes["expansion_seconds"] = expand_seconds;
@@ -753,7 +770,7 @@ std::vector<SepResult> analyse_network(const Model& m, const std::vector<Entry>&
             res.runs.push_back(skipped(mm, expand_skip));
             continue;
           }
-          run_poly_methods(res, *y, P, o, {mm}, false, C, by_default);
+          run_poly_methods(res, *y, P, o, {mm}, false, mc, by_default);
           continue;
         }
         auto t0 = std::chrono::steady_clock::now();
