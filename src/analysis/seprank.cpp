@@ -142,6 +142,18 @@ MethodRun run_support(const Model& m, const Entry& e, const Partition& P) {
   return r;
 }
 
+// Random points mod p, one per side, until there are k of each.
+void draw_points(std::vector<std::vector<ulong>>& A, std::vector<std::vector<ulong>>& B, std::size_t k,
+                 std::size_t na, std::size_t nb, SplitMix64& g, ulong p) {
+  while (A.size() < k) {
+    std::vector<ulong> a(na), b(nb);
+    for (auto& x : a) x = g.below(p);
+    for (auto& x : b) x = g.below(p);
+    A.push_back(std::move(a));
+    B.push_back(std::move(b));
+  }
+}
+
 // ------------------------------------------------------------------ blackbox, split by A-degree
 // The coefficient matrix C splits into independent blocks along the connected
 // components of the bidegree graph (support.hpp): a nonzero entry (alpha, beta)
@@ -234,13 +246,7 @@ std::optional<MethodRun> run_blackbox_split(const Model& m, const Entry& e, cons
   std::string stop_note;
   double spent = 0;
   while (true) {
-    while (A.size() < k) {
-      std::vector<ulong> a(va.size()), b(vb.size());
-      for (auto& x : a) x = g.below(p);
-      for (auto& x : b) x = g.below(p);
-      A.push_back(std::move(a));
-      B.push_back(std::move(b));
-    }
+    draw_points(A, B, k, va.size(), vb.size(), g, p);
     auto t0 = std::chrono::steady_clock::now();
     std::vector<Component*> open;
     for (auto& c : comps)
@@ -355,13 +361,7 @@ MethodRun run_blackbox(const Model& m, const Entry& e, const Partition& P, const
   const BatchModpRing R1(p, 1);
   const auto netb = prepare(R1, m);  // weights mod p (the same for every batch size)
   while (true) {
-    while (A.size() < k) {
-      std::vector<ulong> a(va.size()), b(vb.size());
-      for (auto& x : a) x = g.below(p);
-      for (auto& x : b) x = g.below(p);
-      A.push_back(std::move(a));
-      B.push_back(std::move(b));
-    }
+    draw_points(A, B, k, va.size(), vb.size(), g, p);
     auto t0 = std::chrono::steady_clock::now();
     // The previous round's k0 x k0 values are kept: only the new rows, and
     // the new columns of the old rows, are evaluated.

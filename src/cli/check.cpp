@@ -155,19 +155,7 @@ nlohmann::json report_json(const std::vector<ClaimResult>& results, const std::v
                            double secs, int code) {
   nlohmann::json j;
   j["claims"] = claims_json;
-  std::size_t pass = 0, prob = 0, fail = 0, inc = 0, err = 0;
-  for (const auto& r : results) {
-    if (r.error)
-      ++err;
-    else if (r.verdict == Verdict::pass)
-      ++pass;
-    else if (r.verdict == Verdict::pass_probabilistic)
-      ++prob;
-    else if (r.verdict == Verdict::fail)
-      ++fail;
-    else
-      ++inc;
-  }
+  const auto [pass, prob, fail, inc, err] = count_verdicts(results);
   j["summary"] = {{"claims", results.size()}, {"passed", pass + prob}, {"passed_probabilistic", prob},
                   {"failed", fail},           {"inconclusive", inc},   {"errors", err},
                   {"seconds", secs},          {"exit_code", code}};

@@ -66,20 +66,25 @@ void write_claim_text(std::ostream& os, const ClaimResult& r) {
   if (r.report) os << format_instance(*r.report, in);
 }
 
-std::string summary_line(const std::vector<ClaimResult>& rs, double seconds) {
-  std::size_t pass = 0, prob = 0, fail = 0, inc = 0, err = 0;
+VerdictCounts count_verdicts(const std::vector<ClaimResult>& rs) {
+  VerdictCounts c;
   for (const auto& r : rs) {
     if (r.error)
-      ++err;
+      ++c.err;
     else if (r.verdict == Verdict::pass)
-      ++pass;
+      ++c.pass;
     else if (r.verdict == Verdict::pass_probabilistic)
-      ++prob;
+      ++c.prob;
     else if (r.verdict == Verdict::fail)
-      ++fail;
+      ++c.fail;
     else
-      ++inc;
+      ++c.inc;
   }
+  return c;
+}
+
+std::string summary_line(const std::vector<ClaimResult>& rs, double seconds) {
+  const auto [pass, prob, fail, inc, err] = count_verdicts(rs);
   std::ostringstream os;
   os << rs.size() << (rs.size() == 1 ? " claim: " : " claims: ") << pass + prob << " passed";
   if (prob) os << " (" << prob << " probabilistic)";
