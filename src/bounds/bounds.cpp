@@ -245,6 +245,16 @@ void attention_bounds(const Ctx& c, std::vector<Draft>& out) {
   }
 }
 
+// The base 2 H m^2 n^2 of NB Theorems 5.5 and 5.6 (m = width, n = tokens), exactly.
+Fmpz nb_base(std::uint64_t d, std::uint64_t H, std::uint64_t N) {
+  Fmpz b = fz(d);
+  fmpz_mul_ui(b.get(), b.get(), d);
+  fmpz_mul_ui(b.get(), b.get(), N);
+  fmpz_mul_ui(b.get(), b.get(), N);
+  fmpz_mul_ui(b.get(), b.get(), 2 * H);
+  return b;
+}
+
 void attention_residual_bounds(const Ctx& c, std::vector<Draft>& out) {
   const std::uint64_t L = c.L, d = c.d, H = c.H, N = c.N;
   {  // LV Thm 5 (App. A.4): sep <= prod_{l=1..L} (l + 1) (N d^4 / H)^(3^(l-1)) = (L+1)! K^C(L), K = N d^4/H.
@@ -281,14 +291,7 @@ void attention_residual_bounds(const Ctx& c, std::vector<Draft>& out) {
                     "(2 H m^2 n^2)^(3^p)", "none", true);
     Real b = Real(2.0) * c.Hr * c.dr * c.dr * c.Nr * c.Nr;
     x.log3 = bounds_detail::three_pow(c.Lr) * log3(b);
-    x.exact = [L, d, H, N]() {
-      Fmpz b = fz(d);
-      fmpz_mul_ui(b.get(), b.get(), d);
-      fmpz_mul_ui(b.get(), b.get(), N);
-      fmpz_mul_ui(b.get(), b.get(), N);
-      fmpz_mul_ui(b.get(), b.get(), 2 * H);
-      return Fmpq(pow_exact(b, ui_pow_ui(3, L)));
-    };
+    x.exact = [L, d, H, N]() { return Fmpq(pow_exact(nb_base(d, H, N), ui_pow_ui(3, L))); };
     out.push_back(std::move(x));
   }
 }
@@ -303,14 +306,7 @@ void mixer_bounds(const Ctx& c, const char* applies, std::vector<Draft>& out) {
   Real two_p;
   mpfr_ui_pow(two_p.get(), 2, c.Lr.get(), MPFR_RNDN);
   x.log3 = two_p * log3(b);
-  x.exact = [L, d, H, N]() {
-    Fmpz b = fz(d);
-    fmpz_mul_ui(b.get(), b.get(), d);
-    fmpz_mul_ui(b.get(), b.get(), N);
-    fmpz_mul_ui(b.get(), b.get(), N);
-    fmpz_mul_ui(b.get(), b.get(), 2 * H);
-    return Fmpq(pow_exact(b, ui_pow_ui(2, L)));
-  };
+  x.exact = [L, d, H, N]() { return Fmpq(pow_exact(nb_base(d, H, N), ui_pow_ui(2, L))); };
   out.push_back(std::move(x));
 }
 
