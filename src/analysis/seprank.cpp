@@ -121,14 +121,33 @@ Need single_need(const Model& m, const Entry& e) {
 
 MethodRun skipped(Method m, const std::string& why);
 
-// Structural upper bound without expansion (support.hpp).
-MethodRun run_support(const Model& m, const Entry& e, const Partition& P) {
-  SupportBound sb;
-  try {
-    sb = support_bound(support_bidegrees(m, e, P), P);
-  } catch (const SupportRing::TooCostly& err) {
-    return skipped(Method::support, std::string("skipped: ") + err.what());
+// The bidegrees of one (output, partition), computed once and shared by the
+// support bound and the split black-box.
+struct BidegreeCache {
+  const Model& m;
+  const Entry& e;
+  const Partition& P;
+  bool tried = false;
+  std::optional<Bidegrees> bd;  // empty when too costly
+  std::string why;
+  const Bidegrees* get() {
+    if (!tried) {
+      tried = true;
+      try {
+        bd = support_bidegrees(m, e, P);
+      } catch (const SupportRing::TooCostly& err) {
+        why = err.what();
+      }
+    }
+    return bd ? &*bd : nullptr;
   }
+};
+
+// Structural upper bound without expansion (support.hpp).
+MethodRun run_support(BidegreeCache& bc) {
+  const Bidegrees* bd = bc.get();
+  if (!bd) return skipped(Method::support, "skipped: " + bc.why);
+  const SupportBound sb = support_bound(*bd, bc.P);
   MethodRun r{Method::support, "upper", std::nullopt,
               "certified upper bound (monomials of the bidegrees the network can produce)", "", 0, json::object()};
   r.details = {{"bidegrees", sb.bidegrees},
@@ -175,14 +194,9 @@ struct Component {
 };
 
 std::optional<MethodRun> run_blackbox_split(const Model& m, const Entry& e, const Partition& P, const SepOptions& o,
-                                            std::size_t cap) {
-  Bidegrees bd;
-  try {
-    bd = support_bidegrees(m, e, P);
-  } catch (const SupportRing::TooCostly&) {
-    return std::nullopt;
-  }
-  if (bd.empty()) return std::nullopt;
+                                            std::size_t cap, BidegreeCache& bc) {
+  if (!bc.get() || bc.get()->empty()) return std::nullopt;
+  const Bidegrees& bd = *bc.get();
   // Components of the bipartite graph A-degree -- B-degree (union-find).
   std::vector<std::size_t> as, bs;
   for (const auto& [a, b] : bd) {
@@ -335,7 +349,7 @@ std::optional<MethodRun> run_blackbox_split(const Model& m, const Entry& e, cons
 
 // ------------------------------------------------------------------ blackbox
 MethodRun run_blackbox(const Model& m, const Entry& e, const Partition& P, const SepOptions& o,
-                       double degree, std::optional<std::size_t> known_upper = std::nullopt) {
+                       double degree, std::optional<std::size_t> known_upper, BidegreeCache& bc) {
   const ulong p = default_prime(o);
   const auto va = side_vars(P, true), vb = side_vars(P, false);
   const Need need = single_need(m, e);
@@ -350,7 +364,7 @@ MethodRun run_blackbox(const Model& m, const Entry& e, const Partition& P, const
   if (known_upper) cap_mono = std::min(cap_mono, static_cast<double>(*known_upper));
   const std::size_t cap = static_cast<std::size_t>(std::min<double>(static_cast<double>(o.max_points), cap_mono + 1));
   if (o.blackbox_split)
-    if (auto split = run_blackbox_split(m, e, P, o, std::min<std::size_t>(o.max_points, cap))) return *split;
+    if (auto split = run_blackbox_split(m, e, P, o, std::min<std::size_t>(o.max_points, cap), bc)) return *split;
   SplitMix64 g(o.seed ^ 0xb1acb0c5ULL);
   std::size_t k = std::min<std::size_t>(8, cap);
   std::size_t rank = 0;
@@ -759,6 +773,7 @@ std::vector<SepResult> analyse_network(const Model& m, const std::vector<Entry>&
       res.output = e;
       res.partition = P;
       MatrixCache mc;
+      BidegreeCache bidegrees{m, e, P};
       if (y) {
         res.sizes["terms"] = y->length();
         res.sizes["expansion_seconds"] = expand_seconds;
@@ -777,8 +792,8 @@ std::vector<SepResult> analyse_network(const Model& m, const std::vector<Entry>&
         std::optional<std::size_t> upper;
         for (const auto& run : res.runs)
           if ((run.kind == "upper" || run.kind == "exact") && run.value) upper = std::min(upper.value_or(SIZE_MAX), *run.value);
-        MethodRun r = mm == Method::blackbox ? run_blackbox(m, e, P, o, est.degree, upper)
-                      : mm == Method::support ? run_support(m, e, P)
+        MethodRun r = mm == Method::blackbox ? run_blackbox(m, e, P, o, est.degree, upper, bidegrees)
+                      : mm == Method::support ? run_support(bidegrees)
                       : mm == Method::grid    ? run_grid(m, e, P, o)
                                               : run_numeric(m, e, P, o);
         r.seconds = seconds_since(t0);
