@@ -24,7 +24,17 @@ ulong nth_check_prime(std::size_t i) {
   static std::vector<ulong> primes;
   std::lock_guard<std::mutex> lock(mu);
   while (primes.size() <= i) {
-    ulong p = n_nextprime(primes.empty() ? (UWORD(1) << 19) : primes.back(), 1);
+    // Trial division (odd divisors up to 1024 > sqrt(2^20)), not FLINT's
+    // n_nextprime or n_is_prime: below 2^20 both sieve a table of all primes
+    // up to p into a per-thread cache, and the checks ask for primes from
+    // worker threads that each rebuilt it (a third of a 70 ms run).
+    auto is_prime = [](ulong n) {
+      for (ulong f = 3; f * f <= n; f += 2)
+        if (n % f == 0) return false;
+      return true;
+    };
+    ulong p = primes.empty() ? (UWORD(1) << 19) + 1 : primes.back() + 2;
+    while (!is_prime(p)) p += 2;
     if (p >= kCheckPrimeLimit) throw LimitError("exact rank: ran out of check primes below 2^20");
     primes.push_back(p);
   }
