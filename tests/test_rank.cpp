@@ -122,6 +122,16 @@ TEST_CASE("nth_prime: the word primes just above 2^62, in order", "[rank]") {
   }
 }
 
+TEST_CASE("nth_check_prime: the primes from 2^19 up, in order, as FLINT's n_nextprime finds them", "[rank]") {
+  // netpoly finds them by trial division (rank.cpp); FLINT's sieve is the second method.
+  ulong p = UWORD(1) << 19;
+  for (std::size_t i = 0; i < 300; ++i) {
+    p = n_nextprime(p, 1);
+    REQUIRE(nth_check_prime(i) == p);
+  }
+  CHECK(nth_check_prime(299) < kCheckPrimeLimit);
+}
+
 TEST_CASE("rank_exact: hand-worked matrices", "[rank]") {
   // row 2 = 2 * row 1: rank 1
   CHECK(checked_exact(sparse(2, 2, {{1, 2}, {2, 4}})) == 1);
