@@ -261,13 +261,7 @@ Check check_mod(const SparseIntMatrix& C, const std::vector<std::size_t>& starts
   nmod_init(&mod, q);
   std::vector<slong> colpos(C.cols, -1);
   for (std::size_t b = 0; b < J.size(); ++b) colpos[J[b]] = static_cast<slong>(b);
-  NmodMat M(static_cast<slong>(r), static_cast<slong>(r), q), R(static_cast<slong>(r), static_cast<slong>(n), q);
-  for (std::size_t a = 0; a < r; ++a)
-    for (std::size_t e = starts[I[a]]; e < starts[I[a] + 1]; ++e) {
-      ulong v = mod_small(C.v[e].get(), q);
-      R.at(static_cast<slong>(a), C.c[e]) = v;
-      if (colpos[C.c[e]] >= 0) M.at(static_cast<slong>(a), colpos[C.c[e]]) = v;
-    }
+  NmodMat M(static_cast<slong>(r), static_cast<slong>(r), q);  // C[I,J] mod q
   std::vector<char> in_I(C.rows, 0);
   for (auto i : I) in_I[i] = 1;
   std::vector<std::uint32_t> rest;  // rows of C outside I
@@ -298,13 +292,16 @@ Check check_mod(const SparseIntMatrix& C, const std::vector<std::size_t>& starts
     }
     Mx Xd(ri, ni);
     if (r > 0) {
+      for (std::size_t a = 0; a < r; ++a)
+        for (std::size_t e = starts[I[a]]; e < starts[I[a] + 1]; ++e)
+          if (colpos[C.c[e]] >= 0) M.at(static_cast<slong>(a), colpos[C.c[e]]) = static_cast<ulong>(cm[e]);
       NmodMat Minv(static_cast<slong>(r), static_cast<slong>(r), q);
       if (!nmod_mat_inv(Minv.get(), M.get())) return Check::singular;
-      Mx Mi(ri, ri), Rd(ri, ni);
-      for (slong a = 0; a < static_cast<slong>(r); ++a) {
+      Mx Mi(ri, ri), Rd = Mx::Zero(ri, ni);
+      for (slong a = 0; a < static_cast<slong>(r); ++a)
         for (slong b2 = 0; b2 < static_cast<slong>(r); ++b2) Mi(a, b2) = static_cast<double>(Minv.at(a, b2));
-        for (slong j = 0; j < static_cast<slong>(n); ++j) Rd(a, j) = static_cast<double>(R.at(a, j));
-      }
+      for (std::size_t a = 0; a < r; ++a)
+        for (std::size_t e = starts[I[a]]; e < starts[I[a] + 1]; ++e) Rd(static_cast<Eigen::Index>(a), C.c[e]) = cm[e];
       Xd.noalias() = Mi * Rd;  // X = C[I,J]^-1 C[I,:] mod q
       reduce_mod(Xd);
     }
@@ -312,20 +309,30 @@ Check check_mod(const SparseIntMatrix& C, const std::vector<std::size_t>& starts
     for (std::size_t lo = 0; lo < rest.size(); lo += chunk) {
       const std::size_t hi = std::min(rest.size(), lo + chunk);
       const auto h = static_cast<Eigen::Index>(hi - lo);
-      Mx Cj = Mx::Zero(h, ri), actual = Mx::Zero(h, ni);
+      // D = C[i,J] X - C[i,:] for the rows i of this chunk: integers in
+      // (-q, r q^2), exact. D = 0 mod q iff D - q rint(D / q) = 0: when q
+      // divides D, D/q is an integer below 2^33 that D * (1/q) misses by less
+      // than 2^-18, so rint finds it; when q does not divide D, D minus any
+      // multiple of q is nonzero. One pass instead of a reduction and a compare.
+      Mx Cj = Mx::Zero(h, ri), D = Mx::Zero(h, ni);
       for (std::size_t t = lo; t < hi; ++t)
         for (std::size_t e = starts[rest[t]]; e < starts[rest[t] + 1]; ++e) {
           const double v = cm[e];
-          actual(static_cast<Eigen::Index>(t - lo), C.c[e]) = v;
+          D(static_cast<Eigen::Index>(t - lo), C.c[e]) = -v;
           if (colpos[C.c[e]] >= 0) Cj(static_cast<Eigen::Index>(t - lo), colpos[C.c[e]]) = v;
         }
-      Mx P(h, ni);
-      P.noalias() = Cj * Xd;  // predicted rows C[i,J] X
-      reduce_mod(P);
-      if ((P.array() != actual.array()).any()) return Check::mismatch;
+      D.noalias() += Cj * Xd;
+      if (((D.array() - (D.array() * inv).rint() * dq) != 0.0).any()) return Check::mismatch;
     }
     return Check::ok;
   }
+  NmodMat R(static_cast<slong>(r), static_cast<slong>(n), q);  // C[I,:] mod q
+  for (std::size_t a = 0; a < r; ++a)
+    for (std::size_t e = starts[I[a]]; e < starts[I[a] + 1]; ++e) {
+      ulong v = mod_small(C.v[e].get(), q);
+      R.at(static_cast<slong>(a), C.c[e]) = v;
+      if (colpos[C.c[e]] >= 0) M.at(static_cast<slong>(a), colpos[C.c[e]]) = v;
+    }
   NmodMat X(static_cast<slong>(r), static_cast<slong>(n), q);
   if (r > 0 && !nmod_mat_solve(X.get(), M.get(), R.get())) return Check::singular;
   std::vector<ulong> pred(n);
@@ -414,7 +421,10 @@ BlockCertificate certify_block(const SparseIntMatrix& B, std::uint64_t seed, std
     std::size_t qi = 0;
     while (!restart && fmpz_cmp(prod.get(), need.get()) <= 0) {
       if (qi > 100000) throw LimitError("exact rank: too many primes needed");
-      const std::size_t batch = std::max<unsigned>(1, thread_count());
+      // The first batch is every prime the bound asks for (each is above
+      // 2^19), so a block needs one parallel_for unless a prime fails.
+      const std::size_t want = qi == 0 ? fmpz_bits(need.get()) / 19 + 1 : 0;
+      const std::size_t batch = std::max<std::size_t>({1, thread_count(), want});
       std::vector<Check> res(batch);
       parallel_for(batch, [&](std::size_t k) { res[k] = check.run(nth_check_prime(qi + k)); });
       for (std::size_t k = 0; k < batch && fmpz_cmp(prod.get(), need.get()) <= 0; ++k) {
