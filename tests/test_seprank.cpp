@@ -202,6 +202,27 @@ TEST_CASE("sep of (sum_r a_r b_r)^2 is binom(k+1, 2): NB Lemma 5.2 (iv) is tight
   }
 }
 
+TEST_CASE("coefficient matrix keys: one word per side, or strings when a side does not fit a word", "[seprank]") {
+  // coefficient_matrix keys a side's exponents by one 64-bit word when
+  // |side| * bits(degree) <= 64, else by a string. (sum_{r<17} a_r b_r)^2 +
+  // a_0^20 has degree 20 (5 bits) and 17 variables a side: 85 bits, strings.
+  // Its sep is binom(18, 2) = 153 (the test above) plus 1: a_0^20 is a new row
+  // (it has degree 20 on side A) in a new column (the constant monomial of B).
+  // With a_0^6 instead (degree 6, 3 bits, 51 bits a side) the words are used:
+  // the same count.
+  const std::size_t k = 17;
+  PolyRing R(static_cast<slong>(2 * k));
+  auto P = parse_partition("half", 2, k);
+  std::string wide = square_of_inner(k), narrow = wide;
+  wide.append(" + x0_0^20");
+  narrow.append(" + x0_0^6");
+  CHECK(sep_all_ways(poly(R, 2, k, wide), P) == binom(k + 1, 2) + 1);
+  CHECK(sep_all_ways(poly(R, 2, k, narrow), P) == binom(k + 1, 2) + 1);
+  auto C = coefficient_matrix(poly(R, 2, k, wide), P);
+  CHECK(C.rows == binom(k + 1, 2) + 1);
+  CHECK(C.cols == binom(k + 1, 2) + 1);
+}
+
 TEST_CASE("sep adds over sums in disjoint variables", "[seprank]") {
   // Summands in disjoint variables on both sides and without constant parts
   // have disjoint rows and columns: C is block diagonal, ranks add.

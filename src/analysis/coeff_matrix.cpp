@@ -60,27 +60,54 @@ SparseIntMatrix coefficient_matrix(const FmpqMpoly& y, const Partition& P) {
   M.r.reserve(len);
   M.c.reserve(len);
   M.v.reserve(len);
+  // Rows and columns are numbered in order of first appearance. The key of a
+  // side's exponent sub-vector is one word when it fits (each exponent is at
+  // most the total degree D, so bits(D) bits per variable), else a string.
+  const slong D = len ? fmpz_mpoly_total_degree_si(z, zctx) : 0;
+  const std::size_t b = static_cast<std::size_t>(FLINT_BIT_COUNT(static_cast<ulong>(std::max<slong>(D, 1))));
+  const bool packed = va.size() * b <= 64 && vb.size() * b <= 64;
   std::unordered_map<std::string, std::uint32_t> rows, cols;
+  std::unordered_map<std::uint64_t, std::uint32_t> rows_w, cols_w;
+  if (packed) {
+    rows_w.reserve(static_cast<std::size_t>(len) / 4 + 16);
+    cols_w.reserve(static_cast<std::size_t>(len) / 4 + 16);
+  }
+  auto word_of = [&](const std::vector<ulong>& e, const std::vector<slong>& vars) {
+    std::uint64_t k = 0;
+    for (slong v : vars) k = (k << b) | e[v];
+    return k;
+  };
   std::vector<ulong> e(nv);
   std::string ka, kb;
   for (slong t = 0; t < len; ++t) {
     fmpz_mpoly_get_term_exp_ui(e.data(), z, t, zctx);
-    key_of(ka, e, va);
-    key_of(kb, e, vb);
-    auto ir = rows.try_emplace(ka, static_cast<std::uint32_t>(rows.size())).first->second;
-    auto ic = cols.try_emplace(kb, static_cast<std::uint32_t>(cols.size())).first->second;
+    std::uint32_t ir, ic;
+    if (packed) {
+      ir = rows_w.try_emplace(word_of(e, va), static_cast<std::uint32_t>(rows_w.size())).first->second;
+      ic = cols_w.try_emplace(word_of(e, vb), static_cast<std::uint32_t>(cols_w.size())).first->second;
+    } else {
+      key_of(ka, e, va);
+      key_of(kb, e, vb);
+      ir = rows.try_emplace(ka, static_cast<std::uint32_t>(rows.size())).first->second;
+      ic = cols.try_emplace(kb, static_cast<std::uint32_t>(cols.size())).first->second;
+    }
     M.r.push_back(ir);
     M.c.push_back(ic);
     Fmpz c;
     fmpz_set(c.get(), z->coeffs + t);
     M.v.push_back(std::move(c));
   }
+  if (packed) {
+    M.rows = rows_w.size();
+    M.cols = cols_w.size();
+  } else {
+    M.rows = rows.size();
+    M.cols = cols.size();
+  }
   // Row and column ids are 32-bit, and split_blocks numbers rows then columns.
-  if (rows.size() + cols.size() > UINT32_MAX)
-    throw LimitError("the coefficient matrix: " + std::to_string(rows.size()) + " A-parts and " +
-                     std::to_string(cols.size()) + " B-parts exceed 2^32 - 1 rows and columns together");
-  M.rows = rows.size();
-  M.cols = cols.size();
+  if (M.rows + M.cols > UINT32_MAX)
+    throw LimitError("the coefficient matrix: " + std::to_string(M.rows) + " A-parts and " +
+                     std::to_string(M.cols) + " B-parts exceed 2^32 - 1 rows and columns together");
   sort_by_row(M);
   return M;
 }
