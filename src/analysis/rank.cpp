@@ -305,15 +305,22 @@ Check check_mod(const SparseIntMatrix& C, const std::vector<std::size_t>& starts
       Xd.noalias() = Mi * Rd;  // X = C[I,J]^-1 C[I,:] mod q
       reduce_mod(Xd);
     }
+    // D = C[i,J] X - C[i,:] for the rows i outside I: integers in (-q, r q^2),
+    // exact. D = 0 mod q iff D - q rint(D / q) = 0: when q divides D, D/q is
+    // an integer below 2^33 that D * (1/q) misses by less than 2^-18, so rint
+    // finds it; when q does not divide D, D minus any multiple of q is nonzero.
+    // rint(t) for |t| < 2^51 as (t + 1.5 2^52) - 1.5 2^52 (the sum rounds t to
+    // the nearest integer, the difference is exact): two vector additions,
+    // measured faster than Eigen's rint in this SSE2 build (exact on
+    // attn(3,2,1,4): 0.60 -> 0.53 s).
+    const double magic = 6755399441055744.0;
+    auto zero_mod_q = [&](const auto& Dm) {
+      return ((Dm.array() - (((Dm.array() * inv) + magic) - magic) * dq) == 0.0).all();
+    };
     const std::size_t chunk = std::max<std::size_t>(1, (std::size_t(1) << 21) / std::max<std::size_t>(1, n));
     for (std::size_t lo = 0; lo < rest.size(); lo += chunk) {
       const std::size_t hi = std::min(rest.size(), lo + chunk);
       const auto h = static_cast<Eigen::Index>(hi - lo);
-      // D = C[i,J] X - C[i,:] for the rows i of this chunk: integers in
-      // (-q, r q^2), exact. D = 0 mod q iff D - q rint(D / q) = 0: when q
-      // divides D, D/q is an integer below 2^33 that D * (1/q) misses by less
-      // than 2^-18, so rint finds it; when q does not divide D, D minus any
-      // multiple of q is nonzero. One pass instead of a reduction and a compare.
       Mx Cj = Mx::Zero(h, ri), D = Mx::Zero(h, ni);
       for (std::size_t t = lo; t < hi; ++t)
         for (std::size_t e = starts[rest[t]]; e < starts[rest[t] + 1]; ++e) {
@@ -322,7 +329,7 @@ Check check_mod(const SparseIntMatrix& C, const std::vector<std::size_t>& starts
           if (colpos[C.c[e]] >= 0) Cj(static_cast<Eigen::Index>(t - lo), colpos[C.c[e]]) = v;
         }
       D.noalias() += Cj * Xd;
-      if (((D.array() - (D.array() * inv).rint() * dq) != 0.0).any()) return Check::mismatch;
+      if (!zero_mod_q(D)) return Check::mismatch;
     }
     return Check::ok;
   }
