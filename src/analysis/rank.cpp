@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <mutex>
+#include <numeric>
 
 #include "netpoly/error.hpp"
 #include "netpoly/parallel.hpp"
@@ -171,14 +172,20 @@ ModRankResult rank_modp_blocks(const std::vector<SparseIntMatrix>& blocks, ulong
   res.prime = p;
   res.blocks = blocks.size();
   bool projected = false;
-  if (profiles) profiles->clear();
-  for (const auto& b : blocks) {
-    auto P = rank_profile_modp(b, p, seed);
-    res.rank += P.rank;
-    res.block_ranks.push_back(P.rank);
-    projected = projected || P.algorithm != "dense";
-    if (profiles) profiles->push_back(std::move(P));
+  // The blocks are independent: eliminated on thread_count() threads, the
+  // largest first (parallel_for hands out indices in order), each into its slot.
+  std::vector<RankProfile> P(blocks.size());
+  std::vector<std::size_t> order(blocks.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return blocks[a].nnz() > blocks[b].nnz(); });
+  parallel_for(blocks.size(), [&](std::size_t k) { P[order[k]] = rank_profile_modp(blocks[order[k]], p, seed); });
+  for (const auto& x : P) {
+    res.rank += x.rank;
+    res.block_ranks.push_back(x.rank);
+    projected = projected || x.algorithm != "dense";
   }
+  if (profiles) *profiles = std::move(P);
   res.algorithm = projected ? "blocks + projection" : "blocks + dense";
   return res;
 }
