@@ -13,6 +13,7 @@
 #include "netpoly/expand.hpp"
 #include "netpoly/forward.hpp"
 #include "netpoly/model.hpp"
+#include "netpoly/parallel.hpp"
 #include "netpoly/presets.hpp"
 
 using namespace netpoly;
@@ -212,6 +213,37 @@ TEST_CASE("the spec example expands to the hand-derived polynomial", "[expand]")
 TEST_CASE("expansion agrees with the forward pass in every domain, for every preset", "[expand]") {
   std::uint64_t seed = 100;
   for (const auto& m : preset_models()) check_domains_agree(m, ++seed);
+}
+
+TEST_CASE("expansion does not depend on the thread count, nor on asking one entry or all", "[expand]") {
+  // With threads, the products of a layer run side by side (forward.hpp's
+  // tasks); a single asked entry takes the attention layer's few-entries path
+  // (w = O M first), all entries the whole-M path: two computations.
+  const unsigned saved = thread_count();
+  for (const auto& m : preset_models()) {
+    INFO("model " << m.name);
+    const slong nv = static_cast<slong>(m.num_inputs());
+    auto outs = resolve_outputs(m, std::nullopt, true);
+    PolyRing R(nv);
+    ModPolyRing RM(nv, kP);
+    set_thread_count(1);
+    auto all1 = expand(R, m, outs);
+    auto mod1 = expand_mod(RM, m, outs);
+    set_thread_count(2);
+    auto all2 = expand(R, m, outs);
+    auto mod2 = expand_mod(RM, m, outs);
+    REQUIRE(all1.size() == outs.size());
+    for (std::size_t k = 0; k < outs.size(); ++k) {
+      CHECK(all1[k] == all2[k]);
+      CHECK(mod1[k] == mod2[k]);
+      for (unsigned t : {1u, 2u}) {
+        set_thread_count(t);
+        CHECK(expand(R, m, {outs[k]})[0] == all1[k]);
+        CHECK(expand_mod(RM, m, {outs[k]})[0] == mod1[k]);
+      }
+    }
+  }
+  set_thread_count(saved);
 }
 
 TEST_CASE("expansion agrees with the forward pass on hand-made models", "[expand]") {

@@ -10,12 +10,42 @@
 #include <vector>
 
 #include "netpoly/network.hpp"
+#include "netpoly/parallel.hpp"
 
 namespace netpoly {
 
 namespace detail {
 
 inline bool wanted(const Need& need, std::size_t k) { return need.empty() || need[k]; }
+
+// Rings of big elements (polynomials) opt in with `static constexpr bool
+// parallel = true`: their independent products within a layer then run on
+// thread_count() threads (the ring's operations must be safe to call at once
+// on distinct results). Each task writes only its own slot and slots are
+// summed in a fixed order, so the result does not depend on the thread count.
+template <class Ring>
+constexpr bool parallel_ring() {
+  if constexpr (requires { Ring::parallel; }) return Ring::parallel;
+  else return false;
+}
+
+template <class Ring, class F>
+void tasks(const Ring&, std::size_t n, F&& fn, bool serial = false) {
+  if constexpr (parallel_ring<Ring>())
+    if (!serial) return parallel_for(n, fn);
+  for (std::size_t i = 0; i < n; ++i) fn(i);
+}
+
+// Whether one of the products a[k] * b[k] is large enough for the ring's
+// multiplication to use every thread by itself (then they run one by one).
+template <class Ring, class E>
+bool threads_itself(const Ring& R, const std::vector<E>& a, const std::vector<E>& b) {
+  if constexpr (requires { R.threads_itself(a[0], b[0]); }) {
+    for (std::size_t k = 0; k < a.size() && k < b.size(); ++k)
+      if (R.threads_itself(a[k], b[k])) return true;
+  }
+  return false;
+}
 
 // r += sum_k w(row, k) * x[xoff + k*xstride]
 template <class Ring>
@@ -62,33 +92,37 @@ std::vector<typename Ring::Elem> apply(const Ring& R, const Attention<typename R
         bool any = false;
         for (std::size_t i = 0; i < N; ++i) any = any || wanted(need, i * d + c);
         if (!any) continue;
-        std::vector<E> w(da, R.zero());
-        for (std::size_t j = 0; j < N; ++j) {
-          E s = R.zero();  // s_j = O[c,:] V x_j
+        std::vector<E> s(N, R.zero());  // s_j = O[c,:] V x_j
+        for (std::size_t j = 0; j < N; ++j)
           for (std::size_t a = 0; a < da; ++a)
-            if (!R.is_zero(h.O(c, a))) R.axpy(s, h.O(c, a), Vx[j * da + a]);
-          for (std::size_t b = 0; b < da; ++b) R.addmul(w[b], s, Kx[j * da + b]);
-        }
+            if (!R.is_zero(h.O(c, a))) R.axpy(s[j], h.O(c, a), Vx[j * da + a]);
+        std::vector<E> w(da, R.zero());
+        tasks(R, da, [&](std::size_t b) {
+          for (std::size_t j = 0; j < N; ++j) R.addmul(w[b], s[j], Kx[j * da + b]);
+        });
         for (std::size_t i = 0; i < N; ++i) {
           if (!wanted(need, i * d + c)) continue;
           auto q = query(i);
-          for (std::size_t b = 0; b < da; ++b) R.addmul(Y[i * d + c], w[b], q[b]);
+          std::vector<E> t(da, R.zero());
+          tasks(R, da, [&](std::size_t b) { t[b] = R.mul(w[b], q[b]); }, threads_itself(R, w, q));
+          for (std::size_t b = 0; b < da; ++b) R.add(Y[i * d + c], t[b]);
         }
       }
       continue;
     }
     std::vector<E> M(da * da, R.zero());  // M[a][b] = sum_j (V x_j)[a] (K x_j)[b]
-    for (std::size_t j = 0; j < N; ++j)
-      for (std::size_t a = 0; a < da; ++a)
-        for (std::size_t b = 0; b < da; ++b) R.addmul(M[a * da + b], Vx[j * da + a], Kx[j * da + b]);
+    tasks(R, da * da, [&](std::size_t k) {
+      for (std::size_t j = 0; j < N; ++j) R.addmul(M[k], Vx[j * da + k / da], Kx[j * da + k % da]);
+    });
     for (std::size_t i = 0; i < N; ++i) {
       bool any = false;
       for (std::size_t c = 0; c < d; ++c) any = any || wanted(need, i * d + c);
       if (!any) continue;
       auto q = query(i);
       std::vector<E> u(da, R.zero());  // u = M q_i
-      for (std::size_t a = 0; a < da; ++a)
+      tasks(R, da, [&](std::size_t a) {
         for (std::size_t b = 0; b < da; ++b) R.addmul(u[a], M[a * da + b], q[b]);
+      });
       for (std::size_t c = 0; c < d; ++c)
         if (wanted(need, i * d + c)) lin_row(R, Y[i * d + c], h.O, c, u, 0, 1);
     }
@@ -112,12 +146,11 @@ std::vector<typename Ring::Elem> apply(const Ring& R, const TokenMix<typename Ri
           if (!R.is_zero((*L.W2)(i, k))) needZ[k * d + c] = 1;
       }
   std::vector<E> Z(N * d, R.zero());
-  for (std::size_t i = 0; i < N; ++i)
-    for (std::size_t c = 0; c < d; ++c) {
-      if (!needZ[i * d + c]) continue;
-      lin_row(R, Z[i * d + c], L.W, i, X, c, d);
-      activate(R, Z[i * d + c], L.activation);
-    }
+  tasks(R, N * d, [&](std::size_t k) {
+    if (!needZ[k]) return;
+    lin_row(R, Z[k], L.W, k / d, X, k % d, d);
+    activate(R, Z[k], L.activation);
+  });
   if (!L.W2) return Z;
   std::vector<E> Y(N * d, R.zero());
   for (std::size_t i = 0; i < N; ++i)
@@ -143,12 +176,11 @@ std::vector<typename Ring::Elem> apply(const Ring& R, const ChannelMix<typename 
           if (!R.is_zero((*L.W2)(c, k))) needZ[i * h + k] = 1;
       }
   std::vector<E> Z(N * h, R.zero());
-  for (std::size_t i = 0; i < N; ++i)
-    for (std::size_t k = 0; k < h; ++k) {
-      if (!needZ[i * h + k]) continue;
-      lin_row(R, Z[i * h + k], L.W, k, X, i * d, 1);
-      activate(R, Z[i * h + k], L.activation);
-    }
+  tasks(R, N * h, [&](std::size_t t) {
+    if (!needZ[t]) return;
+    lin_row(R, Z[t], L.W, t % h, X, (t / h) * d, 1);
+    activate(R, Z[t], L.activation);
+  });
   if (!L.W2) return Z;
   std::vector<E> Y(N * dout, R.zero());
   for (std::size_t i = 0; i < N; ++i)
@@ -165,15 +197,15 @@ std::vector<typename Ring::Elem> apply(const Ring& R, const Product<typename Rin
   using E = typename Ring::Elem;
   const std::size_t dout = L.out_width(d);
   std::vector<E> Y(N * dout, R.zero());
-  for (std::size_t i = 0; i < N; ++i)
-    for (std::size_t c = 0; c < dout; ++c) {
-      if (!wanted(need, i * dout + c)) continue;
-      for (std::size_t k = 0; k < L.Ws.size(); ++k) {
-        E f = R.zero();
-        lin_row(R, f, L.Ws[k], c, X, i * d, 1);
-        Y[i * dout + c] = k == 0 ? std::move(f) : R.mul(Y[i * dout + c], f);
-      }
+  tasks(R, N * dout, [&](std::size_t t) {
+    if (!wanted(need, t)) return;
+    const std::size_t i = t / dout, c = t % dout;
+    for (std::size_t k = 0; k < L.Ws.size(); ++k) {
+      E f = R.zero();
+      lin_row(R, f, L.Ws[k], c, X, i * d, 1);
+      Y[t] = k == 0 ? std::move(f) : R.mul(Y[t], f);
     }
+  });
   return Y;
 }
 

@@ -141,6 +141,12 @@ struct SupportRing {
 struct PolyRing {
   using Elem = FmpqMpoly;
   using Scalar = Fmpq;
+  static constexpr bool parallel = true;  // forward.hpp: independent products on several threads
+  // FLINT's own threads pay off beyond about 2^25 term pairs (measured:
+  // 65,428 x 1,612 terms, 0.79 s on two threads vs 1.4 s on one; below
+  // 7e6 pairs two products side by side are faster).
+  static bool threads_itself_len(slong a, slong b) { return static_cast<double>(a) * static_cast<double>(b) >= 0x1p25; }
+  static bool threads_itself(const Elem& a, const Elem& b) { return threads_itself_len(a.length(), b.length()); }
   FmpqMpolyCtxPtr ctx;
   explicit PolyRing(slong nvars) : ctx(std::make_shared<FmpqMpolyCtx>(nvars)) {}
   Scalar scalar(const Fmpq& w) const { return w; }
@@ -172,6 +178,8 @@ struct PolyRing {
 struct ModPolyRing {
   using Elem = NmodMpoly;
   using Scalar = ulong;
+  static constexpr bool parallel = true;
+  static bool threads_itself(const Elem& a, const Elem& b) { return PolyRing::threads_itself_len(a.length(), b.length()); }
   NmodMpolyCtxPtr ctx;
   ModpRing base;
   ModPolyRing(slong nvars, ulong p) : ctx(std::make_shared<NmodMpolyCtx>(nvars, p)), base(p) {}
