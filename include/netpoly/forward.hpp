@@ -36,6 +36,14 @@ void tasks(const Ring&, std::size_t n, F&& fn, bool serial = false) {
   for (std::size_t i = 0; i < n; ++i) fn(i);
 }
 
+// Whether products like a * b are big enough to be worth a thread (starting
+// one costs tens of microseconds); rings without the hook always are.
+template <class Ring, class E>
+bool worth_threads(const Ring& R, const E& a, const E& b) {
+  if constexpr (requires { R.worth_threads(a, b); }) return R.worth_threads(a, b);
+  else return true;
+}
+
 // Whether one of the products a[k] * b[k] is large enough for the ring's
 // multiplication to use every thread by itself (then they run one by one).
 template <class Ring, class E>
@@ -99,12 +107,13 @@ std::vector<typename Ring::Elem> apply(const Ring& R, const Attention<typename R
         std::vector<E> w(da, R.zero());
         tasks(R, da, [&](std::size_t b) {
           for (std::size_t j = 0; j < N; ++j) R.addmul(w[b], s[j], Kx[j * da + b]);
-        });
+        }, !worth_threads(R, s[0], Kx[0]));
         for (std::size_t i = 0; i < N; ++i) {
           if (!wanted(need, i * d + c)) continue;
           auto q = query(i);
           std::vector<E> t(da, R.zero());
-          tasks(R, da, [&](std::size_t b) { t[b] = R.mul(w[b], q[b]); }, threads_itself(R, w, q));
+          tasks(R, da, [&](std::size_t b) { t[b] = R.mul(w[b], q[b]); },
+                threads_itself(R, w, q) || !worth_threads(R, w[0], q[0]));
           for (std::size_t b = 0; b < da; ++b) R.add(Y[i * d + c], t[b]);
         }
       }
@@ -113,7 +122,7 @@ std::vector<typename Ring::Elem> apply(const Ring& R, const Attention<typename R
     std::vector<E> M(da * da, R.zero());  // M[a][b] = sum_j (V x_j)[a] (K x_j)[b]
     tasks(R, da * da, [&](std::size_t k) {
       for (std::size_t j = 0; j < N; ++j) R.addmul(M[k], Vx[j * da + k / da], Kx[j * da + k % da]);
-    });
+    }, !worth_threads(R, Vx[0], Kx[0]));
     for (std::size_t i = 0; i < N; ++i) {
       bool any = false;
       for (std::size_t c = 0; c < d; ++c) any = any || wanted(need, i * d + c);
@@ -122,7 +131,7 @@ std::vector<typename Ring::Elem> apply(const Ring& R, const Attention<typename R
       std::vector<E> u(da, R.zero());  // u = M q_i
       tasks(R, da, [&](std::size_t a) {
         for (std::size_t b = 0; b < da; ++b) R.addmul(u[a], M[a * da + b], q[b]);
-      });
+      }, !worth_threads(R, M[0], q[0]));
       for (std::size_t c = 0; c < d; ++c)
         if (wanted(need, i * d + c)) lin_row(R, Y[i * d + c], h.O, c, u, 0, 1);
     }
@@ -150,7 +159,7 @@ std::vector<typename Ring::Elem> apply(const Ring& R, const TokenMix<typename Ri
     if (!needZ[k]) return;
     lin_row(R, Z[k], L.W, k / d, X, k % d, d);
     activate(R, Z[k], L.activation);
-  });
+  }, !worth_threads(R, X[0], X[0]));
   if (!L.W2) return Z;
   std::vector<E> Y(N * d, R.zero());
   for (std::size_t i = 0; i < N; ++i)
@@ -180,7 +189,7 @@ std::vector<typename Ring::Elem> apply(const Ring& R, const ChannelMix<typename 
     if (!needZ[t]) return;
     lin_row(R, Z[t], L.W, t % h, X, (t / h) * d, 1);
     activate(R, Z[t], L.activation);
-  });
+  }, !worth_threads(R, X[0], X[0]));
   if (!L.W2) return Z;
   std::vector<E> Y(N * dout, R.zero());
   for (std::size_t i = 0; i < N; ++i)
@@ -205,7 +214,7 @@ std::vector<typename Ring::Elem> apply(const Ring& R, const Product<typename Rin
       lin_row(R, f, L.Ws[k], c, X, i * d, 1);
       Y[t] = k == 0 ? std::move(f) : R.mul(Y[t], f);
     }
-  });
+  }, !worth_threads(R, X[0], X[0]));
   return Y;
 }
 

@@ -147,6 +147,9 @@ struct PolyRing {
   // 7e6 pairs two products side by side are faster).
   static bool threads_itself_len(slong a, slong b) { return static_cast<double>(a) * static_cast<double>(b) >= 0x1p25; }
   static bool threads_itself(const Elem& a, const Elem& b) { return threads_itself_len(a.length(), b.length()); }
+  // Below about 2^12 term pairs a product takes less than starting a thread.
+  static bool worth_threads_len(slong a, slong b) { return static_cast<double>(a) * static_cast<double>(b) >= 0x1p12; }
+  static bool worth_threads(const Elem& a, const Elem& b) { return worth_threads_len(a.length(), b.length()); }
   FmpqMpolyCtxPtr ctx;
   explicit PolyRing(slong nvars) : ctx(std::make_shared<FmpqMpolyCtx>(nvars)) {}
   Scalar scalar(const Fmpq& w) const { return w; }
@@ -180,6 +183,7 @@ struct ModPolyRing {
   using Scalar = ulong;
   static constexpr bool parallel = true;
   static bool threads_itself(const Elem& a, const Elem& b) { return PolyRing::threads_itself_len(a.length(), b.length()); }
+  static bool worth_threads(const Elem& a, const Elem& b) { return PolyRing::worth_threads_len(a.length(), b.length()); }
   NmodMpolyCtxPtr ctx;
   ModpRing base;
   ModPolyRing(slong nvars, ulong p) : ctx(std::make_shared<NmodMpolyCtx>(nvars, p)), base(p) {}
