@@ -28,7 +28,8 @@ ulong nth_check_prime(std::size_t i) {
     // Trial division (odd divisors up to 1024 > sqrt(2^20)), not FLINT's
     // n_nextprime or n_is_prime: below 2^20 both sieve a table of all primes
     // up to p into a per-thread cache, and the checks ask for primes from
-    // worker threads that each rebuilt it (a third of a 70 ms run).
+    // worker threads that each rebuilt it (a third of the `perf` samples of
+    // the whole analysis of attention (2,3,1,4)).
     auto is_prime = [](ulong n) {
       for (ulong f = 3; f * f <= n; f += 2)
         if (n % f == 0) return false;
