@@ -346,14 +346,14 @@ TEST_CASE("parameter counts match the presets", "[bounds]") {
                  Case{"mixer", 4, 2, 1, 5, 2, true}, Case{"mixer", 1, 3, 1, 2, 2, false}, Case{"mlp", 2, 3, 1, 1, 2, false},
                  Case{"product", 2, 2, 1, 1, 3, false}, Case{"product", 3, 3, 1, 2, 2, false}}) {
     INFO(c.arch << " L=" << c.L << " d=" << c.d);
-    PresetOptions po;
-    po.arch = c.arch;
-    po.layers = c.L;
-    po.width = c.d;
-    po.heads = c.H;
-    po.tokens = c.N;
-    po.degree = c.k;
-    po.residual = c.residual;
+    PresetOptions po{
+        .arch = c.arch,
+        .layers = c.L,
+        .width = c.d,
+        .heads = c.H,
+        .tokens = c.N,
+        .degree = c.k,
+        .residual = c.residual};
     BoundParams bp;
     bp.arch = parse_arch(c.arch);
     bp.layers = c.L;

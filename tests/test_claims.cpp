@@ -288,13 +288,7 @@ TEST_CASE("sub-additivity, Hadamard squares and bounds on seeded random polynomi
 TEST_CASE("wide_sparse: every form equals the mixer as exact polynomials", "[claims]") {
   for (std::uint64_t seed : {1, 2})
     for (bool res : {false, true}) {
-      PresetOptions o;
-      o.arch = "mixer";
-      o.layers = 3;
-      o.tokens = 3;
-      o.width = 2;
-      o.seed = seed;
-      o.residual = res;
+      PresetOptions o{.arch = "mixer", .layers = 3, .width = 2, .tokens = 3, .residual = res, .seed = seed};
       Model m = make_preset(o);
       PolyRing R(6);
       auto all = [](const Model& x) { return resolve_outputs(x, std::nullopt, true); };

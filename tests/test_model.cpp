@@ -160,13 +160,7 @@ TEST_CASE("write then read gives the same network", "[model]") {
 }
 
 TEST_CASE("presets are deterministic in the seed and have the documented shapes", "[model]") {
-  PresetOptions o;
-  o.arch = "attention";
-  o.layers = 2;
-  o.width = 4;
-  o.heads = 2;
-  o.tokens = 3;
-  o.seed = 11;
+  PresetOptions o{.arch = "attention", .layers = 2, .width = 4, .heads = 2, .tokens = 3, .seed = 11};
   Model a = make_preset(o), b = make_preset(o);
   CHECK(a == b);
   o.seed = 12;
@@ -181,11 +175,7 @@ TEST_CASE("presets are deterministic in the seed and have the documented shapes"
   for (const auto& m : {h.Q, h.K, h.V, h.O})
     for (const auto& w : m.a) CHECK(fmpz_cmpabs(w.num(), Fmpz(3).get()) <= 0);
 
-  PresetOptions mx;
-  mx.arch = "mixer";
-  mx.layers = 3;
-  mx.tokens = 3;
-  mx.width = 2;
+  PresetOptions mx{.arch = "mixer", .layers = 3, .width = 2, .tokens = 3};
   Model m = make_preset(mx);
   REQUIRE(m.layers.size() == 3);  // NB Def 3.2: token, channel, token
   CHECK(std::holds_alternative<TokenMix<Fmpq>>(m.layers[0].op));
@@ -193,10 +183,7 @@ TEST_CASE("presets are deterministic in the seed and have the documented shapes"
   CHECK(std::holds_alternative<TokenMix<Fmpq>>(m.layers[2].op));
   CHECK(std::get<TokenMix<Fmpq>>(m.layers[0].op).activation == Activation::square);
 
-  PresetOptions ml;
-  ml.arch = "mlp";
-  ml.tokens = 5;
-  ml.width = 3;
+  PresetOptions ml{.arch = "mlp", .width = 3, .tokens = 5};
   CHECK(make_preset(ml).tokens == 1);
 
   PresetOptions bad = o;

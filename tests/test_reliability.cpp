@@ -117,11 +117,7 @@ NmodMpoly reduce(const ModPolyRing& R, const FmpqMpoly& p) {
 }
 
 PresetOptions preset(const char* arch, std::size_t L, std::size_t d, std::size_t N) {
-  PresetOptions o;
-  o.arch = arch;
-  o.layers = L;
-  o.width = d;
-  o.tokens = N;
+  PresetOptions o{.arch = arch, .layers = L, .width = d, .tokens = N};
   return o;
 }
 

@@ -362,14 +362,14 @@ struct Preset {
 
 PresetOptions preset(const std::string& arch, std::size_t layers, std::size_t width, std::size_t tokens,
                      std::size_t heads = 1, bool residual = false, std::size_t degree = 2) {
-  PresetOptions o;
-  o.arch = arch;
-  o.layers = layers;
-  o.width = width;
-  o.tokens = tokens;
-  o.heads = heads;
-  o.residual = residual;
-  o.degree = degree;
+  PresetOptions o{
+      .arch = arch,
+      .layers = layers,
+      .width = width,
+      .heads = heads,
+      .tokens = tokens,
+      .degree = degree,
+      .residual = residual};
   return o;
 }
 

@@ -104,15 +104,15 @@ TEST_CASE("support: the bidegree pass contains the expansion's bidegrees; the bo
   };
   for (const auto& c : cases)
     for (std::uint64_t seed : {1, 2}) {
-      PresetOptions po;
-      po.arch = c.arch;
-      po.layers = c.layers;
-      po.width = c.width;
-      po.heads = c.heads;
-      po.tokens = c.tokens;
-      po.degree = c.degree;
-      po.residual = c.residual;
-      po.seed = seed;
+      PresetOptions po{
+          .arch = c.arch,
+          .layers = c.layers,
+          .width = c.width,
+          .heads = c.heads,
+          .tokens = c.tokens,
+          .degree = c.degree,
+          .residual = c.residual,
+          .seed = seed};
       const Model m = make_preset(po);
       const auto P = parse_partition("half", m.tokens, m.width);
       INFO(c.arch << " L=" << c.layers << " d=" << c.width << " N=" << c.tokens << (c.residual ? " residual" : "")
@@ -158,11 +158,7 @@ TEST_CASE("support: black-box lower bound meets the support bound, exact without
   // with a odd; with one token (2 variables) per side n_a = a + 1, so the
   // bound is sum over odd a of min(a + 1, 28 - a) = 105, and the exact rank
   // of the expansion is 105 as well.
-  PresetOptions po;
-  po.arch = "attention";
-  po.layers = 3;
-  po.width = 2;
-  po.tokens = 2;
+  PresetOptions po{.arch = "attention", .layers = 3, .width = 2, .tokens = 2};
   const Model m = make_preset(po);
   const auto P = parse_partition("half", 2, 2);
   SepOptions o;
@@ -188,12 +184,7 @@ TEST_CASE("blackbox split by A-degree blocks agrees with the plain black-box and
   // residuals the bidegree graph is connected and the split is not used.
   for (const Case& c : {Case{"attention", 2, 2, 4, false}, Case{"attention", 2, 3, 2, false},
                         Case{"mixer", 2, 2, 4, false}, Case{"attention", 2, 2, 2, true}, Case{"mlp", 2, 4, 1, false}}) {
-    PresetOptions po;
-    po.arch = c.arch;
-    po.layers = c.layers;
-    po.width = c.width;
-    po.tokens = c.tokens;
-    po.residual = c.residual;
+    PresetOptions po{.arch = c.arch, .layers = c.layers, .width = c.width, .tokens = c.tokens, .residual = c.residual};
     const Model m = make_preset(po);
     const auto P = parse_partition("half", m.tokens, m.width);
     INFO(c.arch << " L=" << c.layers << " d=" << c.width << " N=" << c.tokens << (c.residual ? " residual" : ""));

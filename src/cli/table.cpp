@@ -135,14 +135,14 @@ void run_param_budget(const TableOptions& o) {
           best[k] = b.log3;
           arg[k] = i;
         }
-    PresetOptions po;
-    po.arch = arch_name(s.arch);
-    po.layers = pts[i].depth;
-    po.width = pts[i].width;
-    po.heads = base.heads;
-    po.tokens = base.tokens;
-    po.degree = base.degree;
-    po.residual = base.residual;
+    PresetOptions po{
+        .arch = arch_name(s.arch),
+        .layers = pts[i].depth,
+        .width = pts[i].width,
+        .heads = base.heads,
+        .tokens = base.tokens,
+        .degree = base.degree,
+        .residual = base.residual};
     if (po.arch == "attention" && po.width % po.heads) continue;
     Model m = make_preset(po);
     if (estimate_expansion(m).terms <= 2e5) {

@@ -151,16 +151,16 @@ TableRow measure_row(const SweepConfig& c, const SweepSpec& s) {
   TableRow row;
   row.config = c;
   const auto& p = c.params;
-  PresetOptions po;
-  po.arch = arch_name(p.arch);
-  po.layers = p.layers;
-  po.width = p.width;
-  po.heads = p.heads;
-  po.tokens = p.tokens;
-  po.degree = p.degree;
-  po.residual = p.residual;
-  po.seed = c.seed;
-  po.range = s.range;
+  PresetOptions po{
+      .arch = arch_name(p.arch),
+      .layers = p.layers,
+      .width = p.width,
+      .heads = p.heads,
+      .tokens = p.tokens,
+      .degree = p.degree,
+      .residual = p.residual,
+      .seed = c.seed,
+      .range = s.range};
   Model m = make_preset(po);
   row.params = std::to_string(parameter_count(m));
   Partition P = parse_partition(s.partition, m.tokens, m.width);
