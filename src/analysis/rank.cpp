@@ -259,22 +259,18 @@ Fmpz required_product(const SparseIntMatrix& C, const std::vector<std::uint32_t>
 
 enum class Check { ok, singular, mismatch };
 
-// Checks C = C[:,J] C[I,J]^{-1} C[I,:] mod q.
-// `vd`, when given, holds the entries of C as doubles (all below 2^52 in
-// absolute value), so the small-prime path reduces them without division.
+// Checks C = C[:,J] C[I,J]^{-1} C[I,:] mod q. `colpos[j]` is j's position in
+// J (-1 outside J) and `rest` the rows outside I; they depend on the block
+// only, not on q. `vd`, when given, holds the entries of C as doubles (all
+// below 2^52 in absolute value), so the small-prime path reduces them without
+// division.
 Check check_mod(const SparseIntMatrix& C, const std::vector<std::size_t>& starts, const std::vector<std::uint32_t>& I,
-                const std::vector<std::uint32_t>& J, ulong q, const std::vector<double>* vd = nullptr) {
+                const std::vector<slong>& colpos, const std::vector<std::uint32_t>& rest, ulong q,
+                const std::vector<double>* vd = nullptr) {
   const std::size_t r = I.size(), n = C.cols;
   nmod_t mod;
   nmod_init(&mod, q);
-  std::vector<slong> colpos(C.cols, -1);
-  for (std::size_t b = 0; b < J.size(); ++b) colpos[J[b]] = static_cast<slong>(b);
   NmodMat M(static_cast<slong>(r), static_cast<slong>(r), q);  // C[I,J] mod q
-  std::vector<char> in_I(C.rows, 0);
-  for (auto i : I) in_I[i] = 1;
-  std::vector<std::uint32_t> rest;  // rows of C outside I
-  for (std::uint32_t i = 0; i < C.rows; ++i)
-    if (!in_I[i]) rest.push_back(i);
   if (q < kCheckPrimeLimit && r < 8192) {
     // Small prime: everything as dense double-precision products (Eigen GEMM).
     // Entries are < q < 2^20 and r < 2^13, so every dot product is an integer
@@ -382,6 +378,8 @@ struct OrientedCheck {
   SparseIntMatrix transposed;
   std::vector<std::size_t> starts;
   std::vector<std::uint32_t> I, J;
+  std::vector<slong> colpos;       // position in J, -1 outside
+  std::vector<std::uint32_t> rest;  // rows outside I
 
   OrientedCheck(const SparseIntMatrix& C, const std::vector<std::uint32_t>& I0, const std::vector<std::uint32_t>& J0) {
     const double r = static_cast<double>(I0.size());
@@ -405,6 +403,12 @@ struct OrientedCheck {
       J = J0;
     }
     starts = row_starts(*M);
+    colpos.assign(M->cols, -1);
+    for (std::size_t b = 0; b < J.size(); ++b) colpos[J[b]] = static_cast<slong>(b);
+    std::vector<char> in_rows(M->rows, 0);
+    for (auto i : I) in_rows[i] = 1;
+    for (std::uint32_t i = 0; i < M->rows; ++i)
+      if (!in_rows[i]) rest.push_back(i);
     bool small = true;
     for (const auto& v : M->v) small = small && fmpz_cmpabs(v.get(), kBig.get()) < 0;
     if (small) {
@@ -412,7 +416,7 @@ struct OrientedCheck {
       for (const auto& v : M->v) vd.push_back(static_cast<double>(fmpz_get_si(v.get())));
     }
   }
-  Check run(ulong q) const { return check_mod(*M, starts, I, J, q, vd.empty() && M->nnz() ? nullptr : &vd); }
+  Check run(ulong q) const { return check_mod(*M, starts, I, colpos, rest, q, vd.empty() && M->nnz() ? nullptr : &vd); }
   std::vector<double> vd;
   static inline const Fmpz kBig = Fmpz(WORD(1) << 52);
 };
