@@ -220,6 +220,55 @@ TEST_CASE("rank_exact: matrices whose rank drops mod netpoly's primes", "[rank]"
   CHECK(checked_exact(P) == 1);
 }
 
+TEST_CASE("rank_exact: a rank drop mod the profile prime is caught on every small-prime check path", "[rank]") {
+  // p0 = nth_prime(0) = 2^62 + 135 and p0 + 1 = 2^3 5 7 98714381 166848103, so
+  //   [[3948575240, 1], [1, 1167936721]]   (3948575240 = 2^3 5 98714381, 1167936721 = 7 166848103)
+  // has det 3948575240 * 1167936721 - 1 = p0, and
+  //   [[2^51, -5], [27, 2048]]
+  // has det 2^62 - (-5)(27) = 2^62 + 135 = p0 as well: rank 1 mod p0 (the
+  // profile prime), 2 over Q. The first one's entries are below 2^51 (the
+  // checks run on the dense block built once), the second has an entry of
+  // 2^51 (the checks scatter the sparse entries per prime). Either way the
+  // first check prime must find C != C[:,J] C[I,J]^-1 C[I,:] and force a retry.
+  REQUIRE(nth_prime(0) == UWORD(4611686018427388039));
+  auto two_by_two = [](slong a, slong b, slong c, slong d) {
+    Entries e;
+    e.emplace_back(0, 0, Fmpz(a));
+    e.emplace_back(0, 1, Fmpz(b));
+    e.emplace_back(1, 0, Fmpz(c));
+    e.emplace_back(1, 1, Fmpz(d));
+    return make_sparse(2, 2, std::move(e));
+  };
+  const slong big = WORD(1) << 51;
+  for (const auto& C : {two_by_two(3948575240, 1, 1, 1167936721), two_by_two(big, -5, 27, 2048)}) {
+    CHECK(dense_rank(to_dense(C)) == 2);
+    CHECK(rank_modp(C, nth_prime(0)).rank == 1);
+    auto ex = rank_exact(C);
+    CHECK(ex.rank == 2);
+    CHECK(ex.retries >= 1);
+    CHECK(verify_rank_certificate(C, ex.certificate));
+  }
+  // The same rank drop inside a larger block (a 2 x 2 block next to identity
+  // rows and columns): both paths still report rank 2 + 3.
+  for (const slong a : {slong(3948575240), big}) {
+    const bool first = a != big;
+    Entries e;
+    e.emplace_back(0, 0, Fmpz(a));
+    e.emplace_back(0, 1, Fmpz(first ? 1 : -5));
+    e.emplace_back(1, 0, Fmpz(first ? 1 : 27));
+    e.emplace_back(1, 1, Fmpz(first ? 1167936721 : 2048));
+    for (std::uint32_t k = 0; k < 3; ++k) {
+      e.emplace_back(2 + k, 2 + k, Fmpz(5 + k));
+      e.emplace_back(2 + k, 0, Fmpz(1));  // joins the rows to the 2 x 2 block
+      e.emplace_back(0, 2 + k, Fmpz(3));
+    }
+    auto C = make_sparse(5, 5, std::move(e));
+    const std::size_t want = dense_rank(to_dense(C));
+    CHECK(split_blocks(C).size() == 1);
+    CHECK(checked_exact(C) == want);
+  }
+}
+
 TEST_CASE("rank_exact: random U V of known rank vs dense fmpz_mat_rank", "[rank]") {
   struct Case {
     slong m, n, r;

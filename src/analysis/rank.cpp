@@ -5,6 +5,7 @@
 #include <cmath>
 #include <mutex>
 #include <numeric>
+#include <optional>
 
 #include "netpoly/error.hpp"
 #include "netpoly/parallel.hpp"
@@ -259,6 +260,82 @@ Fmpz required_product(const SparseIntMatrix& C, const std::vector<std::uint32_t>
 
 enum class Check { ok, singular, mismatch };
 
+using Mx = Eigen::MatrixXd;
+
+// rint(t) for |t| < 2^51 as (t + 1.5 2^52) - 1.5 2^52: the sum rounds t to
+// the nearest integer, the difference is exact.
+constexpr double kRoundMagic = 6755399441055744.0;
+
+// A mod q for a matrix of integers below 2^52 in absolute value, with q < 2^20:
+// floor(A / q) is off by at most one either way, and every product and
+// difference is an integer below 2^53, so exact. (floor here measured faster
+// than the rint of zero_mod_q: exact on attn(2,3,1,4) 4.5 vs 5.0 ms.)
+Mx reduced_mod(const Mx& A, double dq, double inv) {
+  Mx R = (A.array() - (A.array() * inv).floor() * dq).matrix();
+  R = (R.array() < 0).select(R.array() + dq, R.array());
+  R = (R.array() >= dq).select(R.array() - dq, R.array());
+  return R;
+}
+
+// D = 0 mod q for an integer matrix D with |D| < 2^52: iff D - q rint(D / q)
+// = 0. When q divides D, D/q is an integer below 2^33 that D * (1/q) misses
+// by less than 2^-18, so rint finds it; when q does not divide D, D minus any
+// multiple of q is nonzero, and q rint(D / q) is an integer below 2^53, so
+// the difference is computed exactly (rint as in reduced_mod: measured faster
+// than Eigen's rint, exact on attn(3,2,1,4): 0.60 -> 0.53 s).
+template <class M>
+bool zero_mod_q(const M& D, double dq, double inv) {
+  return ((D.array() - (((D.array() * inv) + kRoundMagic) - kRoundMagic) * dq) == 0.0).all();
+}
+
+// Inverse of C[I,J] mod q (nmod_mat_inv) as doubles; false when singular.
+bool inverse_mod(const Mx& MI, ulong q, double dq, double inv, Mx& Mi) {
+  const slong r = static_cast<slong>(MI.rows());
+  NmodMat M(r, r, q), Minv(r, r, q);
+  const Mx Mr = reduced_mod(MI, dq, inv);
+  for (slong a = 0; a < r; ++a)
+    for (slong b = 0; b < r; ++b) M.at(a, b) = static_cast<ulong>(Mr(a, b));
+  if (!nmod_mat_inv(Minv.get(), M.get())) return false;
+  Mi.resize(r, r);
+  for (slong a = 0; a < r; ++a)
+    for (slong b = 0; b < r; ++b) Mi(a, b) = static_cast<double>(Minv.at(a, b));
+  return true;
+}
+
+// A block's entries as dense doubles, laid out once per block for every
+// prime's check (the checks then only reduce, multiply and compare whole
+// matrices; before, every prime scattered the sparse entries again, which
+// was most of the check on small blocks). Built only when every |entry| <
+// 2^51, r < 2048 and the block has at most kDenseLimit entries.
+struct DenseBlock {
+  Mx MI, RI, CJ, Crest;  // C[I,J], C[I,:], C[rest,J], C[rest,:] (raw integers)
+  static constexpr double kDenseLimit = 0x1p22;  // 32 MiB of doubles
+};
+
+// The check mod q on a DenseBlock: X = C[I,J]^-1 C[I,:] mod q, then
+// D = (C[rest,J] mod q) X - C[rest,:] must vanish mod q. |C[rest,J] X| <=
+// r (q-1)^2 < 2^51 and |C[rest,:]| < 2^51, so |D| < 2^52: exact.
+Check check_dense(const DenseBlock& B, ulong q) {
+  const double dq = static_cast<double>(q), inv = 1.0 / dq;
+  Mx Xd(B.MI.rows(), B.RI.cols());
+  if (B.MI.rows() > 0) {
+    Mx Mi;
+    if (!inverse_mod(B.MI, q, dq, inv, Mi)) return Check::singular;
+    Xd.noalias() = Mi * reduced_mod(B.RI, dq, inv);
+    Xd = reduced_mod(Xd, dq, inv);
+  }
+  const Mx Cj = reduced_mod(B.CJ, dq, inv);
+  const Eigen::Index n = std::max<Eigen::Index>(1, B.Crest.cols());
+  const Eigen::Index chunk = std::max<Eigen::Index>(1, (Eigen::Index(1) << 21) / n);
+  for (Eigen::Index lo = 0; lo < B.Crest.rows(); lo += chunk) {
+    const Eigen::Index h = std::min(chunk, B.Crest.rows() - lo);
+    Mx D = -B.Crest.middleRows(lo, h);
+    if (B.MI.rows() > 0) D.noalias() += Cj.middleRows(lo, h) * Xd;
+    if (!zero_mod_q(D, dq, inv)) return Check::mismatch;
+  }
+  return Check::ok;
+}
+
 // Checks C = C[:,J] C[I,J]^{-1} C[I,:] mod q. `colpos[j]` is j's position in
 // J (-1 outside J) and `rest` the rows outside I; they depend on the block
 // only, not on q. `vd`, when given, holds the entries of C as doubles (all
@@ -271,17 +348,12 @@ Check check_mod(const SparseIntMatrix& C, const std::vector<std::size_t>& starts
   nmod_t mod;
   nmod_init(&mod, q);
   NmodMat M(static_cast<slong>(r), static_cast<slong>(r), q);  // C[I,J] mod q
-  if (q < kCheckPrimeLimit && r < 8192) {
+  if (q < kCheckPrimeLimit && r < 4096) {
     // Small prime: everything as dense double-precision products (Eigen GEMM).
-    // Entries are < q < 2^20 and r < 2^13, so every dot product is an integer
-    // below 2^53, exact in double precision; reduce_mod is exact too.
-    using Mx = Eigen::MatrixXd;
+    // Entries are < q < 2^20 and r < 2^12, so every dot product is an integer
+    // below 2^52, exact in double precision; reduce_mod is exact too.
     const double dq = static_cast<double>(q), inv = 1.0 / dq;
-    auto reduce_mod = [&](Mx& A) {
-      A.array() -= (A.array() * inv).floor() * dq;  // off by at most one q either way
-      A = (A.array() < 0).select(A.array() + dq, A.array());
-      A = (A.array() >= dq).select(A.array() - dq, A.array());
-    };
+    auto reduce_mod = [&](Mx& A) { A = reduced_mod(A, dq, inv); };
     const auto ri = static_cast<Eigen::Index>(r), ni = static_cast<Eigen::Index>(n);
     // Every entry of C mod q, vectorised when the entries are small.
     std::vector<double> cm(C.nnz());
@@ -310,17 +382,7 @@ Check check_mod(const SparseIntMatrix& C, const std::vector<std::size_t>& starts
       reduce_mod(Xd);
     }
     // D = C[i,J] X - C[i,:] for the rows i outside I: integers in (-q, r q^2),
-    // exact. D = 0 mod q iff D - q rint(D / q) = 0: when q divides D, D/q is
-    // an integer below 2^33 that D * (1/q) misses by less than 2^-18, so rint
-    // finds it; when q does not divide D, D minus any multiple of q is nonzero.
-    // rint(t) for |t| < 2^51 as (t + 1.5 2^52) - 1.5 2^52 (the sum rounds t to
-    // the nearest integer, the difference is exact): two vector additions,
-    // measured faster than Eigen's rint in this SSE2 build (exact on
-    // attn(3,2,1,4): 0.60 -> 0.53 s).
-    const double magic = 6755399441055744.0;
-    auto zero_mod_q = [&](const auto& Dm) {
-      return ((Dm.array() - (((Dm.array() * inv) + magic) - magic) * dq) == 0.0).all();
-    };
+    // exact (zero_mod_q).
     const std::size_t chunk = std::max<std::size_t>(1, (std::size_t(1) << 21) / std::max<std::size_t>(1, n));
     for (std::size_t lo = 0; lo < rest.size(); lo += chunk) {
       const std::size_t hi = std::min(rest.size(), lo + chunk);
@@ -333,7 +395,7 @@ Check check_mod(const SparseIntMatrix& C, const std::vector<std::size_t>& starts
           if (colpos[C.c[e]] >= 0) Cj(static_cast<Eigen::Index>(t - lo), colpos[C.c[e]]) = v;
         }
       D.noalias() += Cj * Xd;
-      if (!zero_mod_q(D)) return Check::mismatch;
+      if (!zero_mod_q(D, dq, inv)) return Check::mismatch;
     }
     return Check::ok;
   }
@@ -409,16 +471,49 @@ struct OrientedCheck {
     for (auto i : I) in_rows[i] = 1;
     for (std::uint32_t i = 0; i < M->rows; ++i)
       if (!in_rows[i]) rest.push_back(i);
-    bool small = true;
-    for (const auto& v : M->v) small = small && fmpz_cmpabs(v.get(), kBig.get()) < 0;
+    bool small = true, smaller = true;
+    for (const auto& v : M->v) {
+      small = small && fmpz_cmpabs(v.get(), kBig.get()) < 0;
+      smaller = smaller && fmpz_cmpabs(v.get(), kDenseBig.get()) < 0;
+    }
     if (small) {
       vd.reserve(M->nnz());
       for (const auto& v : M->v) vd.push_back(static_cast<double>(fmpz_get_si(v.get())));
     }
+    const double r2 = static_cast<double>(I.size());
+    if (smaller && I.size() < 2048 &&
+        static_cast<double>(M->rows) * (static_cast<double>(M->cols) + r2) <= DenseBlock::kDenseLimit)
+      dense = make_dense();
   }
-  Check run(ulong q) const { return check_mod(*M, starts, I, colpos, rest, q, vd.empty() && M->nnz() ? nullptr : &vd); }
+  Check run(ulong q) const {
+    if (dense && q < kCheckPrimeLimit) return check_dense(*dense, q);
+    return check_mod(*M, starts, I, colpos, rest, q, vd.empty() && M->nnz() ? nullptr : &vd);
+  }
   std::vector<double> vd;
-  static inline const Fmpz kBig = Fmpz(WORD(1) << 52);
+  std::optional<DenseBlock> dense;
+  static inline const Fmpz kBig = Fmpz(WORD(1) << 52), kDenseBig = Fmpz(WORD(1) << 51);
+
+ private:
+  DenseBlock make_dense() const {
+    const auto r = static_cast<Eigen::Index>(I.size()), n = static_cast<Eigen::Index>(M->cols),
+               h = static_cast<Eigen::Index>(rest.size());
+    std::vector<slong> rowpos(M->rows, -1);  // >= 0: position in I; <= -2: -2 - position in rest
+    for (std::size_t a = 0; a < I.size(); ++a) rowpos[I[a]] = static_cast<slong>(a);
+    for (std::size_t t = 0; t < rest.size(); ++t) rowpos[rest[t]] = -2 - static_cast<slong>(t);
+    DenseBlock B{Mx::Zero(r, r), Mx::Zero(r, n), Mx::Zero(h, r), Mx::Zero(h, n)};
+    for (std::size_t k = 0; k < M->nnz(); ++k) {
+      const slong i = rowpos[M->r[k]], b = colpos[M->c[k]];
+      const double v = vd[k];
+      if (i >= 0) {
+        B.RI(i, M->c[k]) = v;
+        if (b >= 0) B.MI(i, b) = v;
+      } else {
+        B.Crest(-2 - i, M->c[k]) = v;
+        if (b >= 0) B.CJ(-2 - i, b) = v;
+      }
+    }
+    return B;
+  }
 };
 
 BlockCertificate certify_block(const SparseIntMatrix& B, std::uint64_t seed, std::size_t& retries,
