@@ -114,7 +114,7 @@ std::vector<typename Ring::Elem> apply(const Ring& R, const Attention<typename R
           std::vector<E> t(da, R.zero());
           tasks(R, da, [&](std::size_t b) { t[b] = R.mul(w[b], q[b]); },
                 threads_itself(R, w, q) || !worth_threads(R, w[0], q[0]));
-          for (std::size_t b = 0; b < da; ++b) R.add(Y[i * d + c], t[b]);
+          for (std::size_t b = 0; b < da; ++b) R.add(Y[i * d + c], std::move(t[b]));
         }
       }
       continue;
@@ -244,7 +244,7 @@ std::vector<typename Ring::Elem> forward(const Ring& R, const Network<typename R
     auto Y = std::visit([&](const auto& op) { return detail::apply(R, op, X, N, d, nd); }, layer.op);
     if (layer.residual)
       for (std::size_t k = 0; k < Y.size(); ++k)
-        if (detail::wanted(nd, k)) R.add(Y[k], X[k]);
+        if (detail::wanted(nd, k)) R.add(Y[k], std::move(X[k]));  // X is not used again
     d = layer.out_width(d);
     X = std::move(Y);
   }

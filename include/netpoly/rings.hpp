@@ -160,16 +160,20 @@ struct PolyRing {
     fmpq_mpoly_gen(g.get(), v, ctx->get());
     return g;
   }
+  // Accumulating into a zero r takes the summand over (a swap) instead of
+  // copying it: FLINT's add copies when one side is zero, and the first
+  // summand of every sum in the forward pass lands on a zero.
   void axpy(Elem& r, const Scalar& s, const Elem& x) const {
     FmpqMpoly t(ctx);
     fmpq_mpoly_scalar_mul_fmpq(t.get(), x.get(), s.get(), ctx->get());
-    fmpq_mpoly_add(r.get(), r.get(), t.get(), ctx->get());
+    add(r, std::move(t));
   }
   void add(Elem& r, const Elem& x) const { fmpq_mpoly_add(r.get(), r.get(), x.get(), ctx->get()); }
-  void addmul(Elem& r, const Elem& a, const Elem& b) const {
-    FmpqMpoly t = mul(a, b);
-    fmpq_mpoly_add(r.get(), r.get(), t.get(), ctx->get());
+  void add(Elem& r, Elem&& x) const {
+    if (fmpq_mpoly_is_zero(r.get(), ctx->get())) fmpq_mpoly_swap(r.get(), x.get(), ctx->get());
+    else fmpq_mpoly_add(r.get(), r.get(), x.get(), ctx->get());
   }
+  void addmul(Elem& r, const Elem& a, const Elem& b) const { add(r, mul(a, b)); }
   Elem mul(const Elem& a, const Elem& b) const {
     FmpqMpoly t(ctx);
     fmpq_mpoly_mul(t.get(), a.get(), b.get(), ctx->get());
@@ -195,16 +199,18 @@ struct ModPolyRing {
     nmod_mpoly_gen(g.get(), v, ctx->get());
     return g;
   }
+  // As PolyRing: a zero r takes the summand over.
   void axpy(Elem& r, Scalar s, const Elem& x) const {
     NmodMpoly t(ctx);
     nmod_mpoly_scalar_mul_ui(t.get(), x.get(), s, ctx->get());
-    nmod_mpoly_add(r.get(), r.get(), t.get(), ctx->get());
+    add(r, std::move(t));
   }
   void add(Elem& r, const Elem& x) const { nmod_mpoly_add(r.get(), r.get(), x.get(), ctx->get()); }
-  void addmul(Elem& r, const Elem& a, const Elem& b) const {
-    NmodMpoly t = mul(a, b);
-    nmod_mpoly_add(r.get(), r.get(), t.get(), ctx->get());
+  void add(Elem& r, Elem&& x) const {
+    if (nmod_mpoly_is_zero(r.get(), ctx->get())) nmod_mpoly_swap(r.get(), x.get(), ctx->get());
+    else nmod_mpoly_add(r.get(), r.get(), x.get(), ctx->get());
   }
+  void addmul(Elem& r, const Elem& a, const Elem& b) const { add(r, mul(a, b)); }
   Elem mul(const Elem& a, const Elem& b) const {
     NmodMpoly t(ctx);
     nmod_mpoly_mul(t.get(), a.get(), b.get(), ctx->get());

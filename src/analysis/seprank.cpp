@@ -764,7 +764,7 @@ std::vector<SepResult> analyse_network(const Model& m, const std::vector<Entry>&
       } else {
         check_memory_estimate(expansion_memory_estimate(m), "the expansion");
         auto t0 = std::chrono::steady_clock::now();
-        y = expand(R, m, {e})[0];
+        y = std::move(expand(R, m, {e})[0]);
         expand_seconds = seconds_since(t0);
       }
     }
@@ -773,7 +773,7 @@ std::vector<SepResult> analyse_network(const Model& m, const std::vector<Entry>&
       res.output = e;
       res.partition = P;
       MatrixCache mc;
-      BidegreeCache bidegrees{m, e, P};
+      BidegreeCache bidegrees{m, e, P, false, std::nullopt, {}};
       if (y) {
         res.sizes["terms"] = y->length();
         res.sizes["expansion_seconds"] = expand_seconds;

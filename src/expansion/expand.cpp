@@ -144,7 +144,16 @@ std::vector<typename Ring::Elem> expand_in(const Ring& R, const Model& m, const 
   auto Y = forward(R, net, std::move(X), need_mask(m, outputs));
   const std::size_t dout = m.output_width();
   std::vector<typename Ring::Elem> r;
-  for (const auto& e : outputs) r.push_back(Y[e.token * dout + e.channel]);
+  // Moved out, not copied (a copy of the output costs as much as the last
+  // additions), unless the same entry is asked for again later.
+  for (std::size_t k = 0; k < outputs.size(); ++k) {
+    const std::size_t idx = outputs[k].token * dout + outputs[k].channel;
+    bool again = false;
+    for (std::size_t l = k + 1; l < outputs.size(); ++l)
+      again = again || outputs[l].token * dout + outputs[l].channel == idx;
+    if (again) r.push_back(Y[idx]);
+    else r.push_back(std::move(Y[idx]));
+  }
   return r;
 }
 
