@@ -446,3 +446,65 @@ TEST_CASE("write_poly formats", "[expand]") {
   CHECK(parse_poly_format("sympy") == PolyFormat::sympy);
   CHECK_THROWS_AS(parse_poly_format("maple"), InputError);
 }
+
+TEST_CASE("PolyRing::dot equals the sum of its products for any count and thread count; pieces of terms are canonical", "[expand]") {
+  // Factors: products of output entries of attention (1,3,1,4) (a few hundred
+  // to a thousand terms, so every product has tens of thousands of term pairs
+  // and the threaded paths run), some scaled by rationals so the contents
+  // differ. With 2 or 3 threads, n = 1..5 products take both of dot's threaded
+  // paths: whole products side by side (n a multiple of the thread count) and
+  // products cut into equal shares of term pairs (otherwise).
+  const unsigned saved = thread_count();
+  Model m = make_preset(preset("attention", 1, 3, 1, 4, 0, false, 7));
+  PolyRing R(static_cast<slong>(m.num_inputs()));
+  auto y = expand(R, m, resolve_outputs(m, std::nullopt, true));
+  REQUIRE(y.size() == 12);
+  std::vector<FmpqMpoly> a, b;
+  const Fmpq scale[] = {Fmpq(1), Fmpq(-5, 7), Fmpq(1, 3), Fmpq(2), Fmpq(-1, 11)};
+  for (std::size_t k = 0; k < 5; ++k) {
+    FmpqMpoly big = R.mul(y[k], y[k + 5]);
+    FmpqMpoly s = R.zero();
+    R.axpy(s, scale[k], big);
+    a.push_back(std::move(s));
+    b.push_back(y[(k + 7) % 12]);
+    CHECK(static_cast<double>(a.back().length()) * static_cast<double>(b.back().length()) > 0x1p13);
+  }
+  for (std::size_t n = 1; n <= 5; ++n) {
+    set_thread_count(1);
+    FmpqMpoly want = R.zero();
+    for (std::size_t k = 0; k < n; ++k) R.addmul(want, a[k], b[k]);
+    std::vector<const FmpqMpoly*> pa, pb;
+    for (std::size_t k = 0; k < n; ++k) {
+      // the longer factor first and second, so both sides get cut
+      pa.push_back(k % 2 ? &b[k] : &a[k]);
+      pb.push_back(k % 2 ? &a[k] : &b[k]);
+    }
+    for (unsigned t : {1u, 2u, 3u}) {
+      INFO(n << " products, " << t << " threads");
+      set_thread_count(t);
+      FmpqMpoly got = R.zero();
+      R.dot(got, pa, pb);
+      CHECK(got == want);
+      FmpqMpoly acc = y[0];  // into a nonzero sum as well
+      R.dot(acc, pa, pb);
+      FmpqMpoly want2 = y[0];
+      R.add(want2, want);
+      CHECK(acc == want2);
+    }
+  }
+  set_thread_count(saved);
+  // terms(p, lo, hi) over a partition of p's terms: canonical pieces summing to p.
+  const FmpqMpoly& p = a[1];
+  const slong len = p.length();
+  for (slong cuts : {1, 2, 3, 7}) {
+    FmpqMpoly sum = R.zero();
+    for (slong c = 0; c < cuts; ++c) {
+      FmpqMpoly piece = R.terms(p, len * c / cuts, len * (c + 1) / cuts);
+      CHECK(piece.length() == len * (c + 1) / cuts - len * c / cuts);
+      CHECK(fmpq_mpoly_is_canonical(piece.get(), R.ctx->get()));
+      R.add(sum, piece);
+    }
+    CHECK(sum == p);
+  }
+  CHECK(R.terms(p, 3, 3).length() == 0);
+}

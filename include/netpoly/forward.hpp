@@ -55,6 +55,23 @@ bool threads_itself(const Ring& R, const std::vector<E>& a, const std::vector<E>
   return false;
 }
 
+// r += sum_k a[k] * b[k]: the ring's own dot when it has one (PolyRing
+// spreads the products evenly over the threads), else one addmul after another.
+template <class Ring>
+void dot(const Ring& R, typename Ring::Elem& r, const std::vector<typename Ring::Elem>& a,
+         const std::vector<typename Ring::Elem>& b) {
+  if constexpr (requires(std::vector<const typename Ring::Elem*> p) { R.dot(r, p, p); }) {
+    std::vector<const typename Ring::Elem*> pa, pb;
+    for (std::size_t k = 0; k < a.size() && k < b.size(); ++k) {
+      pa.push_back(&a[k]);
+      pb.push_back(&b[k]);
+    }
+    R.dot(r, pa, pb);
+  } else {
+    for (std::size_t k = 0; k < a.size() && k < b.size(); ++k) R.addmul(r, a[k], b[k]);
+  }
+}
+
 // r += sum_k w(row, k) * x[xoff + k*xstride]
 template <class Ring>
 void lin_row(const Ring& R, typename Ring::Elem& r, const Mat<typename Ring::Scalar>& w, std::size_t row,
@@ -110,11 +127,7 @@ std::vector<typename Ring::Elem> apply(const Ring& R, const Attention<typename R
         }, !worth_threads(R, s[0], Kx[0]));
         for (std::size_t i = 0; i < N; ++i) {
           if (!wanted(need, i * d + c)) continue;
-          auto q = query(i);
-          std::vector<E> t(da, R.zero());
-          tasks(R, da, [&](std::size_t b) { t[b] = R.mul(w[b], q[b]); },
-                threads_itself(R, w, q) || !worth_threads(R, w[0], q[0]));
-          for (std::size_t b = 0; b < da; ++b) R.add(Y[i * d + c], std::move(t[b]));
+          dot(R, Y[i * d + c], w, query(i));
         }
       }
       continue;
