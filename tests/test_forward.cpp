@@ -231,3 +231,75 @@ TEST_CASE("ModpRing rejects weights whose denominator vanishes mod p", "[forward
   CHECK_THROWS_AS(prepare(P, m), DomainError);
   CHECK_NOTHROW(prepare(ModpRing(11), m));
 }
+
+TEST_CASE("BatchF64Ring: residues in doubles agree with nmod arithmetic, edge values included", "[forward]") {
+  if (!BatchF64Ring::supported()) {
+    WARN("this CPU lacks AVX2/FMA: BatchF64Ring is not used here, nothing to test");
+    return;
+  }
+  CHECK_THROWS_AS(BatchF64Ring(UWORD(1) << 50, 4), std::invalid_argument);  // 2^50 is too large (and not prime)
+  // Primes from tiny to the largest below 2^50 (2^50 - 27), where a b reaches 2^100.
+  for (ulong p : {UWORD(3), UWORD(65521), UWORD(2147483647), UWORD(562949953421231), UWORD(1125899906842597)}) {
+    INFO("p = " << p);
+    nmod_t mod;
+    nmod_init(&mod, p);
+    SplitMix64 g(p);
+    // Edge residues first, then random ones; 4k + 3 of them, so both the
+    // four-lane loop and the scalar tail run.
+    std::vector<ulong> vals = {0, 1, 2, p - 1, p - 2, p / 2, (p + 1) / 2};
+    while (vals.size() % 4 != 3 || vals.size() < 203) vals.push_back(g.below(p));
+    const std::size_t n = vals.size();
+    for (std::size_t shift : {0u, 1u, 3u}) {  // pair every value with several others
+      std::vector<ulong> a = vals, b(n);
+      for (std::size_t i = 0; i < n; ++i) b[i] = vals[(i * 7 + shift) % n];
+      BatchF64Ring R(p, n);
+      const BatchF64Ring::Elem fa(a.begin(), a.end()), fb(b.begin(), b.end());
+      const auto m = R.mul(fa, fb);
+      auto am = fb;
+      R.addmul(am, fa, fb);  // b + a b
+      auto ad = fa;
+      R.add(ad, fb);
+      auto ax = fb;
+      const ulong s = vals[(shift + 3) % n];
+      R.axpy(ax, static_cast<double>(s), fa);  // b + s a
+      for (std::size_t i = 0; i < n; ++i) {
+        INFO("a = " << a[i] << ", b = " << b[i] << ", s = " << s);
+        CHECK(m[i] == static_cast<double>(nmod_mul(a[i], b[i], mod)));
+        CHECK(am[i] == static_cast<double>(nmod_add(b[i], nmod_mul(a[i], b[i], mod), mod)));
+        CHECK(ad[i] == static_cast<double>(nmod_add(a[i], b[i], mod)));
+        CHECK(ax[i] == static_cast<double>(nmod_add(b[i], nmod_mul(s, a[i], mod), mod)));
+      }
+    }
+  }
+}
+
+TEST_CASE("BatchF64Ring and BatchModpRing give the same forward pass on every preset", "[forward]") {
+  if (!BatchF64Ring::supported()) {
+    WARN("this CPU lacks AVX2/FMA: BatchF64Ring is not used here, nothing to test");
+    return;
+  }
+  const ulong p = UWORD(1125899906842597);  // 2^50 - 27, the black-box's default prime
+  std::vector<Model> models = {read_model(kData + "attention-example.json")};
+  for (auto o : presets()) models.push_back(make_preset(o));
+  SplitMix64 g(99);
+  for (const auto& m : models) {
+    INFO(m.name);
+    for (std::size_t n : {1u, 6u, 33u}) {
+      BatchModpRing RN(p, n);
+      BatchF64Ring RF(p, n);
+      std::vector<BatchModpRing::Elem> xn(m.num_inputs());
+      std::vector<BatchF64Ring::Elem> xf(m.num_inputs());
+      for (std::size_t v = 0; v < m.num_inputs(); ++v)
+        for (std::size_t j = 0; j < n; ++j) {
+          const ulong x = g.below(p);
+          xn[v].push_back(x);
+          xf[v].push_back(static_cast<double>(x));
+        }
+      const auto yn = forward(RN, prepare(RN, m), xn);
+      const auto yf = forward(RF, prepare(RF, m), xf);
+      REQUIRE(yn.size() == yf.size());
+      for (std::size_t k = 0; k < yn.size(); ++k)
+        for (std::size_t j = 0; j < n; ++j) CHECK(static_cast<double>(yn[k][j]) == yf[k][j]);
+    }
+  }
+}

@@ -333,8 +333,14 @@ TEST_CASE("a hand-expanded attention network: every method gives 2", "[seprank]"
   auto pb = analyse_network(m, {Entry{0, 0}}, {P}, bb);
   CHECK(value_of(pb[0], Method::blackbox) == 2);
   CHECK(pb[0].status == "probabilistic");
-  CHECK(pb[0].failure_probability > 0);
-  CHECK(pb[0].failure_probability < 1e-15);
+  // Schwartz-Zippel per block of the split, summed: the bidegrees (3,0) and
+  // (1,2) are two blocks of rank 1 each, so 2 (1+1) 3 / p + 2 (1+1) 3 / p
+  // with D = 3 and p the black-box's prime (the largest below 2^50 by default).
+  const auto* bbrun = run_of(pb[0], Method::blackbox);
+  REQUIRE(bbrun != nullptr);
+  const double p_bb = static_cast<double>(bbrun->details["prime"].get<ulong>());
+  CHECK(bbrun->details["prime"].get<ulong>() == UWORD(1125899906842597));  // 2^50 - 27, prime
+  CHECK(pb[0].failure_probability == Approx(2.0 * (2 + 2) * 3 / p_bb));
   // asked for exact anyway: skipped with the reason
   SepOptions forced = with({Method::exact});
   forced.max_terms = 1;

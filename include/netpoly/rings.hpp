@@ -86,6 +86,32 @@ struct BatchModpRing {
   }
 };
 
+// The same batches with the residues held exactly in doubles, for primes
+// p < 2^50, so each operation is a vector loop of AVX2/FMA instructions (4
+// residues at a time): a b mod p as h = a b rounded, l = fma(a, b, -h)
+// (exact: a b = h + l), q = rint(h / p), r = (h - q p) + l, plus p when
+// negative. Every step after h is exact; q is within 0.875 of a b / p (three
+// roundings of relative error 2^-53 on a value below 2^50), so r lies in
+// (-p, p) before the correction. Only for CPUs with AVX2 and FMA
+// (batch_f64_supported()); the black-box falls back to BatchModpRing elsewhere.
+struct BatchF64Ring {
+  using Elem = std::vector<double>;
+  using Scalar = double;
+  static constexpr ulong kMaxPrime = UWORD(1) << 50;
+  double p, pinv;
+  std::size_t batch;
+  BatchF64Ring(ulong prime, std::size_t n);  // throws std::invalid_argument unless prime < 2^50
+  static bool supported();                   // the CPU has AVX2 and FMA
+  Scalar scalar(const Fmpq& w) const;
+  bool is_zero(Scalar s) const { return s == 0; }
+  Elem zero() const { return Elem(batch, 0.0); }
+  Elem constant(ulong c) const { return Elem(batch, static_cast<double>(c)); }
+  void axpy(Elem& r, Scalar s, const Elem& x) const;
+  void add(Elem& r, const Elem& x) const;
+  void addmul(Elem& r, const Elem& a, const Elem& b) const;
+  Elem mul(const Elem& a, const Elem& b) const;
+};
+
 // Doubles: numeric evaluation (estimates only).
 struct DoubleRing {
   using Elem = double;

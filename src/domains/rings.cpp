@@ -1,6 +1,8 @@
 #include "netpoly/rings.hpp"
 
 #include <algorithm>
+#include <immintrin.h>
+#include <stdexcept>
 #include <cmath>
 
 #include "netpoly/parallel.hpp"
@@ -14,6 +16,87 @@ ModpRing::Scalar ModpRing::scalar(const Fmpq& w) const {
                       std::to_string(mod.n) + "; choose another prime");
   ulong num = fmpz_fdiv_ui(w.num(), mod.n);
   return nmod_mul(num, n_invmod(den, mod.n), mod);
+}
+
+// ------------------------------------------------------------------ BatchF64Ring
+namespace {
+
+#define NETPOLY_AVX2 __attribute__((target("avx2,fma")))
+
+NETPOLY_AVX2 inline double mulmod1(double a, double b, double p, double pinv) {
+  const double h = a * b;
+  const double l = std::fma(a, b, -h);
+  const double q = std::nearbyint(h * pinv);
+  const double r = std::fma(-q, p, h) + l;
+  return r < 0 ? r + p : r;
+}
+
+NETPOLY_AVX2 inline __m256d mulmod4(__m256d a, __m256d b, __m256d p, __m256d pinv) {
+  const __m256d h = _mm256_mul_pd(a, b);
+  const __m256d l = _mm256_fmsub_pd(a, b, h);
+  const __m256d q = _mm256_round_pd(_mm256_mul_pd(h, pinv), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  const __m256d r = _mm256_add_pd(_mm256_fnmadd_pd(q, p, h), l);
+  return _mm256_add_pd(r, _mm256_and_pd(_mm256_cmp_pd(r, _mm256_setzero_pd(), _CMP_LT_OQ), p));
+}
+
+NETPOLY_AVX2 inline __m256d addmod4(__m256d a, __m256d b, __m256d p) {
+  const __m256d r = _mm256_add_pd(a, b);
+  return _mm256_sub_pd(r, _mm256_and_pd(_mm256_cmp_pd(r, p, _CMP_GE_OQ), p));
+}
+
+NETPOLY_AVX2 inline double addmod1(double a, double b, double p) {
+  const double r = a + b;
+  return r >= p ? r - p : r;
+}
+
+// r[i] = f(r[i], x[i], y[i]) four lanes at a time, then the tail.
+enum class Op { axpy, add, addmul, mul };
+
+template <Op op>
+NETPOLY_AVX2 void f64_loop(double* r, const double* x, const double* y, double s, std::size_t n, double p, double pinv) {
+  const __m256d vp = _mm256_set1_pd(p), vpinv = _mm256_set1_pd(pinv), vs = _mm256_set1_pd(s);
+  std::size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const __m256d vx = _mm256_loadu_pd(x + i);
+    __m256d v;
+    if constexpr (op == Op::axpy) v = addmod4(_mm256_loadu_pd(r + i), mulmod4(vs, vx, vp, vpinv), vp);
+    else if constexpr (op == Op::add) v = addmod4(_mm256_loadu_pd(r + i), vx, vp);
+    else if constexpr (op == Op::addmul) v = addmod4(_mm256_loadu_pd(r + i), mulmod4(vx, _mm256_loadu_pd(y + i), vp, vpinv), vp);
+    else v = mulmod4(vx, _mm256_loadu_pd(y + i), vp, vpinv);
+    _mm256_storeu_pd(r + i, v);
+  }
+  for (; i < n; ++i) {
+    if constexpr (op == Op::axpy) r[i] = addmod1(r[i], mulmod1(s, x[i], p, pinv), p);
+    else if constexpr (op == Op::add) r[i] = addmod1(r[i], x[i], p);
+    else if constexpr (op == Op::addmul) r[i] = addmod1(r[i], mulmod1(x[i], y[i], p, pinv), p);
+    else r[i] = mulmod1(x[i], y[i], p, pinv);
+  }
+}
+
+}  // namespace
+
+BatchF64Ring::BatchF64Ring(ulong prime, std::size_t n) : p(static_cast<double>(prime)), pinv(1.0 / static_cast<double>(prime)), batch(n) {
+  if (prime < 3 || prime >= kMaxPrime) throw std::invalid_argument("BatchF64Ring: the prime must be below 2^50");
+}
+
+bool BatchF64Ring::supported() {
+  static const bool ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return ok;
+}
+
+BatchF64Ring::Scalar BatchF64Ring::scalar(const Fmpq& w) const {
+  return static_cast<double>(ModpRing(static_cast<ulong>(p)).scalar(w));
+}
+
+void BatchF64Ring::axpy(Elem& r, Scalar s, const Elem& x) const { f64_loop<Op::axpy>(r.data(), x.data(), nullptr, s, batch, p, pinv); }
+void BatchF64Ring::add(Elem& r, const Elem& x) const { f64_loop<Op::add>(r.data(), x.data(), nullptr, 0, batch, p, pinv); }
+void BatchF64Ring::addmul(Elem& r, const Elem& a, const Elem& b) const {
+  f64_loop<Op::addmul>(r.data(), a.data(), b.data(), 0, batch, p, pinv);
+}
+BatchF64Ring::Elem BatchF64Ring::mul(const Elem& a, const Elem& b) const {
+  Elem r(batch);
+  f64_loop<Op::mul>(r.data(), a.data(), b.data(), 0, batch, p, pinv);
+  return r;
 }
 
 // ------------------------------------------------------------------ PolyRing
