@@ -31,7 +31,7 @@ struct SepOptions {
   double max_terms = 5e7;       // expansion refused above this estimate
   double budget = std::numeric_limits<double>::infinity();  // seconds per method (estimated up front)
   std::uint64_t seed = 1;
-  ulong prime = 0;              // 0: netpoly's first prime just above 2^62
+  ulong prime = 0;              // 0: netpoly's first prime just above 2^62 (black-box: the largest below 2^50)
   std::size_t templates = 0;    // grid: templates per token (0: automatic)
   std::vector<std::vector<Fmpq>> template_vectors;  // grid: explicit templates (each of length d)
   std::size_t max_points = 1024;  // blackbox: largest number of points per side (per block when split)

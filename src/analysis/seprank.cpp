@@ -355,7 +355,9 @@ std::optional<MethodRun> run_blackbox_split(const Model& m, const Entry& e, cons
           c->E->at(static_cast<slong>(i), static_cast<slong>(j)) = v;
         }
     });
+    const double eval_secs = seconds_since(t0);
     bool all_done = true;
+    std::size_t still_open = 0;
     for (Component* c : open) {
       c->rank = rank_dense_modp(*c->E);
       c->points = k;
@@ -364,13 +366,17 @@ std::optional<MethodRun> run_blackbox_split(const Model& m, const Entry& e, cons
         c->E.reset();
       }
       all_done = all_done && c->done;
+      still_open += !c->done;
     }
-    const double secs = seconds_since(t0);
+    const double secs = seconds_since(t0), rank_secs = secs - eval_secs;
     spent += secs;
     if (all_done || k >= cap) break;
     const std::size_t next = std::min(2 * k, cap);
-    const double est = secs * static_cast<double>(next * next - k * k) / static_cast<double>(k * k - k0 * k0) *
-                       (static_cast<double>(next) / static_cast<double>(k));
+    // The next round: the evaluations grow with the new matrix entries, the
+    // dense ranks (of the blocks still open, all k x k now) with the cube of k.
+    const double grow = static_cast<double>(next) / static_cast<double>(k);
+    const double est = eval_secs * static_cast<double>(next * next - k * k) / static_cast<double>(k * k - k0 * k0) +
+                       rank_secs * static_cast<double>(still_open) / static_cast<double>(open.size()) * grow * grow * grow;
     if (spent + est > std::min(o.budget, budget_left() + spent)) {
       stop_note = "stopped at " + std::to_string(k) + " points: the next round (" + std::to_string(next) +
                   ") is estimated at " + fmt_g(est) + " s, beyond --budget " + fmt_g(o.budget) + " s";

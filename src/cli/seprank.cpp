@@ -174,7 +174,7 @@ void setup_seprank(CLI::App& app) {
                 "seconds: skip methods estimated to exceed what is left of it, stop (exit 3) when it runs out");
   s->add_option("--max-memory", o->max_memory, "stop (exit 3) beyond this resident size, e.g. 8G");
   s->add_option("--seed", o->sep.seed, "seed for random projections, points and templates")->capture_default_str();
-  s->add_option("--prime", o->sep.prime, "prime for modular, blackbox and grid ranks (default: first prime > 2^62)");
+  s->add_option("--prime", o->sep.prime, "prime for modular, blackbox and grid ranks (default: first prime > 2^62; for blackbox the largest prime < 2^50, whose residues fit exactly in doubles)");
   s->add_option("--templates", o->sep.templates, "grid: templates per token (default: automatic)");
   s->add_option("--templates-file", o->templates_file, "grid: JSON file {\"templates\": [[...], ...]}");
   s->add_option("--max-points", o->sep.max_points, "blackbox: most points per side")->capture_default_str();
