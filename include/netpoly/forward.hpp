@@ -56,19 +56,25 @@ bool threads_itself(const Ring& R, const std::vector<E>& a, const std::vector<E>
 }
 
 // r += sum_k a[k] * b[k]: the ring's own dot when it has one (PolyRing
-// spreads the products evenly over the threads), else one addmul after another.
+// spreads the products evenly over the threads), else the products as tasks
+// (side by side for parallel rings), then their sum.
 template <class Ring>
 void dot(const Ring& R, typename Ring::Elem& r, const std::vector<typename Ring::Elem>& a,
          const std::vector<typename Ring::Elem>& b) {
+  const std::size_t n = std::min(a.size(), b.size());
+  if (n == 0) return;
   if constexpr (requires(std::vector<const typename Ring::Elem*> p) { R.dot(r, p, p); }) {
     std::vector<const typename Ring::Elem*> pa, pb;
-    for (std::size_t k = 0; k < a.size() && k < b.size(); ++k) {
+    for (std::size_t k = 0; k < n; ++k) {
       pa.push_back(&a[k]);
       pb.push_back(&b[k]);
     }
     R.dot(r, pa, pb);
   } else {
-    for (std::size_t k = 0; k < a.size() && k < b.size(); ++k) R.addmul(r, a[k], b[k]);
+    std::vector<typename Ring::Elem> t(n, R.zero());
+    tasks(R, n, [&](std::size_t k) { t[k] = R.mul(a[k], b[k]); },
+          threads_itself(R, a, b) || !worth_threads(R, a[0], b[0]));
+    for (auto& x : t) R.add(r, std::move(x));
   }
 }
 
