@@ -69,6 +69,19 @@ std::string fmt_g(double x) {
 
 ulong default_prime(const SepOptions& o) { return o.prime ? o.prime : nth_prime(0); }
 
+// Whether the black-box's next round, estimated at `bytes` more than now,
+// would pass --max-memory; then `note` says where it stopped (a lower bound
+// from fewer points is still a lower bound, so the method ends there rather
+// than the whole run at the watchdog).
+bool round_over_memory(double bytes, std::size_t k, std::size_t next, std::string& note) {
+  const double lim = current_limits().max_memory_bytes;
+  const double need = resident_bytes() + bytes;
+  if (lim <= 0 || need <= lim) return false;
+  note = "stopped at " + std::to_string(k) + " points: the next round (" + std::to_string(next) + ") needs about " +
+         fmt_g(need / 0x1p30) + " GiB, beyond --max-memory " + fmt_g(lim / 0x1p30) + " GiB";
+  return true;
+}
+
 // The black-box's prime: --prime, else the largest prime below 2^50, whose
 // residues fit exactly in doubles, so the batched forward passes run as
 // AVX2/FMA vector loops (BatchF64Ring: 2.2-2.8x faster than the nmod batches
@@ -382,6 +395,10 @@ std::optional<MethodRun> run_blackbox_split(const Model& m, const Entry& e, cons
                   ") is estimated at " + fmt_g(est) + " s, beyond --budget " + fmt_g(o.budget) + " s";
       break;
     }
+    // Memory of the next round: a next x next residue matrix per open block,
+    // and one copy for the rank being taken.
+    const double next2 = static_cast<double>(next) * static_cast<double>(next);
+    if (round_over_memory((static_cast<double>(still_open) + 1) * next2 * sizeof(ulong), k, next, stop_note)) break;
     k0 = k;
     k = next;
   }
@@ -473,6 +490,9 @@ MethodRun run_blackbox(const Model& m, const Entry& e, const Partition& P, const
                   ") is estimated at " + fmt_g(est) + " s, beyond --budget " + fmt_g(o.budget) + " s";
       break;
     }
+    // The new matrix, the old one while it is copied over, and the rank's copy.
+    const double next2 = static_cast<double>(next) * static_cast<double>(next);
+    if (round_over_memory(2.25 * next2 * sizeof(ulong), k, next, stop_note)) break;
     k = next;
   }
   MethodRun r{Method::blackbox, "lower", rank, "certified lower bound (rank mod p = " + std::to_string(p) + ")", "", 0,
