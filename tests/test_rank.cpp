@@ -132,6 +132,56 @@ TEST_CASE("nth_check_prime: the primes from 2^19 up, in order, as FLINT's n_next
   CHECK(nth_check_prime(299) < kCheckPrimeLimit);
 }
 
+TEST_CASE("nth_check_prime with more bits; blocks of small rank and entries are certified with them", "[rank]") {
+  for (unsigned bits : {20u, 23u, 26u}) {
+    INFO(bits << " bits");
+    ulong p = UWORD(1) << (bits - 1);
+    for (std::size_t i = 0; i < 100; ++i) {
+      p = n_nextprime(p, 1);
+      REQUIRE(nth_check_prime(i, bits) == p);
+    }
+    CHECK(nth_check_prime(99, bits) < (UWORD(1) << bits));
+  }
+  CHECK_THROWS(nth_check_prime(0, 19));
+  CHECK_THROWS(nth_check_prime(0, 27));
+  // The block's primes have the most bits b <= 26 for which every q < 2^b
+  // keeps the dense check exact: r (q-1)^2 + max|C| < 2^52.
+  //  * rank 1, entries below 2^10: 1 * (2^26 - 2)^2 + 2^10 < 2^52, so b = 26;
+  //  * rank 5, entries below 2^12: 5 (2^25 - 2)^2 > 2^52 but 5 (2^24 - 2)^2
+  //    + 2^12 < 2^52, so b = 24;
+  //  * an entry of 2^51: no dense layout at all, the 20-bit primes.
+  // Every certificate re-checks.
+  SplitMix64 g(31);
+  struct Case {
+    slong r;
+    unsigned ubits;
+    bool huge;
+    unsigned want;
+  };
+  for (const Case c : {Case{1, 5, false, 26}, Case{5, 4, false, 24}, Case{5, 4, true, 20}}) {
+    INFO("rank " << c.r << (c.huge ? ", an entry of 2^51" : ""));
+    FmpzMat A0 = mul(rand_mat(g, 30, c.r, c.ubits, 1.0), rand_mat(g, c.r, 20, 4, 1.0));
+    // with huge: one more row, 2^51 times the first (same rank, entries of 2^51 and more)
+    FmpzMat A(c.huge ? 31 : 30, 20);
+    for (slong i = 0; i < 30; ++i)
+      for (slong j = 0; j < 20; ++j) fmpz_set(A.at(i, j), A0.at(i, j));
+    if (c.huge)
+      for (slong j = 0; j < 20; ++j) fmpz_mul_2exp(A.at(30, j), A0.at(0, j), 51);
+    auto C = to_sparse(A);
+    auto ex = rank_exact(C);
+    CHECK(ex.rank == dense_rank(A));
+    CHECK(ex.rank == static_cast<std::size_t>(c.r));
+    CHECK(verify_rank_certificate(C, ex.certificate));
+    REQUIRE(ex.certificate.blocks.size() == 1);
+    const auto& ps = ex.certificate.blocks[0].primes;
+    REQUIRE(!ps.empty());
+    for (ulong q : ps) {
+      CHECK(q > (UWORD(1) << (c.want - 1)));
+      CHECK(q < (UWORD(1) << c.want));
+    }
+  }
+}
+
 TEST_CASE("rank_exact: hand-worked matrices", "[rank]") {
   // row 2 = 2 * row 1: rank 1
   CHECK(checked_exact(sparse(2, 2, {{1, 2}, {2, 4}})) == 1);

@@ -15,8 +15,9 @@
 //    is E = 0 mod q_i. Once q_1 ... q_t > 2B, E = 0 over Z, so
 //    C = C[:,J] C[I,J]^{-1} C[I,:] has rank <= r.
 //  * a block with r = min(rows, cols) needs no upper certificate: its size bounds it.
-// The checks use primes below 2^20 (nth_check_prime), so each check is a few
-// exact double-precision matrix products.
+// The checks use primes below 2^20 (nth_check_prime), or up to 2^26 for blocks
+// of small rank and entries, so each check is a few exact double-precision
+// matrix products.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -101,9 +102,12 @@ std::size_t rank_dense_modp(const NmodMat& M);
 // (rank profiles, modular ranks, black-box and grid ranks).
 ulong nth_prime(std::size_t i);
 
-// The primes of the exact-rank check, in order: the primes above 2^19 (below
-// kCheckPrimeLimit = 2^20), small enough for exact double-precision products.
+// The primes of the exact-rank check, in order: the primes above 2^(bits-1)
+// and below 2^bits, small enough for exact double-precision products. bits
+// is 20 (below kCheckPrimeLimit), or up to 26 for blocks whose rank and
+// entries leave room (each prime then carries more bits: fewer checks).
 inline constexpr ulong kCheckPrimeLimit = UWORD(1) << 20;
-ulong nth_check_prime(std::size_t i);
+inline constexpr unsigned kMaxCheckPrimeBits = 26;
+ulong nth_check_prime(std::size_t i, unsigned bits = 20);
 
 }  // namespace netpoly

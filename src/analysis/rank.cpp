@@ -6,6 +6,7 @@
 #include <mutex>
 #include <numeric>
 #include <optional>
+#include <stdexcept>
 
 #include "netpoly/error.hpp"
 #include "netpoly/parallel.hpp"
@@ -21,12 +22,14 @@ ulong nth_prime(std::size_t i) {
   return primes[i];
 }
 
-ulong nth_check_prime(std::size_t i) {
+ulong nth_check_prime(std::size_t i, unsigned bits) {
+  if (bits < 20 || bits > kMaxCheckPrimeBits) throw std::invalid_argument("nth_check_prime: bits must be in [20, 26]");
   static std::mutex mu;
-  static std::vector<ulong> primes;
+  static std::vector<ulong> primes[kMaxCheckPrimeBits + 1];
   std::lock_guard<std::mutex> lock(mu);
-  while (primes.size() <= i) {
-    // Trial division (odd divisors up to 1024 > sqrt(2^20)), not FLINT's
+  auto& ps = primes[bits];
+  while (ps.size() <= i) {
+    // Trial division (odd divisors up to sqrt(2^26) = 8192), not FLINT's
     // n_nextprime or n_is_prime: below 2^20 both sieve a table of all primes
     // up to p into a per-thread cache, and the checks ask for primes from
     // worker threads that each rebuilt it (a third of the `perf` samples of
@@ -36,12 +39,13 @@ ulong nth_check_prime(std::size_t i) {
         if (n % f == 0) return false;
       return true;
     };
-    ulong p = primes.empty() ? (UWORD(1) << 19) + 1 : primes.back() + 2;
+    ulong p = ps.empty() ? (UWORD(1) << (bits - 1)) + 1 : ps.back() + 2;
     while (!is_prime(p)) p += 2;
-    if (p >= kCheckPrimeLimit) throw LimitError("exact rank: ran out of check primes below 2^20");
-    primes.push_back(p);
+    if (p >= (UWORD(1) << bits))
+      throw LimitError("exact rank: ran out of check primes below 2^" + std::to_string(bits));
+    ps.push_back(p);
   }
-  return primes[i];
+  return ps[i];
 }
 
 std::size_t RankCertificate::rank() const {
@@ -266,7 +270,7 @@ using Mx = Eigen::MatrixXd;
 // the nearest integer, the difference is exact.
 constexpr double kRoundMagic = 6755399441055744.0;
 
-// A mod q for a matrix of integers below 2^52 in absolute value, with q < 2^20:
+// A mod q for a matrix of integers below 2^52 in absolute value, with q < 2^26:
 // floor(A / q) is off by at most one either way, and every product and
 // difference is an integer below 2^53, so exact. (floor here measured faster
 // than the rint of zero_mod_q: exact on attn(2,3,1,4) 4.5 vs 5.0 ms.)
@@ -277,9 +281,9 @@ Mx reduced_mod(const Mx& A, double dq, double inv) {
   return R;
 }
 
-// D = 0 mod q for an integer matrix D with |D| < 2^52: iff D - q rint(D / q)
-// = 0. When q divides D, D/q is an integer below 2^33 that D * (1/q) misses
-// by less than 2^-18, so rint finds it; when q does not divide D, D minus any
+// D = 0 mod q for an integer matrix D with |D| < 2^52 and 2^19 < q < 2^26:
+// iff D - q rint(D / q) = 0. When q divides D, D/q is an integer below 2^33
+// that D * (1/q) misses by less than 2^-18, so rint finds it; when q does not divide D, D minus any
 // multiple of q is nonzero, and q rint(D / q) is an integer below 2^53, so
 // the difference is computed exactly (rint as in reduced_mod: measured faster
 // than Eigen's rint, exact on attn(3,2,1,4): 0.60 -> 0.53 s).
@@ -313,8 +317,11 @@ struct DenseBlock {
 };
 
 // The check mod q on a DenseBlock: X = C[I,J]^-1 C[I,:] mod q, then
-// D = (C[rest,J] mod q) X - C[rest,:] must vanish mod q. |C[rest,J] X| <=
-// r (q-1)^2 < 2^51 and |C[rest,:]| < 2^51, so |D| < 2^52: exact.
+// D = (C[rest,J] mod q) X - C[rest,:] must vanish mod q. Exact when
+// r (q-1)^2 + max |C| < 2^52 (OrientedCheck::dense_ok): then |D| < 2^52, and
+// so is every dot product of reduced entries. With q < 2^20 this always
+// holds (r < 2048, |C| < 2^51); blocks of small rank and entries take
+// larger primes, up to 2^26 (prime_bits), and need fewer of them.
 Check check_dense(const DenseBlock& B, ulong q) {
   const double dq = static_cast<double>(q), inv = 1.0 / dq;
   Mx Xd(B.MI.rows(), B.RI.cols());
@@ -482,15 +489,31 @@ struct OrientedCheck {
     }
     const double r2 = static_cast<double>(I.size());
     if (smaller && I.size() < 2048 &&
-        static_cast<double>(M->rows) * (static_cast<double>(M->cols) + r2) <= DenseBlock::kDenseLimit)
+        static_cast<double>(M->rows) * (static_cast<double>(M->cols) + r2) <= DenseBlock::kDenseLimit) {
       dense = make_dense();
+      for (double v : vd) dense_cmax = std::max(dense_cmax, std::abs(v));
+    }
+  }
+  // check_dense is exact while r (q-1)^2 + max|C| < 2^52 (|D| below 2^52).
+  bool dense_ok(ulong q) const {
+    if (!dense) return false;
+    const double d = static_cast<double>(q - 1);
+    return static_cast<double>(I.size()) * d * d + dense_cmax < 0x1p52;
+  }
+  // Bits of the check primes for this block: 20, or more while every prime
+  // below 2^bits keeps check_dense exact.
+  unsigned prime_bits() const {
+    unsigned b = 20;
+    while (b < kMaxCheckPrimeBits && dense_ok((UWORD(1) << (b + 1)) - 1)) ++b;
+    return b;
   }
   Check run(ulong q) const {
-    if (dense && q < kCheckPrimeLimit) return check_dense(*dense, q);
+    if (dense_ok(q)) return check_dense(*dense, q);
     return check_mod(*M, starts, I, colpos, rest, q, vd.empty() && M->nnz() ? nullptr : &vd);
   }
   std::vector<double> vd;
   std::optional<DenseBlock> dense;
+  double dense_cmax = 0;  // max |entry| when dense
   static inline const Fmpz kBig = Fmpz(WORD(1) << 52), kDenseBig = Fmpz(WORD(1) << 51);
 
  private:
@@ -530,19 +553,20 @@ BlockCertificate certify_block(const SparseIntMatrix& B, std::uint64_t seed, std
     Fmpz prod(1);
     bool restart = false;
     const OrientedCheck check(B, cert.rows, cert.cols);
+    const unsigned bits = check.prime_bits();
     // Primes are checked in batches of thread_count() in parallel and used in
     // index order, so the certificate does not depend on the thread count.
     std::size_t qi = 0;
     while (!restart && fmpz_cmp(prod.get(), need.get()) <= 0) {
       if (qi > 100000) throw LimitError("exact rank: too many primes needed");
       // The first batch is every prime the bound asks for (each is above
-      // 2^19), so a block needs one parallel_for unless a prime fails.
-      const std::size_t want = qi == 0 ? fmpz_bits(need.get()) / 19 + 1 : 0;
+      // 2^(bits-1)), so a block needs one parallel_for unless a prime fails.
+      const std::size_t want = qi == 0 ? fmpz_bits(need.get()) / (bits - 1) + 1 : 0;
       const std::size_t batch = std::max<std::size_t>({1, thread_count(), want});
       std::vector<Check> res(batch);
-      parallel_for(batch, [&](std::size_t k) { res[k] = check.run(nth_check_prime(qi + k)); });
+      parallel_for(batch, [&](std::size_t k) { res[k] = check.run(nth_check_prime(qi + k, bits)); });
       for (std::size_t k = 0; k < batch && fmpz_cmp(prod.get(), need.get()) <= 0; ++k) {
-        const ulong q = nth_check_prime(qi + k);
+        const ulong q = nth_check_prime(qi + k, bits);
         if (res[k] == Check::singular) continue;  // det C[I,J] = 0 mod q: this prime says nothing
         if (res[k] == Check::mismatch) {  // rank mod q exceeds |I|: redo the profile mod q
           // (mod q the rank is larger, so the profile grows; the next large prime
