@@ -535,3 +535,30 @@ TEST_CASE("rank_dense_exact and rank_dense_modp", "[rank]") {
   CHECK(rank_dense_exact(FmpzMat(0, 3)) == 0);
   CHECK(rank_dense_modp(NmodMat(4, 0, p0)) == 0);
 }
+
+TEST_CASE("make_sparse orders the entries by (row, column), ties in their given order", "[rank]") {
+  // Reference: std::stable_sort of the (row, column, value) triples; the
+  // library sorts by counting rows, then each row by column.
+  SplitMix64 g(8);
+  for (int rep = 0; rep < 20; ++rep) {
+    const std::size_t rows = 1 + g.below(40), cols = 1 + g.below(40), n = g.below(300);
+    Entries e;
+    std::vector<std::tuple<std::uint32_t, std::uint32_t, slong>> ref;
+    for (std::size_t k = 0; k < n; ++k) {
+      const auto r = static_cast<std::uint32_t>(g.below(rows)), c = static_cast<std::uint32_t>(g.below(cols));
+      const slong v = 1 + static_cast<slong>(k);  // distinct, so ties show their order
+      e.emplace_back(r, c, Fmpz(v));
+      ref.emplace_back(r, c, v);
+    }
+    std::stable_sort(ref.begin(), ref.end(), [](const auto& a, const auto& b) {
+      return std::get<0>(a) != std::get<0>(b) ? std::get<0>(a) < std::get<0>(b) : std::get<1>(a) < std::get<1>(b);
+    });
+    const auto M = make_sparse(rows, cols, std::move(e));
+    REQUIRE(M.nnz() == ref.size());
+    for (std::size_t k = 0; k < ref.size(); ++k) {
+      CHECK(M.r[k] == std::get<0>(ref[k]));
+      CHECK(M.c[k] == std::get<1>(ref[k]));
+      CHECK(fmpz_get_si(M.v[k].get()) == std::get<2>(ref[k]));
+    }
+  }
+}

@@ -23,12 +23,31 @@ void key_of(std::string& k, const std::vector<ulong>& e, const std::vector<slong
   }
 }
 
+// Entries ordered by (row, column), ties in their original order: a stable
+// counting sort by row (rows are numbered 0..rows-1), then each row's few
+// entries by column. (A stable_sort of all entries took 40% of the
+// coefficient matrix of attn(2,4,2,6).)
 void sort_by_row(SparseIntMatrix& M) {
-  std::vector<std::size_t> idx(M.nnz());
-  std::iota(idx.begin(), idx.end(), 0);
-  std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
-    return M.r[a] != M.r[b] ? M.r[a] < M.r[b] : M.c[a] < M.c[b];
-  });
+  const std::size_t n = M.nnz();
+  std::vector<std::size_t> idx(n);
+  bool in_range = true;
+  for (auto r : M.r) in_range = in_range && r < M.rows;
+  if (in_range) {
+    std::vector<std::size_t> start(M.rows + 1, 0);
+    for (auto r : M.r) ++start[r + 1];
+    for (std::size_t i = 0; i < M.rows; ++i) start[i + 1] += start[i];
+    std::vector<std::size_t> pos(start.begin(), start.end() - 1);
+    for (std::size_t k = 0; k < n; ++k) idx[pos[M.r[k]]++] = k;
+    for (std::size_t i = 0; i < M.rows; ++i)
+      std::stable_sort(idx.begin() + static_cast<std::ptrdiff_t>(start[i]),
+                       idx.begin() + static_cast<std::ptrdiff_t>(start[i + 1]),
+                       [&](std::size_t a, std::size_t b) { return M.c[a] < M.c[b]; });
+  } else {  // rows beyond M.rows (a malformed matrix): order it all the same
+    std::iota(idx.begin(), idx.end(), 0);
+    std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
+      return M.r[a] != M.r[b] ? M.r[a] < M.r[b] : M.c[a] < M.c[b];
+    });
+  }
   SparseIntMatrix S;
   S.rows = M.rows;
   S.cols = M.cols;
