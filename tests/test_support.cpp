@@ -104,16 +104,8 @@ TEST_CASE("support: the bidegree pass contains the expansion's bidegrees; the bo
   };
   for (const auto& c : cases)
     for (std::uint64_t seed : {1, 2}) {
-      PresetOptions po{
-          .arch = c.arch,
-          .layers = c.layers,
-          .width = c.width,
-          .heads = c.heads,
-          .tokens = c.tokens,
-          .degree = c.degree,
-          .residual = c.residual,
-          .seed = seed};
-      const Model m = make_preset(po);
+      const Model m = make_preset(
+          preset_options({parse_arch(c.arch), c.layers, c.width, c.heads, c.tokens, c.degree, c.residual}, seed));
       const auto P = parse_partition("half", m.tokens, m.width);
       INFO(c.arch << " L=" << c.layers << " d=" << c.width << " N=" << c.tokens << (c.residual ? " residual" : "")
                   << " seed " << seed);

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 
+#include "netpoly/bounds.hpp"
 #include "netpoly/model.hpp"
 
 namespace netpoly {
@@ -39,6 +40,10 @@ struct PresetOptions {
   std::uint64_t seed = 1;
   std::int64_t range = 3;  // weights uniform in [-range, range]
 };
+
+// The preset of a network shape (the shape the bounds speak of), with the
+// given seed and weight range: what `table` measures and the tests compare.
+PresetOptions preset_options(const BoundParams& p, std::uint64_t seed = 1, std::int64_t range = 3);
 
 // Builds the preset; throws InputError for impossible shapes (e.g. H not dividing d).
 Model make_preset(const PresetOptions& o);

@@ -135,14 +135,10 @@ void run_param_budget(const TableOptions& o) {
           best[k] = b.log3;
           arg[k] = i;
         }
-    PresetOptions po{
-        .arch = arch_name(s.arch),
-        .layers = pts[i].depth,
-        .width = pts[i].width,
-        .heads = base.heads,
-        .tokens = base.tokens,
-        .degree = base.degree,
-        .residual = base.residual};
+    BoundParams shape = base;
+    shape.layers = pts[i].depth;
+    shape.width = pts[i].width;
+    const PresetOptions po = preset_options(shape);
     if (po.arch == "attention" && po.width % po.heads) continue;
     Model m = make_preset(po);
     if (estimate_expansion(m).terms <= 2e5) {

@@ -4,6 +4,18 @@
 
 namespace netpoly {
 
+PresetOptions preset_options(const BoundParams& p, std::uint64_t seed, std::int64_t range) {
+  return PresetOptions{.arch = arch_name(p.arch),
+                       .layers = p.layers,
+                       .width = p.width,
+                       .heads = p.heads,
+                       .tokens = p.tokens,
+                       .degree = p.degree,
+                       .residual = p.residual,
+                       .seed = seed,
+                       .range = range};
+}
+
 namespace {
 
 Mat<Fmpq> random_mat(SplitMix64& g, std::size_t r, std::size_t c, std::int64_t range) {

@@ -151,17 +151,7 @@ TableRow measure_row(const SweepConfig& c, const SweepSpec& s) {
   TableRow row;
   row.config = c;
   const auto& p = c.params;
-  PresetOptions po{
-      .arch = arch_name(p.arch),
-      .layers = p.layers,
-      .width = p.width,
-      .heads = p.heads,
-      .tokens = p.tokens,
-      .degree = p.degree,
-      .residual = p.residual,
-      .seed = c.seed,
-      .range = s.range};
-  Model m = make_preset(po);
+  Model m = make_preset(preset_options(p, c.seed, s.range));
   row.params = std::to_string(parameter_count(m));
   Partition P = parse_partition(s.partition, m.tokens, m.width);
   auto rs = analyse_network(m, {Entry{0, 0}}, {P}, s.sep);
