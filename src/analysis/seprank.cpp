@@ -143,8 +143,6 @@ class BatchEvalIn final : public BatchEval {
   std::size_t out_;
 };
 
-std::unique_ptr<BatchEval> make_batch_eval(const Model& m, const Entry& e, const Partition& P, ulong p);
-
 // ------------------------------------------------------------------ group, exact, modular
 MethodRun run_group(const SparseIntMatrix& C, const std::vector<SparseIntMatrix>& blocks) {
   MethodRun r{Method::group, "upper", std::min(C.rows, C.cols), "certified upper bound", "", 0, json::object()};
