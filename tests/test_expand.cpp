@@ -447,7 +447,7 @@ TEST_CASE("write_poly formats", "[expand]") {
   CHECK_THROWS_AS(parse_poly_format("maple"), InputError);
 }
 
-TEST_CASE("PolyRing::dot equals the sum of its products for any count and thread count; pieces of terms are canonical", "[expand]") {
+TEST_CASE("dot (PolyRing::dot_balanced or whole products) equals the sum of its products for any count and thread count; pieces of terms are canonical", "[expand]") {
   // Factors: products of output entries of attention (1,3,1,4) (a few hundred
   // to a thousand terms, so every product has tens of thousands of term pairs
   // and the threaded paths run), some scaled by rationals so the contents
@@ -473,20 +473,20 @@ TEST_CASE("PolyRing::dot equals the sum of its products for any count and thread
     set_thread_count(1);
     FmpqMpoly want = R.zero();
     for (std::size_t k = 0; k < n; ++k) R.addmul(want, a[k], b[k]);
-    std::vector<const FmpqMpoly*> pa, pb;
+    std::vector<FmpqMpoly> fa, fb;
     for (std::size_t k = 0; k < n; ++k) {
       // the longer factor first and second, so both sides get cut
-      pa.push_back(k % 2 ? &b[k] : &a[k]);
-      pb.push_back(k % 2 ? &a[k] : &b[k]);
+      fa.push_back(k % 2 ? b[k] : a[k]);
+      fb.push_back(k % 2 ? a[k] : b[k]);
     }
     for (unsigned t : {1u, 2u, 3u}) {
       INFO(n << " products, " << t << " threads");
       set_thread_count(t);
       FmpqMpoly got = R.zero();
-      R.dot(got, pa, pb);
+      detail::dot(R, got, fa, fb);
       CHECK(got == want);
       FmpqMpoly acc = y[0];  // into a nonzero sum as well
-      R.dot(acc, pa, pb);
+      detail::dot(R, acc, fa, fb);
       FmpqMpoly want2 = y[0];
       R.add(want2, want);
       CHECK(acc == want2);

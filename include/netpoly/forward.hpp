@@ -55,27 +55,26 @@ bool threads_itself(const Ring& R, const std::vector<E>& a, const std::vector<E>
   return false;
 }
 
-// r += sum_k a[k] * b[k]: the ring's own dot when it has one (PolyRing
-// spreads the products evenly over the threads), else the products as tasks
-// (side by side for parallel rings), then their sum.
+// r += sum_k a[k] * b[k]: the products as tasks (side by side for parallel
+// rings), then their sum; a ring with dot_balanced (PolyRing) may instead cut
+// them into equal shares per thread when they do not divide evenly.
 template <class Ring>
 void dot(const Ring& R, typename Ring::Elem& r, const std::vector<typename Ring::Elem>& a,
          const std::vector<typename Ring::Elem>& b) {
   const std::size_t n = std::min(a.size(), b.size());
   if (n == 0) return;
-  if constexpr (requires(std::vector<const typename Ring::Elem*> p) { R.dot(r, p, p); }) {
+  if constexpr (requires(std::vector<const typename Ring::Elem*> p) { R.dot_balanced(r, p, p); }) {
     std::vector<const typename Ring::Elem*> pa, pb;
     for (std::size_t k = 0; k < n; ++k) {
       pa.push_back(&a[k]);
       pb.push_back(&b[k]);
     }
-    R.dot(r, pa, pb);
-  } else {
-    std::vector<typename Ring::Elem> t(n, R.zero());
-    tasks(R, n, [&](std::size_t k) { t[k] = R.mul(a[k], b[k]); },
-          threads_itself(R, a, b) || !worth_threads(R, a[0], b[0]));
-    for (auto& x : t) R.add(r, std::move(x));
+    if (R.dot_balanced(r, pa, pb)) return;
   }
+  std::vector<typename Ring::Elem> t(n, R.zero());
+  tasks(R, n, [&](std::size_t k) { t[k] = R.mul(a[k], b[k]); },
+        threads_itself(R, a, b) || !worth_threads(R, a[0], b[0]));
+  for (auto& x : t) R.add(r, std::move(x));
 }
 
 // r += sum_k w(row, k) * x[xoff + k*xstride]

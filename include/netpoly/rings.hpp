@@ -205,14 +205,14 @@ struct PolyRing {
     fmpq_mpoly_mul(t.get(), a.get(), b.get(), ctx->get());
     return t;
   }
-  // r += sum_k a[k] b[k] (forward.hpp's dot) on thread_count() threads. When
-  // the products do not divide evenly among the threads, each thread gets an
-  // equal share of the term pairs: the products are laid end to end and cut
-  // into equal parts, a product on a cut being split by the terms of its
-  // longer factor (three equal products on two threads then take 1.5 times
-  // one product, not 2). Serial when one thread, when the products are small,
-  // or when one of them is large enough for FLINT to thread it itself.
-  void dot(Elem& r, const std::vector<const Elem*>& a, const std::vector<const Elem*>& b) const;
+  // r += sum_k a[k] b[k] (forward.hpp's dot) when the products do not divide
+  // evenly among thread_count() threads: each thread gets an equal share of
+  // the term pairs, the products being laid end to end and cut into equal
+  // parts, a product on a cut split by the terms of its longer factor (three
+  // equal products on two threads then take 1.5 times one product, not 2).
+  // Returns false, touching nothing, where whole products side by side do as
+  // well (see rings.cpp); forward.hpp's dot then runs them so.
+  bool dot_balanced(Elem& r, const std::vector<const Elem*>& a, const std::vector<const Elem*>& b) const;
   // Terms lo..hi-1 of p (a canonical polynomial again).
   Elem terms(const Elem& p, slong lo, slong hi) const;
 };

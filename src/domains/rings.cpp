@@ -116,7 +116,7 @@ PolyRing::Elem PolyRing::terms(const Elem& p, slong lo, slong hi) const {
   return t;
 }
 
-void PolyRing::dot(Elem& r, const std::vector<const Elem*>& a, const std::vector<const Elem*>& b) const {
+bool PolyRing::dot_balanced(Elem& r, const std::vector<const Elem*>& a, const std::vector<const Elem*>& b) const {
   const std::size_t n = std::min(a.size(), b.size()), T = thread_count();
   std::vector<double> cost(n);
   double total = 0;
@@ -126,21 +126,13 @@ void PolyRing::dot(Elem& r, const std::vector<const Elem*>& a, const std::vector
     total += cost[k];
     big = big || threads_itself(*a[k], *b[k]);
   }
-  // Below 2^12 pairs per thread the threads cost more than they save (as worth_threads).
-  if (T < 2 || n == 0 || big || total < 0x1p12 * static_cast<double>(T)) {
-    for (std::size_t k = 0; k < n; ++k) addmul(r, *a[k], *b[k]);
-    return;
-  }
-  if (n % T == 0) {
-    // Whole products side by side already share the threads evenly; the sum
-    // is then made in r (cutting would add a sum of parts per thread, and a
-    // sum of large fmpq_mpolys with different contents costs a rescaling:
-    // measured slower on attn(2,4,2,4)).
-    std::vector<Elem> t(n, zero());
-    parallel_for(n, [&](std::size_t k) { t[k] = mul(*a[k], *b[k]); });
-    for (auto& x : t) add(r, std::move(x));
-    return;
-  }
+  // Declined (forward.hpp's dot then runs whole products as tasks): one
+  // thread; products FLINT threads itself; below 2^12 pairs per thread (as
+  // worth_threads); and products that divide evenly among the threads, which
+  // side by side already share them evenly (cutting would add a sum of parts
+  // per thread, and a sum of large fmpq_mpolys with different contents costs
+  // a rescaling: measured slower on attn(2,4,2,4)).
+  if (T < 2 || n == 0 || big || total < 0x1p12 * static_cast<double>(T) || n % T == 0) return false;
   // Thread t takes the pairs in [t, t+1) * total / T of the products laid end to end.
   struct Piece {
     std::size_t k;
@@ -175,6 +167,7 @@ void PolyRing::dot(Elem& r, const std::vector<const Elem*>& a, const std::vector
     }
   });
   for (auto& p : part) add(r, std::move(p));
+  return true;
 }
 
 // ------------------------------------------------------------------ SupportRing
