@@ -365,24 +365,18 @@ Check check_mod(const SparseIntMatrix& C, const std::vector<std::size_t>& starts
     // Every entry of C mod q, vectorised when the entries are small.
     std::vector<double> cm(C.nnz());
     if (vd) {
-      Eigen::Map<const Eigen::ArrayXd> src(vd->data(), static_cast<Eigen::Index>(vd->size()));
-      Eigen::Map<Eigen::ArrayXd> dst(cm.data(), static_cast<Eigen::Index>(cm.size()));
-      dst = src - (src * inv).floor() * dq;
-      dst = (dst < 0).select(dst + dq, dst);
-      dst = (dst >= dq).select(dst - dq, dst);
+      const auto nnz = static_cast<Eigen::Index>(cm.size());
+      Eigen::Map<Mx>(cm.data(), nnz, 1) = reduced_mod(Eigen::Map<const Mx>(vd->data(), nnz, 1), dq, inv);
     } else {
       for (std::size_t e = 0; e < C.nnz(); ++e) cm[e] = static_cast<double>(mod_small(C.v[e].get(), q));
     }
     Mx Xd(ri, ni);
     if (r > 0) {
+      Mx MI = Mx::Zero(ri, ri), Mi, Rd = Mx::Zero(ri, ni);
       for (std::size_t a = 0; a < r; ++a)
         for (std::size_t e = starts[I[a]]; e < starts[I[a] + 1]; ++e)
-          if (colpos[C.c[e]] >= 0) M.at(static_cast<slong>(a), colpos[C.c[e]]) = static_cast<ulong>(cm[e]);
-      NmodMat Minv(static_cast<slong>(r), static_cast<slong>(r), q);
-      if (!nmod_mat_inv(Minv.get(), M.get())) return Check::singular;
-      Mx Mi(ri, ri), Rd = Mx::Zero(ri, ni);
-      for (slong a = 0; a < static_cast<slong>(r); ++a)
-        for (slong b2 = 0; b2 < static_cast<slong>(r); ++b2) Mi(a, b2) = static_cast<double>(Minv.at(a, b2));
+          if (colpos[C.c[e]] >= 0) MI(static_cast<Eigen::Index>(a), colpos[C.c[e]]) = cm[e];
+      if (!inverse_mod(MI, q, dq, inv, Mi)) return Check::singular;
       for (std::size_t a = 0; a < r; ++a)
         for (std::size_t e = starts[I[a]]; e < starts[I[a] + 1]; ++e) Rd(static_cast<Eigen::Index>(a), C.c[e]) = cm[e];
       Xd.noalias() = Mi * Rd;  // X = C[I,J]^-1 C[I,:] mod q
