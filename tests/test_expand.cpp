@@ -508,3 +508,88 @@ TEST_CASE("dot (PolyRing::dot_balanced or whole products) equals the sum of its 
   }
   CHECK(R.terms(p, 3, 3).length() == 0);
 }
+
+TEST_CASE("choose_packing: words per exponent by hand", "[expand]") {
+  // FLINT packs each field in max(8, bits(max) + 1) bits, 64 / bits fields per word.
+  // 12 variables of degree <= 9, lexicographic: 12 fields of 8 bits = 2 words;
+  // pairs as base-10 digits: 6 fields up to 99 (7 bits + 1) = 1 word.
+  Packing p = choose_packing(12, 9);
+  CHECK(p.group == 2);
+  CHECK(p.base == 10);
+  CHECK(p.fields == 6);
+  CHECK(p.words == 1);
+  // 24 variables, degree 9: 3 words unpacked; pairs: 12 fields of 8 bits = 2
+  // words; triples (999: 11 bits, 5 a word) and larger groups stay at 2.
+  p = choose_packing(24, 9);
+  CHECK(p.group == 2);
+  CHECK(p.fields == 12);
+  CHECK(p.words == 2);
+  // 8 variables of degree <= 27: one word already, nothing to gain.
+  p = choose_packing(8, 27);
+  CHECK(p.group == 1);
+  CHECK(p.words == 1);
+  // 16 variables, degree 64: 2 words; pairs up to 65^2 - 1 = 4224 need 14
+  // bits (4 a word, 8 fields: 2 words), and no grouping gets below 2.
+  p = choose_packing(16, 64);
+  CHECK(p.group == 1);
+  CHECK(p.words == 2);
+}
+
+TEST_CASE("the degree ring bounds every polynomial of the forward pass", "[expand]") {
+  // attention triples the degree per layer, a square doubles it, a degree-k
+  // product multiplies it by k; no intermediate exceeds the layer's output.
+  struct Case {
+    PresetOptions o;
+    long degree;
+  };
+  for (const Case& c : {Case{preset("attention", 2, 2, 1, 3, 0, false), 9}, Case{preset("attention", 2, 2, 1, 2, 0, true), 9},
+                        Case{preset("mixer", 3, 2, 0, 2, 0, false), 8}, Case{preset("product", 2, 2, 0, 2, 3, false), 9},
+                        Case{preset("mlp", 3, 2, 0, 1, 0, true), 8}}) {
+    Model m = make_preset(c.o);
+    INFO(m.name);
+    DegreeRing D;
+    auto net = prepare(D, m);
+    auto y = forward(D, net, std::vector<long>(m.num_inputs(), 1));
+    CHECK(D.max_seen == c.degree);
+    // and it is the degree the expansion has
+    PolyRing R(static_cast<slong>(m.num_inputs()));
+    auto p = expand(R, m, resolve_outputs(m, std::nullopt, false))[0];
+    CHECK(fmpq_mpoly_total_degree_si(p.get(), p.c()) == c.degree);
+  }
+  DegreeRing D;
+  long r = D.zero();
+  D.axpy(r, 0, 5);  // a zero weight adds nothing
+  CHECK(r == -1);
+  CHECK(D.mul(-1, 4) == -1);  // zero times anything
+  CHECK(D.max_seen == 0);
+  CHECK(D.mul(DegreeRing::kCap, DegreeRing::kCap - 1) == DegreeRing::kCap);  // saturates, no overflow
+  CHECK(D.max_seen == DegreeRing::kCap);
+}
+
+TEST_CASE("a lexicographic ring expands through packed variables to the same polynomial", "[expand]") {
+  // Every preset (9, 12 and 16 variables among them: packing with a last field
+  // of fewer variables, and none where it saves nothing), over the degree-order
+  // ring (never packed) and the lexicographic one: the same terms, and the
+  // packed result is canonical (sorted without a sort: packed lex = lex).
+  std::size_t packed = 0;
+  auto check = [&](const Model& m) {
+    INFO("model " << m.name);
+    const slong nv = static_cast<slong>(m.num_inputs());
+    auto outs = resolve_outputs(m, std::nullopt, true);
+    PolyRing Rd(nv), Rl(nv, ORD_LEX);
+    auto yd = expand(Rd, m, outs), yl = expand(Rl, m, outs);
+    REQUIRE(yd.size() == yl.size());
+    for (std::size_t k = 0; k < yd.size(); ++k) {
+      CHECK(fmpq_mpoly_is_canonical(yl[k].get(), Rl.ctx->get()));
+      CHECK(terms_of(yl[k]) == terms_of(yd[k]));
+    }
+    ulong deg = 1;
+    for (const auto& y : yd) deg = std::max<ulong>(deg, static_cast<ulong>(fmpq_mpoly_total_degree_si(y.get(), y.c())));
+    packed += choose_packing(nv, deg).group > 1;
+  };
+  for (const auto& m : preset_models()) check(m);
+  check(make_preset(preset("attention", 2, 3, 1, 4, 0, false)));  // 12 variables, pairs
+  check(make_preset(preset("attention", 1, 3, 1, 3, 0, false)));  // 9 variables: 4 pairs and a single
+  check(make_preset(preset("attention", 2, 2, 1, 3, 0, true)));   // residual: degrees 1, 3 and 9
+  CHECK(packed >= 3);
+}

@@ -53,7 +53,21 @@ std::string format_degree(double degree);
 void check_exponents_fit(const FmpqMpoly& p, const std::string& what);
 void check_exponents_fit(const NmodMpoly& p, const std::string& what);
 
-// Exact expansion over Q of the given output entries (in that order).
+// How expand() packs variables in a lexicographic ring: `group` consecutive
+// variables share one exponent field as base-`base` digits (base = degree
+// bound + 1), in `fields` fields of `words` words per exponent; group 1 = no
+// packing (words is then the unpacked layout). Chosen where it saves words.
+struct Packing {
+  slong group = 1;
+  ulong base = 0;
+  slong fields = 0;
+  slong words = 0;
+};
+Packing choose_packing(slong nvars, ulong degree);
+
+// Exact expansion over Q of the given output entries (in that order). In a
+// lexicographic ring (ORD_LEX) the forward pass runs in a ring of packed
+// variables (choose_packing) where that saves exponent words.
 std::vector<FmpqMpoly> expand(const PolyRing& R, const Model& m, const std::vector<Entry>& outputs);
 
 // Expansion mod p (weights reduced mod p; throws DomainError if p divides a denominator).

@@ -73,7 +73,7 @@ inline constexpr ordering_t kOrder = ORD_DEGREVLEX;
 // ------------------------------------------------ polynomials over Q (exact)
 class FmpqMpolyCtx {
  public:
-  explicit FmpqMpolyCtx(slong nvars) { fmpq_mpoly_ctx_init(ctx_, nvars, kOrder); }
+  explicit FmpqMpolyCtx(slong nvars, ordering_t ord = kOrder) { fmpq_mpoly_ctx_init(ctx_, nvars, ord); }
   FmpqMpolyCtx(const FmpqMpolyCtx&) = delete;
   FmpqMpolyCtx& operator=(const FmpqMpolyCtx&) = delete;
   ~FmpqMpolyCtx() { fmpq_mpoly_ctx_clear(ctx_); }

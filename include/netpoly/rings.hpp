@@ -11,6 +11,7 @@
 //   void   addmul(r, a, b)  r += a * b        (element product: the costly one)
 //   Elem   mul(a, b)
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
@@ -162,6 +163,32 @@ struct SupportRing {
   Elem mul(const Elem& a, const Elem& b) const;
 };
 
+// Bounds on total degree (-1 for zero). A forward pass over it bounds the
+// degree of every polynomial the expansion computes, intermediates included
+// (max_seen): what expand() needs before packing several variables into one
+// exponent field, where an exponent reaching the base would carry silently.
+struct DegreeRing {
+  using Elem = long;
+  using Scalar = int;  // whether the weight is nonzero
+  static constexpr long kCap = long{1} << 62;  // saturates (expansions stop far below)
+  mutable long max_seen = 0;
+  Scalar scalar(const Fmpq& w) const { return w.is_zero() ? 0 : 1; }
+  bool is_zero(Scalar s) const { return s == 0; }
+  Elem zero() const { return -1; }
+  void axpy(Elem& r, Scalar s, Elem x) const {
+    if (s) add(r, x);
+  }
+  void add(Elem& r, Elem x) const { r = seen(std::max(r, x)); }
+  Elem mul(Elem a, Elem b) const { return seen(a < 0 || b < 0 ? -1 : a > kCap - b ? kCap : a + b); }
+  void addmul(Elem& r, Elem a, Elem b) const { add(r, mul(a, b)); }
+
+ private:
+  Elem seen(Elem d) const {
+    max_seen = std::max(max_seen, d);
+    return d;
+  }
+};
+
 // Exact polynomials over Q in the N*d input variables (fmpq_mpoly; the
 // product delegates to FLINT's threaded fmpz_mpoly_mul).
 struct PolyRing {
@@ -177,7 +204,7 @@ struct PolyRing {
   static bool worth_threads_len(slong a, slong b) { return static_cast<double>(a) * static_cast<double>(b) >= 0x1p12; }
   static bool worth_threads(const Elem& a, const Elem& b) { return worth_threads_len(a.length(), b.length()); }
   FmpqMpolyCtxPtr ctx;
-  explicit PolyRing(slong nvars) : ctx(std::make_shared<FmpqMpolyCtx>(nvars)) {}
+  explicit PolyRing(slong nvars, ordering_t ord = kOrder) : ctx(std::make_shared<FmpqMpolyCtx>(nvars, ord)) {}
   Scalar scalar(const Fmpq& w) const { return w; }
   bool is_zero(const Scalar& s) const { return s.is_zero(); }
   Elem zero() const { return FmpqMpoly(ctx); }

@@ -81,9 +81,14 @@ SparseIntMatrix coefficient_matrix(const FmpqMpoly& y, const Partition& P) {
   M.v.reserve(len);
   // Rows and columns are numbered in order of first appearance. The key of a
   // side's exponent sub-vector is one word when it fits (each exponent is at
-  // most the total degree D, so bits(D) bits per variable), else a string.
-  const slong D = len ? fmpz_mpoly_total_degree_si(z, zctx) : 0;
-  const std::size_t b = static_cast<std::size_t>(FLINT_BIT_COUNT(static_cast<ulong>(std::max<slong>(D, 1))));
+  // most the largest degree in one variable, D, so bits(D) bits per
+  // variable), else a string. (Per-variable degrees are a maximum over the
+  // packed words; the total degree is not, in a lexicographic ring.)
+  std::vector<slong> degs(static_cast<std::size_t>(nv), 0);
+  if (len) fmpz_mpoly_degrees_si(degs.data(), z, zctx);
+  slong D = 1;
+  for (slong d : degs) D = std::max(D, d);
+  const std::size_t b = static_cast<std::size_t>(FLINT_BIT_COUNT(static_cast<ulong>(D)));
   const bool packed = va.size() * b <= 64 && vb.size() * b <= 64;
   std::unordered_map<std::string, std::uint32_t> rows, cols;
   std::unordered_map<std::uint64_t, std::uint32_t> rows_w, cols_w;

@@ -827,7 +827,8 @@ std::vector<SepResult> analyse_network(const Model& m, const std::vector<Entry>&
   for (Method mm : methods) needs_expansion = needs_expansion || mm == Method::group || mm == Method::exact || mm == Method::modular;
   const double expand_cost = est.terms * 2e-6;
   std::vector<SepResult> results;
-  PolyRing R(static_cast<slong>(m.num_inputs()));
+  // Lexicographic: expand() can then pack variables (the analysis never prints the terms).
+  PolyRing R(static_cast<slong>(m.num_inputs()), ORD_LEX);
   for (const auto& e : outputs) {
     std::optional<FmpqMpoly> y;
     double expand_seconds = 0;

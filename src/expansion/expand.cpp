@@ -94,12 +94,25 @@ std::string format_degree(double degree) {
   return b;
 }
 
+namespace {
+
+// Exponents packed in `bits` bits each (below 2^bits), nvars of them: their
+// sum is below 2^63 when bits + bits(nvars) <= 63. FLINT's own test sums the
+// exponents of every term in a lexicographic ring (it has no degree field).
+bool surely_fits(flint_bitcnt_t bits, slong nvars) {
+  return bits + FLINT_BIT_COUNT(static_cast<ulong>(nvars)) <= 63;
+}
+
+}  // namespace
+
 void check_exponents_fit(const FmpqMpoly& p, const std::string& what) {
+  if (surely_fits(p.get()->zpoly->bits, p.ctx()->nvars())) return;
   if (!fmpq_mpoly_total_degree_fits_si(p.get(), p.c()))
     throw LimitError(what + ": the polynomial has degree 2^63 or more; exponents that large are not supported");
 }
 
 void check_exponents_fit(const NmodMpoly& p, const std::string& what) {
+  if (surely_fits(p.get()->bits, nmod_mpoly_ctx_nvars(p.c()))) return;
   if (!nmod_mpoly_total_degree_fits_si(p.get(), p.c()))
     throw LimitError(what + ": the polynomial has degree 2^63 or more; exponents that large are not supported");
 }
@@ -135,11 +148,9 @@ Need need_mask(const Model& m, const std::vector<Entry>& outputs) {
 }
 
 template <class Ring>
-std::vector<typename Ring::Elem> expand_in(const Ring& R, const Model& m, const std::vector<Entry>& outputs) {
+std::vector<typename Ring::Elem> expand_in(const Ring& R, const Model& m, const std::vector<Entry>& outputs,
+                                           std::vector<typename Ring::Elem> X) {
   auto net = prepare(R, m);
-  std::vector<typename Ring::Elem> X;
-  X.reserve(m.num_inputs());
-  for (std::size_t v = 0; v < m.num_inputs(); ++v) X.push_back(R.gen(static_cast<slong>(v)));
   if (m.layers.empty() && outputs.empty()) return {};
   auto Y = forward(R, net, std::move(X), need_mask(m, outputs));
   const std::size_t dout = m.output_width();
@@ -157,14 +168,128 @@ std::vector<typename Ring::Elem> expand_in(const Ring& R, const Model& m, const 
   return r;
 }
 
+template <class Ring>
+std::vector<typename Ring::Elem> generators(const Ring& R, const Model& m) {
+  std::vector<typename Ring::Elem> X;
+  X.reserve(m.num_inputs());
+  for (std::size_t v = 0; v < m.num_inputs(); ++v) X.push_back(R.gen(static_cast<slong>(v)));
+  return X;
+}
+
+// Words of one exponent in a lexicographic ring: `fields` fields of values up
+// to `max`, one guard bit each, at least MPOLY_MIN_BITS, never straddling a
+// word (FLINT's layout); -1 beyond one word per field.
+slong exponent_words(slong fields, ulong max) {
+  const ulong bits = std::max<ulong>(MPOLY_MIN_BITS, FLINT_BIT_COUNT(max) + 1);
+  if (bits > FLINT_BITS) return -1;
+  return (fields - 1) / static_cast<slong>(FLINT_BITS / bits) + 1;
+}
+
+}  // namespace
+
+Packing choose_packing(slong nvars, ulong degree) {
+  Packing best;
+  const ulong base = degree + 1;
+  best.words = exponent_words(nvars, degree);  // unpacked
+  ulong span = base;  // base^g
+  for (slong g = 2; g <= nvars && degree > 0; ++g) {
+    if (span > (~ulong{0} >> 1) / base) break;
+    span *= base;
+    const slong fields = (nvars + g - 1) / g;
+    const slong w = exponent_words(fields, span - 1);
+    if (w > 0 && w < best.words) best = {g, base, fields, w};
+  }
+  return best;
+}
+
+namespace {
+
+// Variable v = g*j + q lies in field j as the digit of weight B^(c_j-1-q),
+// c_j the field's variable count: the first variable is the most significant
+// digit, so lexicographic order on the packed fields is lexicographic order
+// on the variables (no digit reaches B: each exponent is at most the degree
+// bound), and the packed terms are already in the unpacked ring's order.
+slong digits_in(const Packing& pk, slong j, slong nvars) { return std::min(pk.group, nvars - pk.group * j); }
+
+// Back from the packed ring (coefficients taken over, no sorting).
+FmpqMpoly unpack(const PolyRing& R, FmpqMpoly&& p, const Packing& pk, slong nvars, ulong degree) {
+  FmpqMpoly r(R.ctx);
+  fmpz_mpoly_struct* z = p.get()->zpoly;
+  const fmpz_mpoly_ctx_struct* pzc = p.c()->zctx;
+  fmpz_mpoly_struct* rz = r.get()->zpoly;
+  const fmpz_mpoly_ctx_struct* zc = R.ctx->get()->zctx;
+  const slong len = z->length;
+  if (len == 0) return r;
+  const flint_bitcnt_t bits = mpoly_fix_bits(std::max<ulong>(MPOLY_MIN_BITS, FLINT_BIT_COUNT(degree) + 1), zc->minfo);
+  const slong N = static_cast<slong>(mpoly_words_per_exp(bits, zc->minfo));
+  const slong pN = static_cast<slong>(mpoly_words_per_exp(z->bits, pzc->minfo));
+  fmpz_mpoly_fit_length_reset_bits(rz, len, bits, zc);
+  // digits of every field value below B^g, when that table is small
+  ulong span = 1;
+  for (slong q = 0; q < pk.group; ++q) span *= pk.base;
+  std::vector<ulong> table;
+  if (span <= (1u << 16)) {
+    table.resize(static_cast<std::size_t>(span * static_cast<ulong>(pk.group)));
+    for (ulong f = 0; f < span; ++f)
+      for (ulong x = f, q = static_cast<ulong>(pk.group); q-- > 0; x /= pk.base) table[f * static_cast<ulong>(pk.group) + q] = x % pk.base;
+  }
+  std::vector<ulong> pe(static_cast<std::size_t>(pk.fields)), e(static_cast<std::size_t>(nvars));
+  for (slong t = 0; t < len; ++t) {
+    mpoly_get_monomial_ui(pe.data(), z->exps + pN * t, z->bits, pzc->minfo);
+    for (slong j = 0; j < pk.fields; ++j) {
+      const slong c = digits_in(pk, j, nvars);
+      ulong* out = e.data() + pk.group * j;
+      ulong f = pe[static_cast<std::size_t>(j)];
+      if (!table.empty() && c == pk.group) {
+        const ulong* d = table.data() + f * static_cast<ulong>(pk.group);
+        std::copy(d, d + c, out);
+      } else {
+        for (slong q = c; q-- > 0; f /= pk.base) out[q] = f % pk.base;
+      }
+    }
+    mpoly_set_monomial_ui(rz->exps + N * t, e.data(), bits, zc->minfo);
+    fmpz_swap(rz->coeffs + t, z->coeffs + t);
+  }
+  _fmpz_mpoly_set_length(rz, len, zc);
+  fmpq_swap(r.get()->content, p.get()->content);  // same terms, same lead: still canonical
+  return r;
+}
+
 }  // namespace
 
 std::vector<FmpqMpoly> expand(const PolyRing& R, const Model& m, const std::vector<Entry>& outputs) {
-  return expand_in(R, m, outputs);
+  const slong nvars = static_cast<slong>(m.num_inputs());
+  // Only a lexicographic ring gets the packed terms in its own order; in a
+  // degree order they would need sorting, which costs more than it saves.
+  if (fmpq_mpoly_ctx_ord(R.ctx->get()) != ORD_LEX) return expand_in(R, m, outputs, generators(R, m));
+  // The degree of every polynomial the forward pass makes (not only the
+  // outputs'): packing is exact only if no exponent reaches the base.
+  DegreeRing D;
+  expand_in(D, m, outputs, std::vector<long>(m.num_inputs(), 1));
+  const ulong degree = static_cast<ulong>(std::max(D.max_seen, 1L));
+  const Packing pk = choose_packing(nvars, degree);
+  if (pk.group < 2) return expand_in(R, m, outputs, generators(R, m));
+  // Fewer words per exponent: FLINT's products and sums run on shorter exponents.
+  PolyRing P(pk.fields, ORD_LEX);
+  std::vector<FmpqMpoly> X;
+  X.reserve(m.num_inputs());
+  for (slong v = 0; v < nvars; ++v) {
+    const slong j = v / pk.group, c = digits_in(pk, j, nvars);
+    FmpqMpoly x = P.gen(j);
+    ulong power = 1;
+    for (slong q = v % pk.group + 1; q < c; ++q) power *= pk.base;
+    fmpq_mpoly_pow_ui(x.get(), x.get(), power, P.ctx->get());
+    X.push_back(std::move(x));
+  }
+  auto Y = expand_in(P, m, outputs, std::move(X));
+  std::vector<FmpqMpoly> r;
+  r.reserve(Y.size());
+  for (auto& y : Y) r.push_back(unpack(R, std::move(y), pk, nvars, degree));
+  return r;
 }
 
 std::vector<NmodMpoly> expand_mod(const ModPolyRing& R, const Model& m, const std::vector<Entry>& outputs) {
-  return expand_in(R, m, outputs);
+  return expand_in(R, m, outputs, generators(R, m));
 }
 
 namespace {
