@@ -190,12 +190,15 @@ slong exponent_words(slong fields, ulong max) {
 Packing choose_packing(slong nvars, ulong degree) {
   Packing best;
   const ulong base = degree + 1;
-  best.words = exponent_words(nvars, degree);  // unpacked
+  const slong unpacked = exponent_words(nvars, degree);
+  best.words = unpacked;
   ulong span = base;  // base^g
-  for (slong g = 2; g <= nvars && degree > 0; ++g) {
+  for (slong g = 2; g <= nvars && degree > 0 && unpacked > 0; ++g) {
     if (span > (~ulong{0} >> 1) / base) break;
     span *= base;
     const slong fields = (nvars + g - 1) / g;
+    // unpack's table: fields x span exponents of `unpacked` words, at most 2^20 words
+    if (static_cast<double>(fields) * static_cast<double>(span) * static_cast<double>(unpacked) > 0x1p20) break;
     const slong w = exponent_words(fields, span - 1);
     if (w > 0 && w < best.words) best = {g, base, fields, w};
   }
@@ -224,30 +227,38 @@ FmpqMpoly unpack(const PolyRing& R, FmpqMpoly&& p, const Packing& pk, slong nvar
   const slong N = static_cast<slong>(mpoly_words_per_exp(bits, zc->minfo));
   const slong pN = static_cast<slong>(mpoly_words_per_exp(z->bits, pzc->minfo));
   fmpz_mpoly_fit_length_reset_bits(rz, len, bits, zc);
-  // digits of every field value below B^g, when that table is small
+  std::vector<ulong> pe(static_cast<std::size_t>(pk.fields)), e(static_cast<std::size_t>(nvars), 0);
+  // Each field's value f < B^g stands for the same exponent words wherever it
+  // occurs: with a table of them (at most 2^20 words, choose_packing) a
+  // term's exponent is the OR of one row per field (the fields' variables
+  // occupy disjoint bits).
   ulong span = 1;
   for (slong q = 0; q < pk.group; ++q) span *= pk.base;
-  std::vector<ulong> table;
-  if (span <= (1u << 16)) {
-    table.resize(static_cast<std::size_t>(span * static_cast<ulong>(pk.group)));
-    for (ulong f = 0; f < span; ++f)
-      for (ulong x = f, q = static_cast<ulong>(pk.group); q-- > 0; x /= pk.base) table[f * static_cast<ulong>(pk.group) + q] = x % pk.base;
+  const std::size_t Nu = static_cast<std::size_t>(N);
+  std::vector<ulong> table(static_cast<std::size_t>(pk.fields) * span * Nu, 0);
+  for (slong j = 0; j < pk.fields; ++j) {
+    const slong c = digits_in(pk, j, nvars);
+    ulong cspan = 1;
+    for (slong q = 0; q < c; ++q) cspan *= pk.base;
+    for (ulong f = 0; f < cspan; ++f) {
+      ulong x = f;
+      for (slong q = c; q-- > 0; x /= pk.base) e[static_cast<std::size_t>(pk.group * j + q)] = x % pk.base;
+      mpoly_set_monomial_ui(table.data() + (static_cast<std::size_t>(j) * span + f) * Nu, e.data(), bits, zc->minfo);
+    }
+    for (slong q = 0; q < c; ++q) e[static_cast<std::size_t>(pk.group * j + q)] = 0;
   }
-  std::vector<ulong> pe(static_cast<std::size_t>(pk.fields)), e(static_cast<std::size_t>(nvars));
   for (slong t = 0; t < len; ++t) {
     mpoly_get_monomial_ui(pe.data(), z->exps + pN * t, z->bits, pzc->minfo);
+    ulong* out = rz->exps + N * t;
+    std::fill(out, out + N, 0);
     for (slong j = 0; j < pk.fields; ++j) {
-      const slong c = digits_in(pk, j, nvars);
-      ulong* out = e.data() + pk.group * j;
-      ulong f = pe[static_cast<std::size_t>(j)];
-      if (!table.empty() && c == pk.group) {
-        const ulong* d = table.data() + f * static_cast<ulong>(pk.group);
-        std::copy(d, d + c, out);
-      } else {
-        for (slong q = c; q-- > 0; f /= pk.base) out[q] = f % pk.base;
-      }
+      if (pe[static_cast<std::size_t>(j)] >= span)  // never read outside the table (a wrong degree bound)
+        throw Error("internal error: a packed exponent field of " + std::to_string(pe[static_cast<std::size_t>(j)]) +
+                        " exceeds its " + std::to_string(pk.group) + " base-" + std::to_string(pk.base) + " digits",
+                    ExitCode::internal);
+      const ulong* row = table.data() + (static_cast<std::size_t>(j) * span + pe[static_cast<std::size_t>(j)]) * Nu;
+      for (slong w = 0; w < N; ++w) out[w] |= row[w];
     }
-    mpoly_set_monomial_ui(rz->exps + N * t, e.data(), bits, zc->minfo);
     fmpz_swap(rz->coeffs + t, z->coeffs + t);
   }
   _fmpz_mpoly_set_length(rz, len, zc);
