@@ -533,34 +533,57 @@ struct OrientedCheck {
   }
 };
 
+// A block's first attempt, set up before any prime is tried: the profile,
+// the bound the primes' product must exceed, the check, and the first batch
+// of primes (every prime the bound asks for, each above 2^(bits-1)).
+struct FirstAttempt {
+  RankProfile P;
+  Fmpz need;
+  std::optional<OrientedCheck> check;
+  unsigned bits = 0;
+  std::size_t batch = 0;
+  std::vector<Check> res;  // the first batch's results, once run
+
+  FirstAttempt(const SparseIntMatrix& B, RankProfile profile) : P(std::move(profile)) {
+    need = required_product(B, P.rows, P.cols);
+    check.emplace(B, P.rows, P.cols);
+    bits = check->prime_bits();
+    batch = std::max<std::size_t>({1, thread_count(), fmpz_bits(need.get()) / (bits - 1) + 1});
+  }
+};
+
+// Certifies one block. Primes are checked in batches of thread_count() in
+// parallel and used in index order, so the certificate does not depend on
+// the thread count. `first` is the first attempt, its first batch possibly
+// already run (rank_exact_blocks runs several blocks' at once).
 BlockCertificate certify_block(const SparseIntMatrix& B, std::uint64_t seed, std::size_t& retries,
-                               const RankProfile* first = nullptr) {
+                               FirstAttempt& first) {
   ulong profile_modulus = nth_prime(0);
   for (std::size_t attempt = 0; attempt < 8; ++attempt) {
-    RankProfile P = attempt == 0 && first && first->prime == profile_modulus ? *first
-                                                                            : rank_profile_modp(B, profile_modulus, seed + attempt);
+    std::optional<FirstAttempt> own;
+    FirstAttempt* at = attempt == 0 ? &first : &own.emplace(B, rank_profile_modp(B, profile_modulus, seed + attempt));
     BlockCertificate cert;
-    cert.rows = P.rows;
-    cert.cols = P.cols;
-    Fmpz need = required_product(B, P.rows, P.cols);
-    cert.bound_bits = fmpz_bits(need.get());
+    cert.rows = at->P.rows;
+    cert.cols = at->P.cols;
+    cert.bound_bits = fmpz_bits(at->need.get());
     Fmpz prod(1);
     bool restart = false;
-    const OrientedCheck check(B, cert.rows, cert.cols);
-    const unsigned bits = check.prime_bits();
-    // Primes are checked in batches of thread_count() in parallel and used in
-    // index order, so the certificate does not depend on the thread count.
+    const OrientedCheck& check = *at->check;
     std::size_t qi = 0;
-    while (!restart && fmpz_cmp(prod.get(), need.get()) <= 0) {
+    while (!restart && fmpz_cmp(prod.get(), at->need.get()) <= 0) {
       if (qi > 100000) throw LimitError("exact rank: too many primes needed");
-      // The first batch is every prime the bound asks for (each is above
-      // 2^(bits-1)), so a block needs one parallel_for unless a prime fails.
-      const std::size_t want = qi == 0 ? fmpz_bits(need.get()) / (bits - 1) + 1 : 0;
-      const std::size_t batch = std::max<std::size_t>({1, thread_count(), want});
-      std::vector<Check> res(batch);
-      parallel_for(batch, [&](std::size_t k) { res[k] = check.run(nth_check_prime(qi + k, bits)); });
-      for (std::size_t k = 0; k < batch && fmpz_cmp(prod.get(), need.get()) <= 0; ++k) {
-        const ulong q = nth_check_prime(qi + k, bits);
+      std::vector<Check> res;
+      std::size_t batch;
+      if (qi == 0 && !at->res.empty()) {
+        res = at->res;
+        batch = res.size();
+      } else {
+        batch = std::max<std::size_t>({1, thread_count(), qi == 0 ? at->batch : 0});
+        res.resize(batch);
+        parallel_for(batch, [&](std::size_t k) { res[k] = check.run(nth_check_prime(qi + k, at->bits)); });
+      }
+      for (std::size_t k = 0; k < batch && fmpz_cmp(prod.get(), at->need.get()) <= 0; ++k) {
+        const ulong q = nth_check_prime(qi + k, at->bits);
         if (res[k] == Check::singular) continue;  // det C[I,J] = 0 mod q: this prime says nothing
         if (res[k] == Check::mismatch) {  // rank mod q exceeds |I|: redo the profile mod q
           // (mod q the rank is larger, so the profile grows; the next large prime
@@ -592,9 +615,33 @@ ExactRankResult rank_exact_blocks(const std::vector<SparseIntMatrix>& blocks, st
   ExactRankResult res;
   res.blocks = blocks.size();
   if (profiles && profiles->size() != blocks.size()) profiles = nullptr;
+  // The blocks' first batches of primes in one parallel_for (one start of
+  // the threads, and no thread idle at the end of each small block's batch),
+  // for blocks whose dense layouts together stay within DenseBlock's limit
+  // (they are all alive at once); each later block is set up when its turn
+  // comes, and certify_block runs its first batch.
+  std::vector<std::optional<FirstAttempt>> first(blocks.size());
+  auto set_up = [&](std::size_t k) {
+    const bool reuse = profiles && (*profiles)[k].prime == nth_prime(0);
+    first[k].emplace(blocks[k], reuse ? (*profiles)[k] : rank_profile_modp(blocks[k], nth_prime(0), seed));
+  };
+  std::vector<std::pair<std::size_t, std::size_t>> tasks;  // (block, prime index)
+  double entries = 0;
   for (std::size_t k = 0; k < blocks.size(); ++k) {
-    const auto& b = blocks[k];
-    auto cert = certify_block(b, seed, res.retries, profiles ? &(*profiles)[k] : nullptr);
+    entries += static_cast<double>(blocks[k].rows) * static_cast<double>(blocks[k].cols);
+    if (entries > DenseBlock::kDenseLimit) break;
+    set_up(k);
+    first[k]->res.resize(first[k]->batch);
+    for (std::size_t i = 0; i < first[k]->batch; ++i) tasks.emplace_back(k, i);
+  }
+  parallel_for(tasks.size(), [&](std::size_t t) {
+    FirstAttempt& f = *first[tasks[t].first];
+    f.res[tasks[t].second] = f.check->run(nth_check_prime(tasks[t].second, f.bits));
+  });
+  for (std::size_t k = 0; k < blocks.size(); ++k) {
+    if (!first[k]) set_up(k);
+    auto cert = certify_block(blocks[k], seed, res.retries, *first[k]);
+    first[k].reset();  // its dense matrices are not needed any more
     res.primes_used = std::max(res.primes_used, cert.primes.size());
     res.rank += cert.rows.size();
     res.certificate.blocks.push_back(std::move(cert));
