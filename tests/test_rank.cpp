@@ -14,6 +14,7 @@
 #include "netpoly/coeff_matrix.hpp"
 #include "netpoly/presets.hpp"
 #include "netpoly/rank.hpp"
+#include "netpoly/rings.hpp"
 
 using namespace netpoly;
 
@@ -559,6 +560,50 @@ TEST_CASE("make_sparse orders the entries by (row, column), ties in their given 
       CHECK(M.r[k] == std::get<0>(ref[k]));
       CHECK(M.c[k] == std::get<1>(ref[k]));
       CHECK(fmpz_get_si(M.v[k].get()) == std::get<2>(ref[k]));
+    }
+  }
+}
+
+TEST_CASE("reduce_doubles_mod: both loops give x mod q exactly, at the edges too", "[rank]") {
+  // Against integer arithmetic (x mod q in [0, q)) on multiples of q, one
+  // either side, and the largest magnitudes the check allows (below 2^52),
+  // for primes from 3 to just below 2^26. For 528,559 (check prime 325 of
+  // 20 bits) and 33,602,369 (2,769 of 26 bits) the double 1/q is below the
+  // true 1/q, so q * (1/q) < 1, floor(x / q) comes out one short at x = q and
+  // the correction t >= q -> t - q is needed (found by a search over the check
+  // primes; t < 0 would need an error of 1/q, beyond doubles below 2^52).
+  CHECK(nth_check_prime(325, 20) == 528559);
+  CHECK(nth_check_prime(2769, 26) == 33602369);
+  SplitMix64 g(11);
+  for (ulong q : {ulong(3), ulong(1048583), nth_check_prime(0, 23), nth_check_prime(5, 26), (UWORD(1) << 26) - 5,
+                  ulong(528559), ulong(33602369)}) {
+    std::vector<double> x;
+    std::vector<slong> xi;
+    auto add = [&](slong v) {
+      x.push_back(static_cast<double>(v));
+      xi.push_back(v);
+    };
+    const slong Q = static_cast<slong>(q), top = (WORD(1) << 52) - 1;
+    for (slong k : {WORD(0), WORD(1), WORD(7), top / Q - 1, top / Q})
+      for (slong d : {WORD(-1), WORD(0), WORD(1)}) {
+        add(k * Q + d);
+        add(-(k * Q + d));
+      }
+    add(top);
+    add(-top);
+    for (int i = 0; i < 2000; ++i) add(static_cast<slong>(g.next() % static_cast<std::uint64_t>(top)) * (i % 2 ? 1 : -1));
+    for (bool vector : {false, true}) {
+      if (vector && !BatchF64Ring::supported()) continue;
+      INFO("q = " << q << (vector ? ", AVX2" : ", portable"));
+      const auto r = reduce_doubles_mod(x, q, vector);
+      REQUIRE(r.size() == x.size());
+      std::size_t wrong = 0;
+      for (std::size_t k = 0; k < x.size(); ++k) {
+        slong want = xi[k] % Q;
+        if (want < 0) want += Q;
+        wrong += r[k] != static_cast<double>(want);
+      }
+      CHECK(wrong == 0);
     }
   }
 }

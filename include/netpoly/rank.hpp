@@ -110,4 +110,10 @@ inline constexpr ulong kCheckPrimeLimit = UWORD(1) << 20;
 inline constexpr unsigned kMaxCheckPrimeBits = 26;
 ulong nth_check_prime(std::size_t i, unsigned bits = 20);
 
+// x mod q (in [0, q)) for doubles holding integers below 2^52 in absolute
+// value, q < 2^26: how the check reduces its matrices. `vector` picks the
+// AVX2 loop (only where BatchF64Ring::supported()), else the portable one;
+// both are exact, so they agree bit for bit.
+std::vector<double> reduce_doubles_mod(const std::vector<double>& x, ulong q, bool vector);
+
 }  // namespace netpoly
