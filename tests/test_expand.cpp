@@ -518,6 +518,7 @@ TEST_CASE("choose_packing: words per exponent by hand", "[expand]") {
   CHECK(p.base == 10);
   CHECK(p.fields == 6);
   CHECK(p.words == 1);
+  CHECK(p.span == 100);
   // 24 variables, degree 9: 3 words unpacked; pairs: 12 fields of 8 bits = 2
   // words; triples (999: 11 bits, 5 a word) and larger groups stay at 2.
   p = choose_packing(24, 9);

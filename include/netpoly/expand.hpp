@@ -62,6 +62,7 @@ struct Packing {
   ulong base = 0;
   slong fields = 0;
   slong words = 0;
+  ulong span = 0;  // base^group: the values of one field
 };
 Packing choose_packing(slong nvars, ulong degree);
 

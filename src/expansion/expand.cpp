@@ -200,7 +200,7 @@ Packing choose_packing(slong nvars, ulong degree) {
     // unpack's table: fields x span exponents of `unpacked` words, at most 2^20 words
     if (static_cast<double>(fields) * static_cast<double>(span) * static_cast<double>(unpacked) > 0x1p20) break;
     const slong w = exponent_words(fields, span - 1);
-    if (w > 0 && w < best.words) best = {g, base, fields, w};
+    if (w > 0 && w < best.words) best = {g, base, fields, w, span};
   }
   return best;
 }
@@ -232,8 +232,7 @@ FmpqMpoly unpack(const PolyRing& R, FmpqMpoly&& p, const Packing& pk, slong nvar
   // occurs: with a table of them (at most 2^20 words, choose_packing) a
   // term's exponent is the OR of one row per field (the fields' variables
   // occupy disjoint bits).
-  ulong span = 1;
-  for (slong q = 0; q < pk.group; ++q) span *= pk.base;
+  const ulong span = pk.span;
   const std::size_t Nu = static_cast<std::size_t>(N);
   std::vector<ulong> table(static_cast<std::size_t>(pk.fields) * span * Nu, 0);
   for (slong j = 0; j < pk.fields; ++j) {
