@@ -223,6 +223,40 @@ TEST_CASE("coefficient matrix keys: one word per side, or strings when a side do
   CHECK(C.cols == binom(k + 1, 2) + 1);
 }
 
+TEST_CASE("coefficient matrix: rows and columns in decreasing lexicographic order, in both ring orderings", "[seprank]") {
+  using Triple = std::tuple<std::uint32_t, std::uint32_t, slong>;
+  auto entries = [](const SparseIntMatrix& C) {
+    std::vector<Triple> t;
+    for (std::size_t k = 0; k < C.nnz(); ++k) t.emplace_back(C.r[k], C.c[k], fmpz_get_si(C.v[k].get()));
+    return t;
+  };
+  // N = 2, d = 2; A = token 0 (x0_0, x0_1), B = token 1 (x1_0, x1_1).
+  //   A-parts, decreasing: x0_0 (1,0) > x0_1^2 (0,2) > x0_1 (0,1) > 1 (0,0): rows 0..3;
+  //   B-parts, decreasing: x1_0 x1_1 (1,1) > x1_0 (1,0) > x1_1 (0,1) > 1 (0,0): columns 0..3.
+  // 3 x0_0 x1_1 -> (0,2); 5 x0_1^2 x1_0 -> (1,1); -2 x0_1 -> (2,3); 7 x1_0 x1_1 -> (3,0);
+  // x0_0 x1_0 -> (0,1); in row-major order:
+  const std::string text = "3*x0_0*x1_1 + 5*x0_1^2*x1_0 - 2*x0_1 + 7*x1_0*x1_1 + x0_0*x1_0";
+  const std::vector<Triple> want{{0, 1, 1}, {0, 2, 3}, {1, 1, 5}, {2, 3, -2}, {3, 0, 7}};
+  for (auto ord : {ORD_LEX, ORD_DEGREVLEX}) {
+    PolyRing R(4, ord);
+    auto C = coefficient_matrix(poly(R, 2, 2, text), parse_partition("half", 2, 2));
+    CHECK(C.rows == 4);
+    CHECK(C.cols == 4);
+    CHECK(entries(C) == want);
+  }
+  // The same with d = 17 and 4 x0_16^20 added: 17 variables of 5 bits a side
+  // do not fit a word (string keys). Its A-part (0,...,0,20) sits between
+  // x0_1 and 1 (row 3), its B-part is 1 (column 3).
+  const std::vector<Triple> want17{{0, 1, 1}, {0, 2, 3}, {1, 1, 5}, {2, 3, -2}, {3, 3, 4}, {4, 0, 7}};
+  for (auto ord : {ORD_LEX, ORD_DEGREVLEX}) {
+    PolyRing R(34, ord);
+    auto C = coefficient_matrix(poly(R, 2, 17, text + " + 4*x0_16^20"), parse_partition("half", 2, 17));
+    CHECK(C.rows == 5);
+    CHECK(C.cols == 4);
+    CHECK(entries(C) == want17);
+  }
+}
+
 TEST_CASE("sep adds over sums in disjoint variables", "[seprank]") {
   // Summands in disjoint variables on both sides and without constant parts
   // have disjoint rows and columns: C is block diagonal, ranks add.

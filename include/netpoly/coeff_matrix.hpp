@@ -19,7 +19,8 @@ struct SparseIntMatrix {
 
 // Integer coefficient matrix of y (the common denominator is dropped: it
 // scales C and does not change its rank). Rows = distinct A-parts alpha,
-// columns = distinct B-parts beta, in order of first appearance.
+// columns = distinct B-parts beta, each in decreasing lexicographic order of
+// its exponents (whatever the ring's ordering).
 SparseIntMatrix coefficient_matrix(const FmpqMpoly& y, const Partition& P);
 
 // Builds a matrix from explicit entries (tests, certificates); sorts by row.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -12,21 +13,97 @@ namespace netpoly {
 
 namespace {
 
-// Key of an exponent sub-vector: the exponents as 16-bit units in a string.
+// Key of an exponent sub-vector: the exponents as 16-bit big-endian units in
+// a string, so that comparing keys (as unsigned bytes) is the lexicographic
+// order of the sub-vectors.
 void key_of(std::string& k, const std::vector<ulong>& e, const std::vector<slong>& vars) {
   k.resize(vars.size() * 2);
   for (std::size_t j = 0; j < vars.size(); ++j) {
     ulong x = e[vars[j]];
     if (x > 0xffff) throw LimitError("coefficient matrix: an exponent above 65535 is not supported");
-    k[2 * j] = static_cast<char>(x & 0xff);
-    k[2 * j + 1] = static_cast<char>((x >> 8) & 0xff);
+    k[2 * j] = static_cast<char>((x >> 8) & 0xff);
+    k[2 * j + 1] = static_cast<char>(x & 0xff);
   }
 }
 
-// Entries ordered by (row, column), ties in their original order: a stable
-// counting sort by row (rows are numbered 0..rows-1), then each row's few
-// entries by column. (A stable_sort of all entries took 40% of the
-// coefficient matrix of attn(2,4,2,6).)
+// Distinct 64-bit keys numbered in order of first appearance: open
+// addressing with linear probing, at most half full. A key equal to the one
+// before is answered without probing (rows come in runs in a lexicographic
+// ring whose A-variables come first).
+class WordIds {
+ public:
+  std::uint32_t id(std::uint64_t k) {
+    if (!keys_.empty() && k == last_key_) return last_id_;
+    if (2 * (keys_.size() + 1) > slot_id_.size()) grow();
+    std::size_t i = slot(k);
+    while (slot_id_[i] != kEmpty && slot_key_[i] != k) i = (i + 1) & mask_;
+    if (slot_id_[i] == kEmpty) {
+      slot_key_[i] = k;
+      slot_id_[i] = static_cast<std::uint32_t>(keys_.size());
+      keys_.push_back(k);
+    }
+    last_key_ = k;
+    return last_id_ = slot_id_[i];
+  }
+  const std::vector<std::uint64_t>& keys() const { return keys_; }  // by id
+
+ private:
+  static constexpr std::uint32_t kEmpty = UINT32_MAX;
+  std::size_t slot(std::uint64_t k) const { return static_cast<std::size_t>((k * 0x9E3779B97F4A7C15ULL) >> shift_); }
+  void grow() {
+    const std::size_t cap = std::max<std::size_t>(64, 2 * slot_id_.size());
+    shift_ = 64 - static_cast<unsigned>(FLINT_BIT_COUNT(cap) - 1);
+    mask_ = cap - 1;
+    slot_key_.assign(cap, 0);
+    slot_id_.assign(cap, kEmpty);
+    for (std::size_t id = 0; id < keys_.size(); ++id) {
+      std::size_t i = slot(keys_[id]);
+      while (slot_id_[i] != kEmpty) i = (i + 1) & mask_;
+      slot_key_[i] = keys_[id];
+      slot_id_[i] = static_cast<std::uint32_t>(id);
+    }
+  }
+  std::vector<std::uint64_t> slot_key_, keys_;
+  std::vector<std::uint32_t> slot_id_;
+  std::size_t mask_ = 0;
+  unsigned shift_ = 64;
+  std::uint64_t last_key_ = 0;
+  std::uint32_t last_id_ = 0;
+};
+
+// Final number of each provisional id: the rank of its key in decreasing order.
+template <class Key>
+std::vector<std::uint32_t> decreasing_ranks(const std::vector<Key>& keys) {
+  std::vector<std::uint32_t> order(keys.size()), rank(keys.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return keys[b] < keys[a]; });
+  for (std::size_t k = 0; k < order.size(); ++k) rank[order[k]] = static_cast<std::uint32_t>(k);
+  return rank;
+}
+
+// The positions 0..n-1 ordered by (row, column); every (row, column) pair
+// occurs at most once. None when they are in that order already.
+std::optional<std::vector<std::size_t>> row_major_order(const std::vector<std::uint32_t>& r,
+                                                        const std::vector<std::uint32_t>& c, std::size_t rows) {
+  const std::size_t n = r.size();
+  bool sorted = true;
+  for (std::size_t k = 1; k < n && sorted; ++k) sorted = r[k - 1] < r[k] || (r[k - 1] == r[k] && c[k - 1] < c[k]);
+  if (sorted) return std::nullopt;
+  // A counting sort by row, then each row's few entries by column.
+  std::vector<std::size_t> idx(n), start(rows + 1, 0);
+  for (auto x : r) ++start[x + 1];
+  for (std::size_t i = 0; i < rows; ++i) start[i + 1] += start[i];
+  std::vector<std::size_t> pos(start.begin(), start.end() - 1);
+  for (std::size_t k = 0; k < n; ++k) idx[pos[r[k]]++] = k;
+  for (std::size_t i = 0; i < rows; ++i)
+    std::sort(idx.begin() + static_cast<std::ptrdiff_t>(start[i]), idx.begin() + static_cast<std::ptrdiff_t>(start[i + 1]),
+              [&](std::size_t a, std::size_t b) { return c[a] < c[b]; });
+  return idx;
+}
+
+// Entries ordered by (row, column), ties in their original order (make_sparse
+// may be given repeated positions). A stable_sort of all entries took 40% of
+// the coefficient matrix of attn(2,4,2,6); this is a counting sort by row.
 void sort_by_row(SparseIntMatrix& M) {
   const std::size_t n = M.nnz();
   std::vector<std::size_t> idx(n);
@@ -73,66 +150,81 @@ SparseIntMatrix coefficient_matrix(const FmpqMpoly& y, const Partition& P) {
   for (slong v = 0; v < nv; ++v) (P.in_A[v] ? va : vb).push_back(v);
   const fmpz_mpoly_struct* z = y.get()->zpoly;
   const fmpz_mpoly_ctx_struct* zctx = y.c()->zctx;
-  const slong len = z->length;
+  const std::size_t len = static_cast<std::size_t>(z->length);
   check_exponents_fit(y, "the coefficient matrix");
-  SparseIntMatrix M;
-  M.r.reserve(len);
-  M.c.reserve(len);
-  M.v.reserve(len);
-  // Rows and columns are numbered in order of first appearance. The key of a
-  // side's exponent sub-vector is one word when it fits (each exponent is at
-  // most the largest degree in one variable, D, so bits(D) bits per
-  // variable), else a string. (Per-variable degrees are a maximum over the
-  // packed words; the total degree is not, in a lexicographic ring.)
+  // Each term's row and column: first numbered by first appearance, then
+  // renumbered in decreasing lexicographic order of the A- and B-parts, which
+  // does not depend on the ring's ordering. The key of a side's exponent
+  // sub-vector is one word when it fits (each exponent is at most the largest
+  // degree in one variable, D, so bits(D) bits per variable, the first
+  // variable most significant), else a string. (Per-variable degrees are a
+  // maximum over the packed words; the total degree is not, in a
+  // lexicographic ring.)
   std::vector<slong> degs(static_cast<std::size_t>(nv), 0);
   if (len) fmpz_mpoly_degrees_si(degs.data(), z, zctx);
   slong D = 1;
   for (slong d : degs) D = std::max(D, d);
   const std::size_t b = static_cast<std::size_t>(FLINT_BIT_COUNT(static_cast<ulong>(D)));
   const bool packed = va.size() * b <= 64 && vb.size() * b <= 64;
-  std::unordered_map<std::string, std::uint32_t> rows, cols;
-  std::unordered_map<std::uint64_t, std::uint32_t> rows_w, cols_w;
+  std::vector<std::uint32_t> r(len), c(len), rank_r, rank_c;
+  std::vector<ulong> e(static_cast<std::size_t>(nv));
   if (packed) {
-    rows_w.reserve(static_cast<std::size_t>(len) / 4 + 16);
-    cols_w.reserve(static_cast<std::size_t>(len) / 4 + 16);
-  }
-  auto word_of = [&](const std::vector<ulong>& e, const std::vector<slong>& vars) {
-    std::uint64_t k = 0;
-    for (slong v : vars) k = (k << b) | e[v];
-    return k;
-  };
-  std::vector<ulong> e(nv);
-  std::string ka, kb;
-  for (slong t = 0; t < len; ++t) {
-    fmpz_mpoly_get_term_exp_ui(e.data(), z, t, zctx);
-    std::uint32_t ir, ic;
-    if (packed) {
-      ir = rows_w.try_emplace(word_of(e, va), static_cast<std::uint32_t>(rows_w.size())).first->second;
-      ic = cols_w.try_emplace(word_of(e, vb), static_cast<std::uint32_t>(cols_w.size())).first->second;
-    } else {
+    auto word_of = [&](const std::vector<slong>& vars) {
+      std::uint64_t k = 0;
+      for (slong v : vars) k = (k << b) | e[v];
+      return k;
+    };
+    WordIds rows, cols;
+    for (std::size_t t = 0; t < len; ++t) {
+      fmpz_mpoly_get_term_exp_ui(e.data(), z, static_cast<slong>(t), zctx);
+      r[t] = rows.id(word_of(va));
+      c[t] = cols.id(word_of(vb));
+    }
+    rank_r = decreasing_ranks(rows.keys());
+    rank_c = decreasing_ranks(cols.keys());
+  } else {
+    std::unordered_map<std::string, std::uint32_t> rows, cols;
+    std::vector<std::string> row_keys, col_keys;
+    auto id = [](auto& map, auto& keys, const std::string& k) {
+      auto [it, fresh] = map.try_emplace(k, static_cast<std::uint32_t>(keys.size()));
+      if (fresh) keys.push_back(k);
+      return it->second;
+    };
+    std::string ka, kb;
+    for (std::size_t t = 0; t < len; ++t) {
+      fmpz_mpoly_get_term_exp_ui(e.data(), z, static_cast<slong>(t), zctx);
       key_of(ka, e, va);
       key_of(kb, e, vb);
-      ir = rows.try_emplace(ka, static_cast<std::uint32_t>(rows.size())).first->second;
-      ic = cols.try_emplace(kb, static_cast<std::uint32_t>(cols.size())).first->second;
+      r[t] = id(rows, row_keys, ka);
+      c[t] = id(cols, col_keys, kb);
     }
-    M.r.push_back(ir);
-    M.c.push_back(ic);
-    Fmpz c;
-    fmpz_set(c.get(), z->coeffs + t);
-    M.v.push_back(std::move(c));
+    rank_r = decreasing_ranks(row_keys);
+    rank_c = decreasing_ranks(col_keys);
   }
-  if (packed) {
-    M.rows = rows_w.size();
-    M.cols = cols_w.size();
-  } else {
-    M.rows = rows.size();
-    M.cols = cols.size();
-  }
+  SparseIntMatrix M;
+  M.rows = rank_r.size();
+  M.cols = rank_c.size();
   // Row and column ids are 32-bit, and split_blocks numbers rows then columns.
   if (M.rows + M.cols > UINT32_MAX)
     throw LimitError("the coefficient matrix: " + std::to_string(M.rows) + " A-parts and " +
                      std::to_string(M.cols) + " B-parts exceed 2^32 - 1 rows and columns together");
-  sort_by_row(M);
+  for (std::size_t t = 0; t < len; ++t) {
+    r[t] = rank_r[r[t]];
+    c[t] = rank_c[c[t]];
+  }
+  // Terms are distinct monomials, so no (row, column) repeats. In a
+  // lexicographic ring whose A-variables come first they are in row-major
+  // order already.
+  auto order = row_major_order(r, c, M.rows);
+  M.r.resize(len);
+  M.c.resize(len);
+  M.v.resize(len);
+  for (std::size_t k = 0; k < len; ++k) {
+    const std::size_t t = order ? (*order)[k] : k;
+    M.r[k] = r[t];
+    M.c[k] = c[t];
+    fmpz_set(M.v[k].get(), z->coeffs + t);
+  }
   return M;
 }
 
@@ -166,29 +258,35 @@ struct UnionFind {
 }  // namespace
 
 std::vector<SparseIntMatrix> split_blocks(const SparseIntMatrix& C) {
-  const std::size_t m = C.rows;
+  const std::size_t m = C.rows, n = C.nnz();
   UnionFind uf(C.rows + C.cols);
-  for (std::size_t k = 0; k < C.nnz(); ++k) uf.unite(C.r[k], static_cast<std::uint32_t>(m + C.c[k]));
+  for (std::size_t k = 0; k < n; ++k) uf.unite(C.r[k], static_cast<std::uint32_t>(m + C.c[k]));
   // Number the components by first appearance (deterministic), and the rows and
-  // columns inside each block in their original order.
-  std::unordered_map<std::uint32_t, std::size_t> comp;
-  std::vector<std::size_t> row_block(C.rows, SIZE_MAX), col_block(C.cols, SIZE_MAX);
-  std::vector<std::uint32_t> row_local(C.rows), col_local(C.cols);
-  std::vector<SparseIntMatrix> blocks;
-  for (std::size_t k = 0; k < C.nnz(); ++k) {
-    auto root = uf.find(C.r[k]);
-    auto [it, fresh] = comp.try_emplace(root, blocks.size());
-    if (fresh) blocks.emplace_back();
-    std::size_t b = it->second;
-    SparseIntMatrix& B = blocks[b];
-    if (row_block[C.r[k]] == SIZE_MAX) {
-      row_block[C.r[k]] = b;
-      row_local[C.r[k]] = static_cast<std::uint32_t>(B.rows++);
+  // columns inside each block in their original order. First each entry's
+  // block and the blocks' sizes, then the entries.
+  constexpr std::uint32_t kNone = UINT32_MAX;
+  std::vector<std::uint32_t> block_of_root(C.rows + C.cols, kNone), entry_block(n);
+  std::vector<std::size_t> block_nnz;
+  for (std::size_t k = 0; k < n; ++k) {
+    std::uint32_t& b = block_of_root[uf.find(C.r[k])];
+    if (b == kNone) {
+      b = static_cast<std::uint32_t>(block_nnz.size());
+      block_nnz.push_back(0);
     }
-    if (col_block[C.c[k]] == SIZE_MAX) {
-      col_block[C.c[k]] = b;
-      col_local[C.c[k]] = static_cast<std::uint32_t>(B.cols++);
-    }
+    entry_block[k] = b;
+    ++block_nnz[b];
+  }
+  std::vector<SparseIntMatrix> blocks(block_nnz.size());
+  for (std::size_t b = 0; b < blocks.size(); ++b) {
+    blocks[b].r.reserve(block_nnz[b]);
+    blocks[b].c.reserve(block_nnz[b]);
+    blocks[b].v.reserve(block_nnz[b]);
+  }
+  std::vector<std::uint32_t> row_local(C.rows, kNone), col_local(C.cols, kNone);
+  for (std::size_t k = 0; k < n; ++k) {
+    SparseIntMatrix& B = blocks[entry_block[k]];
+    if (row_local[C.r[k]] == kNone) row_local[C.r[k]] = static_cast<std::uint32_t>(B.rows++);
+    if (col_local[C.c[k]] == kNone) col_local[C.c[k]] = static_cast<std::uint32_t>(B.cols++);
     B.r.push_back(row_local[C.r[k]]);
     B.c.push_back(col_local[C.c[k]]);
     B.v.push_back(C.v[k]);
