@@ -320,6 +320,117 @@ TEST_CASE("rank_exact: a rank drop mod the profile prime is caught on every smal
   }
 }
 
+namespace {
+
+// adj(A) from cofactors: adj_kl = (-1)^(k+l) det(A without row l and column k).
+FmpzMat adjugate(const FmpzMat& A) {
+  const slong r = A.rows();
+  FmpzMat adj(r, r);
+  if (r == 1) fmpz_one(adj.at(0, 0));
+  for (slong k = 0; k < r && r > 1; ++k)
+    for (slong l = 0; l < r; ++l) {
+      FmpzMat M(r - 1, r - 1);
+      for (slong i = 0, mi = 0; i < r; ++i) {
+        if (i == l) continue;
+        for (slong j = 0, mj = 0; j < r; ++j)
+          if (j != k) fmpz_set(M.at(mi, mj++), A.at(i, j));
+        ++mi;
+      }
+      fmpz_mat_det(adj.at(k, l), M.get());
+      if ((k + l) % 2) fmpz_neg(adj.at(k, l), adj.at(k, l));
+    }
+  return adj;
+}
+
+// max |E_ij| for E = det(C[I,J]) C - C[:,J] adj(C[I,J]) C[I,:], computed
+// from that definition; E vanishes on the rows I and the columns J.
+Fmpz max_abs_E(const FmpzMat& C, const std::vector<std::uint32_t>& I, const std::vector<std::uint32_t>& J) {
+  const slong r = static_cast<slong>(I.size()), m = C.rows(), n = C.cols();
+  FmpzMat CIJ(r, r), CJ(m, r), CI(r, n), E(m, n);
+  for (slong a = 0; a < r; ++a)
+    for (slong b = 0; b < r; ++b) fmpz_set(CIJ.at(a, b), C.at(I[a], J[b]));
+  for (slong i = 0; i < m; ++i)
+    for (slong b = 0; b < r; ++b) fmpz_set(CJ.at(i, b), C.at(i, J[b]));
+  for (slong a = 0; a < r; ++a)
+    for (slong j = 0; j < n; ++j) fmpz_set(CI.at(a, j), C.at(I[a], j));
+  Fmpz det;
+  fmpz_mat_det(det.get(), CIJ.get());
+  FmpzMat T = mul(mul(CJ, adjugate(CIJ)), CI);
+  fmpz_mat_scalar_mul_fmpz(E.get(), C.get(), det.get());
+  fmpz_mat_sub(E.get(), E.get(), T.get());
+  Fmpz big;
+  for (slong i = 0; i < m; ++i)
+    for (slong j = 0; j < n; ++j) {
+      const bool inside = std::find(I.begin(), I.end(), i) != I.end() || std::find(J.begin(), J.end(), j) != J.end();
+      if (inside) CHECK(fmpz_is_zero(E.at(i, j)));
+      if (fmpz_cmpabs(E.at(i, j), big.get()) > 0) fmpz_abs(big.get(), E.at(i, j));
+    }
+  return big;
+}
+
+std::vector<std::uint32_t> first(std::uint32_t r) {
+  std::vector<std::uint32_t> v(r);
+  std::iota(v.begin(), v.end(), 0);
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("entry_bound: Hadamard bounds on E, hand-worked, tight on orthogonal rows, and above |E| on random matrices",
+          "[rank]") {
+  // C = [1 2; 3 4], I = J = {0}: E_11 = 1*4 - 3*1*2 = -2. The three bounds:
+  //  (a) H = 1, A = 1, c = 4, S_J = max(1, 3) = 3, S_I = max(1, 2) = 2: 1*4 + 3*1*2 = 10;
+  //  (b) rows: sqrt((1 + 2^2) (3^2 + 4^2)) = sqrt(125), rounded up 12;
+  //  (c) columns: sqrt((1 + 3^2) (2^2 + 4^2)) = sqrt(200), rounded up 15.
+  CHECK(entry_bound(sparse(2, 2, {{1, 2}, {3, 4}}), {0}, {0}) == Fmpz(10));
+  CHECK(max_abs_E(to_dense(sparse(2, 2, {{1, 2}, {3, 4}})), {0}, {0}) == Fmpz(2));
+
+  // Sylvester's 8 x 8 Hadamard matrix (entries (-1)^popcount(i & j), orthogonal
+  // rows of norm^2 8), I = J = {0..6}: E_77 = +-det = +-8^4 = 4096, and the
+  // bordered-minor bound is sqrt(8^7 * 8) = 4096 exactly. (a) would give
+  // ceil(sqrt(7^7)) + 7 * ceil(sqrt(7^6)) * 7 = 908 + 16807.
+  {
+    std::vector<std::vector<slong>> h(8, std::vector<slong>(8));
+    for (int i = 0; i < 8; ++i)
+      for (int j = 0; j < 8; ++j) h[i][j] = __builtin_popcount(i & j) % 2 ? -1 : 1;
+    auto C = sparse(8, 8, h);
+    CHECK(max_abs_E(to_dense(C), first(7), first(7)) == Fmpz(4096));
+    CHECK(entry_bound(C, first(7), first(7)) == Fmpz(4096));
+  }
+  // Rows of the 4 x 4 Hadamard matrix scaled by 1, 2, 3, 4 stay orthogonal
+  // (norms^2 4, 16, 36, 64), the columns do not: det = 24 * 16 = 384 =
+  // sqrt(4 * 16 * 36 * 64) is reached by the row bound (b), and on the
+  // transpose by the column bound (c).
+  {
+    std::vector<std::vector<slong>> h(4, std::vector<slong>(4)), ht = h;
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < 4; ++j) h[i][j] = ht[j][i] = (i + 1) * (__builtin_popcount(i & j) % 2 ? -1 : 1);
+    CHECK(max_abs_E(to_dense(sparse(4, 4, h)), first(3), first(3)) == Fmpz(384));
+    CHECK(entry_bound(sparse(4, 4, h), first(3), first(3)) == Fmpz(384));
+    CHECK(entry_bound(sparse(4, 4, ht), first(3), first(3)) == Fmpz(384));
+  }
+  // Random matrices, dense and sparse, small and large entries, one huge entry
+  // outside C[I,J] (where (a) is the smallest), every r from 0 to min(m,n) - 1.
+  SplitMix64 g(31);
+  struct Case {
+    slong m, n;
+    unsigned bits;
+    double density;
+    bool huge;
+  };
+  const Case cases[] = {{6, 5, 3, 1.0, false}, {7, 9, 20, 0.6, false}, {9, 6, 2, 0.4, false}, {6, 6, 4, 1.0, true}};
+  for (const auto& c : cases)
+    for (int rep = 0; rep < 3; ++rep) {
+      FmpzMat A = rand_mat(g, c.m, c.n, c.bits, c.density);
+      if (c.huge) fmpz_set_si(A.at(c.m - 1, c.n - 1), WORD(1) << 40);
+      auto C = to_sparse(A);
+      for (std::uint32_t r = 0; r < static_cast<std::uint32_t>(std::min(c.m, c.n)); ++r) {
+        INFO(c.m << " x " << c.n << ", " << c.bits << " bits, r = " << r);
+        CHECK(fmpz_cmp(max_abs_E(A, first(r), first(r)).get(), entry_bound(C, first(r), first(r)).get()) <= 0);
+      }
+    }
+}
+
 TEST_CASE("rank_exact: random U V of known rank vs dense fmpz_mat_rank", "[rank]") {
   struct Case {
     slong m, n, r;

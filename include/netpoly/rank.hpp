@@ -9,8 +9,7 @@
 //  * lower: row indices I and column indices J, |I| = |J| = r, with
 //    det C[I,J] != 0 mod a prime p0. Then det C[I,J] != 0 over Z: rank >= r.
 //  * upper: E = det(C[I,J]) C - C[:,J] adj(C[I,J]) C[I,:] is an integer matrix
-//    with |E_ij| <= B = c H_r + r^2 c^2 H_{r-1} (c = max |C_ij|, H_k = (sqrt(k) c)^k
-//    the Hadamard bound of k x k minors). For primes q_1..q_t with det C[I,J]
+//    whose entries are (r+1)-minors of C, |E_ij| <= B (entry_bound). For primes q_1..q_t with det C[I,J]
 //    invertible mod q_i, check C = C[:,J] (C[I,J]^{-1} C[I,:]) mod q_i, which
 //    is E = 0 mod q_i. Once q_1 ... q_t > 2B, E = 0 over Z, so
 //    C = C[:,J] C[I,J]^{-1} C[I,:] has rank <= r.
@@ -88,6 +87,11 @@ ModRankResult rank_modp_blocks(const std::vector<SparseIntMatrix>& blocks, ulong
 // each check, on thread_count() threads. Blocks of full rank need no primes.
 double estimate_exact_seconds(const SparseIntMatrix& C, const std::vector<std::size_t>& block_ranks);
 double estimate_exact_seconds(const std::vector<SparseIntMatrix>& blocks, const std::vector<std::size_t>& block_ranks);
+
+// A bound B >= |E_ij| for E = det(C[I,J]) C - C[:,J] adj(C[I,J]) C[I,:]
+// (I, J: r rows and r columns of C), from Hadamard's inequality; the
+// certificate's primes must multiply to more than 2B.
+Fmpz entry_bound(const SparseIntMatrix& C, const std::vector<std::uint32_t>& I, const std::vector<std::uint32_t>& J);
 
 // Re-checks a certificate from scratch against C. Returns true iff it proves
 // rank_Q(C) = certificate.rank(); otherwise false with the reason in *why.
