@@ -376,41 +376,37 @@ std::vector<std::uint32_t> first(std::uint32_t r) {
 
 }  // namespace
 
-TEST_CASE("entry_bound: Hadamard bounds on E, hand-worked, tight on orthogonal rows, and above |E| on random matrices",
-          "[rank]") {
-  // C = [1 2; 3 4], I = J = {0}: E_11 = 1*4 - 3*1*2 = -2. The three bounds:
-  //  (a) H = 1, A = 1, c = 4, S_J = max(1, 3) = 3, S_I = max(1, 2) = 2: 1*4 + 3*1*2 = 10;
-  //  (b) rows: sqrt((1 + 2^2) (3^2 + 4^2)) = sqrt(125), rounded up 12;
-  //  (c) columns: sqrt((1 + 3^2) (2^2 + 4^2)) = sqrt(200), rounded up 15.
+TEST_CASE("entry_bound: hand-worked, a singular C[I,J] with a zero row, and above |E| on random matrices", "[rank]") {
+  // B = H c + S_J A S_I (rank.cpp). C = [1 2; 3 4], I = J = {0}: E_11 = 1*4 - 3*1*2 = -2;
+  // H = |1| = 1, A = 1 (empty product), c = 4, S_J = max(1, 3) = 3, S_I = max(1, 2) = 2: B = 4 + 3*1*2 = 10.
   CHECK(entry_bound(sparse(2, 2, {{1, 2}, {3, 4}}), {0}, {0}) == Fmpz(10));
   CHECK(max_abs_E(to_dense(sparse(2, 2, {{1, 2}, {3, 4}})), {0}, {0}) == Fmpz(2));
 
   // Sylvester's 8 x 8 Hadamard matrix (entries (-1)^popcount(i & j), orthogonal
-  // rows of norm^2 8), I = J = {0..6}: E_77 = +-det = +-8^4 = 4096, and the
-  // bordered-minor bound is sqrt(8^7 * 8) = 4096 exactly. (a) would give
-  // ceil(sqrt(7^7)) + 7 * ceil(sqrt(7^6)) * 7 = 908 + 16807.
+  // rows of norm^2 8), I = J = {0..6}: E_77 = +-det = +-8^4 = 4096. H =
+  // ceil(sqrt(7^7)) = 908, A = ceil(sqrt(7^6)) = 343, c = 1, S_J = S_I = 7:
+  // B = 908 + 7 * 343 * 7 = 17715.
   {
     std::vector<std::vector<slong>> h(8, std::vector<slong>(8));
     for (int i = 0; i < 8; ++i)
       for (int j = 0; j < 8; ++j) h[i][j] = __builtin_popcount(i & j) % 2 ? -1 : 1;
     auto C = sparse(8, 8, h);
     CHECK(max_abs_E(to_dense(C), first(7), first(7)) == Fmpz(4096));
-    CHECK(entry_bound(C, first(7), first(7)) == Fmpz(4096));
+    CHECK(entry_bound(C, first(7), first(7)) == Fmpz(17715));
   }
-  // Rows of the 4 x 4 Hadamard matrix scaled by 1, 2, 3, 4 stay orthogonal
-  // (norms^2 4, 16, 36, 64), the columns do not: det = 24 * 16 = 384 =
-  // sqrt(4 * 16 * 36 * 64) is reached by the row bound (b), and on the
-  // transpose by the column bound (c).
+  // C[I,J] = diag(0, 2, 2, 2) (I = J = {0..3}, singular with a zero row), C_40
+  // = C_04 = 1, C_44 = 0: det = 0 and adj(C[I,J])_00 = 2^3, the other
+  // cofactors met by C[4,J] and C[J,4] vanish, so E_44 = -1 * 8 * 1 = -8.
+  // Bounding the cofactors by 1 there would give S_J * S_I = 2 * 2 = 4 < 8;
+  // with A = ceil(sqrt(4 * 4 * 4)) = 8 (every row norm^2 but the zero one):
+  // B = 0 * 2 + 2 * 8 * 2 = 32.
   {
-    std::vector<std::vector<slong>> h(4, std::vector<slong>(4)), ht = h;
-    for (int i = 0; i < 4; ++i)
-      for (int j = 0; j < 4; ++j) h[i][j] = ht[j][i] = (i + 1) * (__builtin_popcount(i & j) % 2 ? -1 : 1);
-    CHECK(max_abs_E(to_dense(sparse(4, 4, h)), first(3), first(3)) == Fmpz(384));
-    CHECK(entry_bound(sparse(4, 4, h), first(3), first(3)) == Fmpz(384));
-    CHECK(entry_bound(sparse(4, 4, ht), first(3), first(3)) == Fmpz(384));
+    auto C = sparse(5, 5, {{0, 0, 0, 0, 1}, {0, 2, 0, 0, 0}, {0, 0, 2, 0, 0}, {0, 0, 0, 2, 0}, {1, 0, 0, 0, 0}});
+    CHECK(max_abs_E(to_dense(C), first(4), first(4)) == Fmpz(8));
+    CHECK(entry_bound(C, first(4), first(4)) == Fmpz(32));
   }
-  // Random matrices, dense and sparse, small and large entries, one huge entry
-  // outside C[I,J] (where (a) is the smallest), every r from 0 to min(m,n) - 1.
+  // Random matrices, dense and sparse (C[I,J] often singular), small and large
+  // entries, one huge entry outside C[I,J], every r from 0 to min(m,n) - 1.
   SplitMix64 g(31);
   struct Case {
     slong m, n;

@@ -9,9 +9,10 @@
 //  * lower: row indices I and column indices J, |I| = |J| = r, with
 //    det C[I,J] != 0 mod a prime p0. Then det C[I,J] != 0 over Z: rank >= r.
 //  * upper: E = det(C[I,J]) C - C[:,J] adj(C[I,J]) C[I,:] is an integer matrix
-//    whose entries are (r+1)-minors of C, |E_ij| <= B (entry_bound). For primes q_1..q_t with det C[I,J]
-//    invertible mod q_i, check C = C[:,J] (C[I,J]^{-1} C[I,:]) mod q_i, which
-//    is E = 0 mod q_i. Once q_1 ... q_t > 2B, E = 0 over Z, so
+//    with |E_ij| <= B (entry_bound: Hadamard bounds on the r x r and
+//    (r-1) x (r-1) minors). For primes q_1..q_t with det C[I,J] invertible
+//    mod q_i, check C = C[:,J] (C[I,J]^{-1} C[I,:]) mod q_i, which is E = 0
+//    mod q_i. Once q_1 ... q_t > 2B, E = 0 over Z, so
 //    C = C[:,J] C[I,J]^{-1} C[I,:] has rank <= r.
 //  * a block with r = min(rows, cols) needs no upper certificate: its size bounds it.
 // The checks use primes below 2^20 (nth_check_prime), or up to 2^26 for blocks
