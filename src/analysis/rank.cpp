@@ -611,7 +611,7 @@ BlockCertificate certify_block(const SparseIntMatrix& B, std::uint64_t seed, std
       std::vector<Check> res;
       std::size_t batch;
       if (qi == 0 && !at->res.empty()) {
-        res = at->res;
+        res = std::move(at->res);
         batch = res.size();
       } else {
         batch = std::max<std::size_t>({1, thread_count(), qi == 0 ? at->batch : 0});
