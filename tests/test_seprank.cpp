@@ -257,6 +257,100 @@ TEST_CASE("coefficient matrix: rows and columns in decreasing lexicographic orde
   }
 }
 
+namespace {
+
+bool same_matrix(const SparseIntMatrix& a, const SparseIntMatrix& b) {
+  if (a.rows != b.rows || a.cols != b.cols || a.r != b.r || a.c != b.c || a.nnz() != b.nnz()) return false;
+  for (std::size_t k = 0; k < a.nnz(); ++k)
+    if (!(a.v[k] == b.v[k])) return false;
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("coefficient matrix read in the packed ring: the unpacked polynomial's, by hand", "[seprank]") {
+  // A polynomial written twice: in the ring of the 2 x d variables
+  // (exponents up to 7), and in the packed ring expand_packed would use
+  // (choose_packing(2d, 7): each field holds `group` variables as base-8
+  // digits, the first variable the most significant). Its field values are
+  // computed here from the digits, not by netpoly. Both must give the same
+  // matrix for every partition: halves, every third variable (fields split
+  // between the sides), every other one; unpack() must give the polynomial
+  // back. With d = 10 each side fits a word (at most 20 x 3 bits); with d =
+  // 24 no side does (24 x 3 bits > 64), and the reader unpacks (string keys).
+  for (slong d : {10, 24}) {
+    INFO("d = " << d);
+    const slong nv = 2 * d;
+    const ulong degree = 7;
+    const Packing pk = choose_packing(nv, degree);
+    REQUIRE(pk.group >= 2);
+    REQUIRE(pk.base == degree + 1);
+    PolyRing R(nv, ORD_LEX), Pr(pk.fields, ORD_LEX);
+    FmpqMpoly direct(R.ctx), packed(Pr.ctx);
+    SplitMix64 g(7);
+    std::vector<ulong> e(static_cast<std::size_t>(nv)), f(static_cast<std::size_t>(pk.fields));
+    Fmpq c;
+    for (int t = 0; t < 300; ++t) {
+      std::fill(f.begin(), f.end(), 0);
+      for (slong v = 0; v < nv; ++v) {
+        e[v] = g.below(4) == 0 ? g.below(degree + 1) : 0;  // sparse exponent vectors
+        auto& field = f[static_cast<std::size_t>(v / pk.group)];
+        field = field * pk.base + e[v];  // (a last, shorter field gets fewer digits)
+      }
+      fmpq_set_si(c.get(), g.symmetric(50) | 1, 1 + g.below(3));
+      fmpq_mpoly_set_coeff_fmpq_ui(direct.get(), c.get(), e.data(), direct.c());
+      fmpq_mpoly_set_coeff_fmpq_ui(packed.get(), c.get(), f.data(), packed.c());
+    }
+    REQUIRE(direct.length() == packed.length());
+    const PackedExpansion pe{packed, pk, nv, degree};
+    CHECK(unpack(R, PackedExpansion(pe)) == direct);
+    std::string third = "A=", other = "A=";
+    for (slong v = 0; v < nv; ++v) {
+      const std::string name = "x" + std::to_string(v / d) + "_" + std::to_string(v % d);
+      if (v % 3 == 1) third += (third.size() > 2 ? "," : "") + name;
+      if (v % 2 == 0) other += (other.size() > 2 ? "," : "") + name;
+    }
+    for (const std::string& spec : {std::string("half"), third, other}) {
+      INFO(spec);
+      const auto P = parse_partition(spec, 2, static_cast<std::size_t>(d));
+      const auto want = coefficient_matrix(direct, P);
+      CHECK(want.nnz() == static_cast<std::size_t>(direct.length()));
+      CHECK(same_matrix(coefficient_matrix(pe, P), want));
+    }
+  }
+}
+
+TEST_CASE("coefficient matrix read in the packed ring: the unpacked polynomial's, on networks", "[seprank]") {
+  // expand_packed + the packed reader against expand (unpacked) + the
+  // polynomial reader, on presets that pack and every balanced partition
+  // plus one splitting tokens' channels between the sides.
+  std::size_t packed_cases = 0;
+  for (const char* arch : {"attention", "mixer", "product"})
+    for (std::uint64_t seed : {1, 2}) {
+      PresetOptions po;
+      po.arch = arch;
+      po.layers = 2;
+      po.width = 3;  // 12 variables: two exponent words unpacked, one packed
+      po.tokens = 4;
+      po.seed = seed;
+      if (po.arch == "product") po.layers = 1;
+      const Model m = make_preset(po);
+      INFO(m.name << " seed " << seed);
+      PolyRing R(static_cast<slong>(m.num_inputs()), ORD_LEX);
+      const auto pe = expand_packed(R, m, {Entry{0, 0}})[0];
+      const auto y = expand(R, m, {Entry{0, 0}})[0];
+      CHECK(unpack(R, PackedExpansion(pe)) == y);
+      packed_cases += pe.packing.group >= 2 ? 1 : 0;
+      auto parts = all_balanced(m.tokens, m.width);
+      parts.push_back(parse_partition("A=x0_0,x0_2,x1_1,x2_0,x3_1,x3_2", m.tokens, m.width));
+      for (const auto& P : parts) {
+        INFO(P.label());
+        CHECK(same_matrix(coefficient_matrix(pe, P), coefficient_matrix(y, P)));
+      }
+    }
+  CHECK(packed_cases >= 4);
+}
+
 TEST_CASE("sep adds over sums in disjoint variables", "[seprank]") {
   // Summands in disjoint variables on both sides and without constant parts
   // have disjoint rows and columns: C is block diagonal, ranks add.

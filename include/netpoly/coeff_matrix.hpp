@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "netpoly/expand.hpp"
 #include "netpoly/flint.hpp"
 #include "netpoly/partition.hpp"
 
@@ -22,6 +23,9 @@ struct SparseIntMatrix {
 // columns = distinct B-parts beta, each in decreasing lexicographic order of
 // its exponents (whatever the ring's ordering).
 SparseIntMatrix coefficient_matrix(const FmpqMpoly& y, const Partition& P);
+// The same matrix read from an expansion still in its packed ring (no
+// unpacking: the side keys come from tables of each field's digits).
+SparseIntMatrix coefficient_matrix(const PackedExpansion& y, const Partition& P);
 
 // Builds a matrix from explicit entries (tests, certificates); sorts by row.
 SparseIntMatrix make_sparse(std::size_t rows, std::size_t cols,

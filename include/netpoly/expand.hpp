@@ -71,6 +71,25 @@ Packing choose_packing(slong nvars, ulong degree);
 // variables (choose_packing) where that saves exponent words.
 std::vector<FmpqMpoly> expand(const PolyRing& R, const Model& m, const std::vector<Entry>& outputs);
 
+// One expanded output as the forward pass leaves it: when packing.group >= 2,
+// `poly` lies in the packed ring (its own context: packing.fields variables,
+// variable v of the model being digit v % group of field v / group, the
+// field's first variable the most significant digit), else in R itself.
+// Readers that only need the exponents (the coefficient matrix) take it as it
+// is; unpack() turns it into a polynomial of R.
+struct PackedExpansion {
+  FmpqMpoly poly;
+  Packing packing;   // group < 2: not packed
+  slong nvars = 0;   // the model's variables
+  ulong degree = 0;  // no variable's exponent exceeds this (packed: base - 1)
+};
+std::vector<PackedExpansion> expand_packed(const PolyRing& R, const Model& m, const std::vector<Entry>& outputs);
+FmpqMpoly unpack(const PolyRing& R, PackedExpansion&& e);
+
+// Variable v's digit in a packed field value f: digit q (0 = most
+// significant) of the c_j = min(group, nvars - group * j) digits of field j.
+slong packed_digits(const Packing& pk, slong field, slong nvars);
+
 // Expansion mod p (weights reduced mod p; throws DomainError if p divides a denominator).
 std::vector<NmodMpoly> expand_mod(const ModPolyRing& R, const Model& m, const std::vector<Entry>& outputs);
 

@@ -137,66 +137,13 @@ void sort_by_row(SparseIntMatrix& M) {
 
 }  // namespace
 
-SparseIntMatrix coefficient_matrix(const FmpqMpoly& y, const Partition& P) {
-  const slong nv = y.ctx()->nvars();
-  if (P.in_A.size() != static_cast<std::size_t>(nv))
-    throw InputError("partition " + P.label() + ": it splits " + std::to_string(P.in_A.size()) +
-                     " variables, the polynomial has " + std::to_string(nv));
-  std::vector<slong> va, vb;
-  for (slong v = 0; v < nv; ++v) (P.in_A[v] ? va : vb).push_back(v);
-  const fmpz_mpoly_struct* z = y.get()->zpoly;
-  const fmpz_mpoly_ctx_struct* zctx = y.c()->zctx;
-  const std::size_t len = static_cast<std::size_t>(z->length);
-  check_exponents_fit(y, "the coefficient matrix");
-  // Each term's row and column: first numbered by first appearance, then
-  // renumbered in decreasing lexicographic order of the A- and B-parts, which
-  // does not depend on the ring's ordering. The key of a side's exponent
-  // sub-vector is one word when it fits (each exponent is at most the largest
-  // degree in one variable, D, so bits(D) bits per variable, the first
-  // variable most significant), else a string. (Per-variable degrees are a
-  // maximum over the packed words; the total degree is not, in a
-  // lexicographic ring.)
-  std::vector<slong> degs(static_cast<std::size_t>(nv), 0);
-  if (len) fmpz_mpoly_degrees_si(degs.data(), z, zctx);
-  slong D = 1;
-  for (slong d : degs) D = std::max(D, d);
-  const std::size_t b = static_cast<std::size_t>(FLINT_BIT_COUNT(static_cast<ulong>(D)));
-  const bool packed = va.size() * b <= 64 && vb.size() * b <= 64;
-  std::vector<std::uint32_t> r(len), c(len), rank_r, rank_c;
-  std::vector<ulong> e(static_cast<std::size_t>(nv));
-  if (packed) {
-    auto word_of = [&](const std::vector<slong>& vars) {
-      std::uint64_t k = 0;
-      for (slong v : vars) k = (k << b) | e[v];
-      return k;
-    };
-    WordIds rows, cols;
-    for (std::size_t t = 0; t < len; ++t) {
-      fmpz_mpoly_get_term_exp_ui(e.data(), z, static_cast<slong>(t), zctx);
-      r[t] = rows.id(word_of(va));
-      c[t] = cols.id(word_of(vb));
-    }
-    rank_r = decreasing_ranks(rows.keys());
-    rank_c = decreasing_ranks(cols.keys());
-  } else {
-    std::unordered_map<std::string, std::uint32_t> rows, cols;
-    std::vector<std::string> row_keys, col_keys;
-    auto id = [](auto& map, auto& keys, const std::string& k) {
-      auto [it, fresh] = map.try_emplace(k, static_cast<std::uint32_t>(keys.size()));
-      if (fresh) keys.push_back(k);
-      return it->second;
-    };
-    std::string ka, kb;
-    for (std::size_t t = 0; t < len; ++t) {
-      fmpz_mpoly_get_term_exp_ui(e.data(), z, static_cast<slong>(t), zctx);
-      key_of(ka, e, va);
-      key_of(kb, e, vb);
-      r[t] = id(rows, row_keys, ka);
-      c[t] = id(cols, col_keys, kb);
-    }
-    rank_r = decreasing_ranks(row_keys);
-    rank_c = decreasing_ranks(col_keys);
-  }
+namespace {
+
+// The matrix from each term's row and column, numbered by first appearance
+// (r, c), and those numbers' final ones (rank_r, rank_c).
+SparseIntMatrix assemble(const fmpz_mpoly_struct* z, std::vector<std::uint32_t>& r, std::vector<std::uint32_t>& c,
+                         const std::vector<std::uint32_t>& rank_r, const std::vector<std::uint32_t>& rank_c) {
+  const std::size_t len = r.size();
   SparseIntMatrix M;
   M.rows = rank_r.size();
   M.cols = rank_c.size();
@@ -223,6 +170,139 @@ SparseIntMatrix coefficient_matrix(const FmpqMpoly& y, const Partition& P) {
     fmpz_set(M.v[k].get(), z->coeffs + t);
   }
   return M;
+}
+
+// Rows and columns through one-word side keys: key(t, ka, kb) gives term t's.
+template <class Key>
+SparseIntMatrix from_word_keys(const fmpz_mpoly_struct* z, Key&& key) {
+  const std::size_t len = static_cast<std::size_t>(z->length);
+  std::vector<std::uint32_t> r(len), c(len);
+  WordIds rows, cols;
+  std::uint64_t ka = 0, kb = 0;
+  for (std::size_t t = 0; t < len; ++t) {
+    key(t, ka, kb);
+    r[t] = rows.id(ka);
+    c[t] = cols.id(kb);
+  }
+  return assemble(z, r, c, decreasing_ranks(rows.keys()), decreasing_ranks(cols.keys()));
+}
+
+void check_partition_size(const Partition& P, slong nv) {
+  if (P.in_A.size() != static_cast<std::size_t>(nv))
+    throw InputError("partition " + P.label() + ": it splits " + std::to_string(P.in_A.size()) +
+                     " variables, the polynomial has " + std::to_string(nv));
+}
+
+}  // namespace
+
+SparseIntMatrix coefficient_matrix(const FmpqMpoly& y, const Partition& P) {
+  const slong nv = y.ctx()->nvars();
+  check_partition_size(P, nv);
+  std::vector<slong> va, vb;
+  for (slong v = 0; v < nv; ++v) (P.in_A[v] ? va : vb).push_back(v);
+  const fmpz_mpoly_struct* z = y.get()->zpoly;
+  const fmpz_mpoly_ctx_struct* zctx = y.c()->zctx;
+  const std::size_t len = static_cast<std::size_t>(z->length);
+  check_exponents_fit(y, "the coefficient matrix");
+  // Each term's row and column: first numbered by first appearance, then
+  // renumbered in decreasing lexicographic order of the A- and B-parts, which
+  // does not depend on the ring's ordering. The key of a side's exponent
+  // sub-vector is one word when it fits (each exponent is at most the largest
+  // degree in one variable, D, so bits(D) bits per variable, the first
+  // variable most significant), else a string. (Per-variable degrees are a
+  // maximum over the packed words; the total degree is not, in a
+  // lexicographic ring.)
+  std::vector<slong> degs(static_cast<std::size_t>(nv), 0);
+  if (len) fmpz_mpoly_degrees_si(degs.data(), z, zctx);
+  slong D = 1;
+  for (slong d : degs) D = std::max(D, d);
+  const std::size_t b = static_cast<std::size_t>(FLINT_BIT_COUNT(static_cast<ulong>(D)));
+  std::vector<ulong> e(static_cast<std::size_t>(nv));
+  if (va.size() * b <= 64 && vb.size() * b <= 64) {
+    auto word_of = [&](const std::vector<slong>& vars) {
+      std::uint64_t k = 0;
+      for (slong v : vars) k = (k << b) | e[v];
+      return k;
+    };
+    return from_word_keys(z, [&](std::size_t t, std::uint64_t& ka, std::uint64_t& kb) {
+      fmpz_mpoly_get_term_exp_ui(e.data(), z, static_cast<slong>(t), zctx);
+      ka = word_of(va);
+      kb = word_of(vb);
+    });
+  }
+  std::vector<std::uint32_t> r(len), c(len);
+  std::unordered_map<std::string, std::uint32_t> rows, cols;
+  std::vector<std::string> row_keys, col_keys;
+  auto id = [](auto& map, auto& keys, const std::string& k) {
+    auto [it, fresh] = map.try_emplace(k, static_cast<std::uint32_t>(keys.size()));
+    if (fresh) keys.push_back(k);
+    return it->second;
+  };
+  std::string ka, kb;
+  for (std::size_t t = 0; t < len; ++t) {
+    fmpz_mpoly_get_term_exp_ui(e.data(), z, static_cast<slong>(t), zctx);
+    key_of(ka, e, va);
+    key_of(kb, e, vb);
+    r[t] = id(rows, row_keys, ka);
+    c[t] = id(cols, col_keys, kb);
+  }
+  return assemble(z, r, c, decreasing_ranks(row_keys), decreasing_ranks(col_keys));
+}
+
+SparseIntMatrix coefficient_matrix(const PackedExpansion& y, const Partition& P) {
+  const Packing& pk = y.packing;
+  if (pk.group < 2) return coefficient_matrix(y.poly, P);
+  const slong nv = y.nvars;
+  check_partition_size(P, nv);
+  // The same keys as the unpacked polynomial's, bits(degree) bits per
+  // variable (any width that holds every exponent gives the same order).
+  // Each field's value f stands for the same digits wherever it occurs, so a
+  // term's keys are the OR of one table row per field (as in unpack).
+  std::size_t na = 0;
+  for (slong v = 0; v < nv; ++v) na += P.in_A[v] ? 1 : 0;
+  const std::size_t nb = static_cast<std::size_t>(nv) - na;
+  const std::size_t b = static_cast<std::size_t>(FLINT_BIT_COUNT(std::max<ulong>(y.degree, 1)));
+  if (na * b > 64 || nb * b > 64) {
+    PolyRing R(nv, ORD_LEX);
+    return coefficient_matrix(unpack(R, PackedExpansion(y)), P);
+  }
+  std::vector<unsigned> shift(static_cast<std::size_t>(nv));
+  for (slong v = 0, ia = 0, ib = 0; v < nv; ++v)
+    shift[v] = static_cast<unsigned>(b * (P.in_A[v] ? na - 1 - ia++ : nb - 1 - ib++));
+  const std::size_t span = pk.span;
+  std::vector<std::uint64_t> ta(static_cast<std::size_t>(pk.fields) * span, 0), tb(ta.size(), 0);
+  for (slong j = 0; j < pk.fields; ++j) {
+    const slong cj = packed_digits(pk, j, nv);
+    ulong cspan = 1;
+    for (slong q = 0; q < cj; ++q) cspan *= pk.base;
+    for (ulong f = 0; f < cspan; ++f) {
+      std::uint64_t ka = 0, kb = 0;
+      ulong x = f;
+      for (slong q = cj; q-- > 0; x /= pk.base) {
+        const slong v = pk.group * j + q;
+        (P.in_A[v] ? ka : kb) |= static_cast<std::uint64_t>(x % pk.base) << shift[v];
+      }
+      ta[static_cast<std::size_t>(j) * span + f] = ka;
+      tb[static_cast<std::size_t>(j) * span + f] = kb;
+    }
+  }
+  const fmpz_mpoly_struct* z = y.poly.get()->zpoly;
+  const mpoly_ctx_struct* minfo = y.poly.c()->zctx->minfo;
+  const slong N = static_cast<slong>(mpoly_words_per_exp(z->bits, minfo));
+  std::vector<ulong> pe(static_cast<std::size_t>(pk.fields));
+  return from_word_keys(z, [&](std::size_t t, std::uint64_t& ka, std::uint64_t& kb) {
+    mpoly_get_monomial_ui(pe.data(), z->exps + N * static_cast<slong>(t), z->bits, minfo);
+    ka = kb = 0;
+    for (slong j = 0; j < pk.fields; ++j) {
+      const ulong f = pe[static_cast<std::size_t>(j)];
+      if (f >= span)  // never read outside the tables (a wrong degree bound)
+        throw Error("internal error: a packed exponent field of " + std::to_string(f) + " exceeds its " +
+                        std::to_string(pk.group) + " base-" + std::to_string(pk.base) + " digits",
+                    ExitCode::internal);
+      ka |= ta[static_cast<std::size_t>(j) * span + f];
+      kb |= tb[static_cast<std::size_t>(j) * span + f];
+    }
+  });
 }
 
 SparseIntMatrix make_sparse(std::size_t rows, std::size_t cols,

@@ -2,6 +2,7 @@
 
 #include <Eigen/SVD>
 #include <chrono>
+#include <functional>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -750,7 +751,8 @@ struct MatrixCache {
   std::vector<RankProfile> profiles;
 };
 
-void run_poly_methods(SepResult& res, const FmpqMpoly& y, const Partition& P, const SepOptions& o,
+// `matrix` makes the coefficient matrix of the polynomial for the partition.
+void run_poly_methods(SepResult& res, const std::function<SparseIntMatrix()>& matrix, const SepOptions& o,
                       const std::vector<Method>& methods, bool stop_when_closed, MatrixCache& mc,
                       bool by_default = false) {
   for (Method m : methods) {
@@ -758,7 +760,7 @@ void run_poly_methods(SepResult& res, const FmpqMpoly& y, const Partition& P, co
     if (stop_when_closed && closed(res)) break;
     auto t0 = std::chrono::steady_clock::now();
     if (!mc.C) {
-      mc.C = coefficient_matrix(y, P);
+      mc.C = matrix();
       mc.blocks = split_blocks(*mc.C);
       res.sizes["coefficient_matrix"] = {mc.C->rows, mc.C->cols};
       res.sizes["nnz"] = mc.C->nnz();
@@ -801,7 +803,7 @@ SepResult analyse_polynomial(const FmpqMpoly& y, const Partition& P, const SepOp
     if (m != Method::group && m != Method::exact && m != Method::modular)
       throw InputError(std::string("method ") + method_name(m) + " needs a network, not a polynomial");
   MatrixCache mc;
-  run_poly_methods(res, y, P, o, methods, o.methods.empty(), mc);
+  run_poly_methods(res, [&] { return coefficient_matrix(y, P); }, o, methods, o.methods.empty(), mc);
   combine(res);
   return res;
 }
@@ -830,7 +832,7 @@ std::vector<SepResult> analyse_network(const Model& m, const std::vector<Entry>&
   // Lexicographic: expand() can then pack variables (the analysis never prints the terms).
   PolyRing R(static_cast<slong>(m.num_inputs()), ORD_LEX);
   for (const auto& e : outputs) {
-    std::optional<FmpqMpoly> y;
+    std::optional<PackedExpansion> y;  // read in its packed ring: the analysis never needs the terms unpacked
     double expand_seconds = 0;
     std::string expand_skip;
     if (needs_expansion) {
@@ -842,7 +844,7 @@ std::vector<SepResult> analyse_network(const Model& m, const std::vector<Entry>&
       } else {
         check_memory_estimate(expansion_memory_estimate(m), "the expansion");
         auto t0 = std::chrono::steady_clock::now();
-        y = std::move(expand(R, m, {e})[0]);
+        y = std::move(expand_packed(R, m, {e})[0]);
         expand_seconds = seconds_since(t0);
       }
     }
@@ -853,7 +855,7 @@ std::vector<SepResult> analyse_network(const Model& m, const std::vector<Entry>&
       MatrixCache mc;
       BidegreeCache bidegrees{m, e, P, false, std::nullopt, {}};
       if (y) {
-        res.sizes["terms"] = y->length();
+        res.sizes["terms"] = y->poly.length();
         res.sizes["expansion_seconds"] = expand_seconds;
       }
       for (Method mm : methods) {
@@ -863,7 +865,7 @@ std::vector<SepResult> analyse_network(const Model& m, const std::vector<Entry>&
             res.runs.push_back(skipped(mm, expand_skip));
             continue;
           }
-          run_poly_methods(res, *y, P, o, {mm}, false, mc, by_default);
+          run_poly_methods(res, [&] { return coefficient_matrix(*y, P); }, o, {mm}, false, mc, by_default);
           continue;
         }
         auto t0 = std::chrono::steady_clock::now();

@@ -215,7 +215,7 @@ namespace {
 slong digits_in(const Packing& pk, slong j, slong nvars) { return std::min(pk.group, nvars - pk.group * j); }
 
 // Back from the packed ring (coefficients taken over, no sorting).
-FmpqMpoly unpack(const PolyRing& R, FmpqMpoly&& p, const Packing& pk, slong nvars, ulong degree) {
+FmpqMpoly unpack_poly(const PolyRing& R, FmpqMpoly&& p, const Packing& pk, slong nvars, ulong degree) {
   FmpqMpoly r(R.ctx);
   fmpz_mpoly_struct* z = p.get()->zpoly;
   const fmpz_mpoly_ctx_struct* pzc = p.c()->zctx;
@@ -267,18 +267,25 @@ FmpqMpoly unpack(const PolyRing& R, FmpqMpoly&& p, const Packing& pk, slong nvar
 
 }  // namespace
 
-std::vector<FmpqMpoly> expand(const PolyRing& R, const Model& m, const std::vector<Entry>& outputs) {
+slong packed_digits(const Packing& pk, slong field, slong nvars) { return digits_in(pk, field, nvars); }
+
+std::vector<PackedExpansion> expand_packed(const PolyRing& R, const Model& m, const std::vector<Entry>& outputs) {
   const slong nvars = static_cast<slong>(m.num_inputs());
+  auto plain = [&] {
+    std::vector<PackedExpansion> r;
+    for (auto& y : expand_in(R, m, outputs, generators(R, m))) r.push_back({std::move(y), Packing{}, nvars, 0});
+    return r;
+  };
   // Only a lexicographic ring gets the packed terms in its own order; in a
   // degree order they would need sorting, which costs more than it saves.
-  if (fmpq_mpoly_ctx_ord(R.ctx->get()) != ORD_LEX) return expand_in(R, m, outputs, generators(R, m));
+  if (fmpq_mpoly_ctx_ord(R.ctx->get()) != ORD_LEX) return plain();
   // The degree of every polynomial the forward pass makes (not only the
   // outputs'): packing is exact only if no exponent reaches the base.
   DegreeRing D;
   expand_in(D, m, outputs, std::vector<long>(m.num_inputs(), 1));
   const ulong degree = static_cast<ulong>(std::max(D.max_seen, 1L));
   const Packing pk = choose_packing(nvars, degree);
-  if (pk.group < 2) return expand_in(R, m, outputs, generators(R, m));
+  if (pk.group < 2) return plain();
   // Fewer words per exponent: FLINT's products and sums run on shorter exponents.
   PolyRing P(pk.fields, ORD_LEX);
   std::vector<FmpqMpoly> X;
@@ -291,10 +298,19 @@ std::vector<FmpqMpoly> expand(const PolyRing& R, const Model& m, const std::vect
     fmpq_mpoly_pow_ui(x.get(), x.get(), power, P.ctx->get());
     X.push_back(std::move(x));
   }
-  auto Y = expand_in(P, m, outputs, std::move(X));
+  std::vector<PackedExpansion> r;
+  for (auto& y : expand_in(P, m, outputs, std::move(X))) r.push_back({std::move(y), pk, nvars, degree});
+  return r;
+}
+
+FmpqMpoly unpack(const PolyRing& R, PackedExpansion&& e) {
+  if (e.packing.group < 2) return std::move(e.poly);
+  return unpack_poly(R, std::move(e.poly), e.packing, e.nvars, e.degree);
+}
+
+std::vector<FmpqMpoly> expand(const PolyRing& R, const Model& m, const std::vector<Entry>& outputs) {
   std::vector<FmpqMpoly> r;
-  r.reserve(Y.size());
-  for (auto& y : Y) r.push_back(unpack(R, std::move(y), pk, nvars, degree));
+  for (auto& e : expand_packed(R, m, outputs)) r.push_back(unpack(R, std::move(e)));
   return r;
 }
 
