@@ -86,8 +86,8 @@ struct PackedExpansion {
 std::vector<PackedExpansion> expand_packed(const PolyRing& R, const Model& m, const std::vector<Entry>& outputs);
 FmpqMpoly unpack(const PolyRing& R, PackedExpansion&& e);
 
-// Variable v's digit in a packed field value f: digit q (0 = most
-// significant) of the c_j = min(group, nvars - group * j) digits of field j.
+// The digits (variables) of packed field j: min(group, nvars - group * j);
+// variable group * j + q is digit q of them, the most significant first.
 slong packed_digits(const Packing& pk, slong field, slong nvars);
 
 // Expansion mod p (weights reduced mod p; throws DomainError if p divides a denominator).
