@@ -2,8 +2,8 @@
 
 #include <Eigen/SVD>
 #include <chrono>
-#include <functional>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <memory>
 
@@ -829,7 +829,7 @@ std::vector<SepResult> analyse_network(const Model& m, const std::vector<Entry>&
   for (Method mm : methods) needs_expansion = needs_expansion || mm == Method::group || mm == Method::exact || mm == Method::modular;
   const double expand_cost = est.terms * 2e-6;
   std::vector<SepResult> results;
-  // Lexicographic: expand() can then pack variables (the analysis never prints the terms).
+  // Lexicographic: expand_packed() can then pack variables (the analysis never prints the terms).
   PolyRing R(static_cast<slong>(m.num_inputs()), ORD_LEX);
   for (const auto& e : outputs) {
     std::optional<PackedExpansion> y;  // read in its packed ring: the analysis never needs the terms unpacked
