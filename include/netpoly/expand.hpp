@@ -1,5 +1,6 @@
 // Expansion of network outputs into exact polynomials (or polynomials mod p).
 #pragma once
+#include <functional>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -86,9 +87,22 @@ struct PackedExpansion {
 std::vector<PackedExpansion> expand_packed(const PolyRing& R, const Model& m, const std::vector<Entry>& outputs);
 FmpqMpoly unpack(const PolyRing& R, PackedExpansion&& e);
 
-// The digits (variables) of packed field j: min(group, nvars - group * j);
-// variable group * j + q is digit q of them, the most significant first.
-slong packed_digits(const Packing& pk, slong field, slong nvars);
+// What each packed field value stands for, as a table for reading packed
+// exponents: `width` words for each field j and value f < span, at row
+// j * span + f. fill(row, e, v0, c) fills the row of one value: its digits
+// are e[v0 .. v0 + c) (the exponents of field j's variables v0..v0+c-1, the
+// first the most significant digit; e is zero elsewhere). Rows beyond a
+// shorter last field's values stay zero.
+std::vector<ulong> packed_value_table(
+    const Packing& pk, slong nvars, std::size_t width,
+    const std::function<void(ulong* row, const std::vector<ulong>& e, slong v0, slong c)>& fill);
+// The table row of value f of field j; an internal error beyond the table
+// (a wrong degree bound), so that no reader goes outside it.
+[[noreturn]] void packed_field_overflow(const Packing& pk, ulong f);
+inline std::size_t packed_row(const Packing& pk, slong j, ulong f) {
+  if (f >= pk.span) packed_field_overflow(pk, f);
+  return static_cast<std::size_t>(j) * pk.span + f;
+}
 
 // Expansion mod p (weights reduced mod p; throws DomainError if p divides a denominator).
 std::vector<NmodMpoly> expand_mod(const ModPolyRing& R, const Model& m, const std::vector<Entry>& outputs);

@@ -135,10 +135,6 @@ void sort_by_row(SparseIntMatrix& M) {
   M = std::move(S);
 }
 
-}  // namespace
-
-namespace {
-
 // The matrix from each term's row and column, numbered by first appearance
 // (r, c), and those numbers' final ones (rank_r, rank_c).
 SparseIntMatrix assemble(const fmpz_mpoly_struct* z, std::vector<std::uint32_t>& r, std::vector<std::uint32_t>& c,
@@ -269,23 +265,10 @@ SparseIntMatrix coefficient_matrix(const PackedExpansion& y, const Partition& P)
   std::vector<unsigned> shift(static_cast<std::size_t>(nv));
   for (slong v = 0, ia = 0, ib = 0; v < nv; ++v)
     shift[v] = static_cast<unsigned>(b * (P.in_A[v] ? na - 1 - ia++ : nb - 1 - ib++));
-  const std::size_t span = pk.span;
-  std::vector<std::uint64_t> ta(static_cast<std::size_t>(pk.fields) * span, 0), tb(ta.size(), 0);
-  for (slong j = 0; j < pk.fields; ++j) {
-    const slong cj = packed_digits(pk, j, nv);
-    ulong cspan = 1;
-    for (slong q = 0; q < cj; ++q) cspan *= pk.base;
-    for (ulong f = 0; f < cspan; ++f) {
-      std::uint64_t ka = 0, kb = 0;
-      ulong x = f;
-      for (slong q = cj; q-- > 0; x /= pk.base) {
-        const slong v = pk.group * j + q;
-        (P.in_A[v] ? ka : kb) |= static_cast<std::uint64_t>(x % pk.base) << shift[v];
-      }
-      ta[static_cast<std::size_t>(j) * span + f] = ka;
-      tb[static_cast<std::size_t>(j) * span + f] = kb;
-    }
-  }
+  // Rows of two words: the A-key bits and the B-key bits of a field value.
+  const auto table = packed_value_table(pk, nv, 2, [&](ulong* row, const std::vector<ulong>& e, slong v0, slong c) {
+    for (slong v = v0; v < v0 + c; ++v) row[P.in_A[v] ? 0 : 1] |= static_cast<std::uint64_t>(e[v]) << shift[v];
+  });
   const fmpz_mpoly_struct* z = y.poly.get()->zpoly;
   const mpoly_ctx_struct* minfo = y.poly.c()->zctx->minfo;
   const slong N = static_cast<slong>(mpoly_words_per_exp(z->bits, minfo));
@@ -294,13 +277,9 @@ SparseIntMatrix coefficient_matrix(const PackedExpansion& y, const Partition& P)
     mpoly_get_monomial_ui(pe.data(), z->exps + N * static_cast<slong>(t), z->bits, minfo);
     ka = kb = 0;
     for (slong j = 0; j < pk.fields; ++j) {
-      const ulong f = pe[static_cast<std::size_t>(j)];
-      if (f >= span)  // never read outside the tables (a wrong degree bound)
-        throw Error("internal error: a packed exponent field of " + std::to_string(f) + " exceeds its " +
-                        std::to_string(pk.group) + " base-" + std::to_string(pk.base) + " digits",
-                    ExitCode::internal);
-      ka |= ta[static_cast<std::size_t>(j) * span + f];
-      kb |= tb[static_cast<std::size_t>(j) * span + f];
+      const ulong* row = table.data() + packed_row(pk, j, pe[static_cast<std::size_t>(j)]) * 2;
+      ka |= row[0];
+      kb |= row[1];
     }
   });
 }

@@ -227,35 +227,21 @@ FmpqMpoly unpack_poly(const PolyRing& R, FmpqMpoly&& p, const Packing& pk, slong
   const slong N = static_cast<slong>(mpoly_words_per_exp(bits, zc->minfo));
   const slong pN = static_cast<slong>(mpoly_words_per_exp(z->bits, pzc->minfo));
   fmpz_mpoly_fit_length_reset_bits(rz, len, bits, zc);
-  std::vector<ulong> pe(static_cast<std::size_t>(pk.fields)), e(static_cast<std::size_t>(nvars), 0);
+  std::vector<ulong> pe(static_cast<std::size_t>(pk.fields));
   // Each field's value f < B^g stands for the same exponent words wherever it
   // occurs: with a table of them (at most 2^20 words, choose_packing) a
   // term's exponent is the OR of one row per field (the fields' variables
   // occupy disjoint bits).
-  const ulong span = pk.span;
   const std::size_t Nu = static_cast<std::size_t>(N);
-  std::vector<ulong> table(static_cast<std::size_t>(pk.fields) * span * Nu, 0);
-  for (slong j = 0; j < pk.fields; ++j) {
-    const slong c = digits_in(pk, j, nvars);
-    ulong cspan = 1;
-    for (slong q = 0; q < c; ++q) cspan *= pk.base;
-    for (ulong f = 0; f < cspan; ++f) {
-      ulong x = f;
-      for (slong q = c; q-- > 0; x /= pk.base) e[static_cast<std::size_t>(pk.group * j + q)] = x % pk.base;
-      mpoly_set_monomial_ui(table.data() + (static_cast<std::size_t>(j) * span + f) * Nu, e.data(), bits, zc->minfo);
-    }
-    for (slong q = 0; q < c; ++q) e[static_cast<std::size_t>(pk.group * j + q)] = 0;
-  }
+  const auto table = packed_value_table(pk, nvars, Nu, [&](ulong* row, const std::vector<ulong>& e, slong, slong) {
+    mpoly_set_monomial_ui(row, e.data(), bits, zc->minfo);
+  });
   for (slong t = 0; t < len; ++t) {
     mpoly_get_monomial_ui(pe.data(), z->exps + pN * t, z->bits, pzc->minfo);
     ulong* out = rz->exps + N * t;
     std::fill(out, out + N, 0);
     for (slong j = 0; j < pk.fields; ++j) {
-      if (pe[static_cast<std::size_t>(j)] >= span)  // never read outside the table (a wrong degree bound)
-        throw Error("internal error: a packed exponent field of " + std::to_string(pe[static_cast<std::size_t>(j)]) +
-                        " exceeds its " + std::to_string(pk.group) + " base-" + std::to_string(pk.base) + " digits",
-                    ExitCode::internal);
-      const ulong* row = table.data() + (static_cast<std::size_t>(j) * span + pe[static_cast<std::size_t>(j)]) * Nu;
+      const ulong* row = table.data() + packed_row(pk, j, pe[static_cast<std::size_t>(j)]) * Nu;
       for (slong w = 0; w < N; ++w) out[w] |= row[w];
     }
     fmpz_swap(rz->coeffs + t, z->coeffs + t);
@@ -267,7 +253,30 @@ FmpqMpoly unpack_poly(const PolyRing& R, FmpqMpoly&& p, const Packing& pk, slong
 
 }  // namespace
 
-slong packed_digits(const Packing& pk, slong field, slong nvars) { return digits_in(pk, field, nvars); }
+std::vector<ulong> packed_value_table(
+    const Packing& pk, slong nvars, std::size_t width,
+    const std::function<void(ulong* row, const std::vector<ulong>& e, slong v0, slong c)>& fill) {
+  std::vector<ulong> table(static_cast<std::size_t>(pk.fields) * pk.span * width, 0);
+  std::vector<ulong> e(static_cast<std::size_t>(nvars), 0);
+  for (slong j = 0; j < pk.fields; ++j) {
+    const slong c = digits_in(pk, j, nvars), v0 = pk.group * j;
+    ulong cspan = 1;
+    for (slong q = 0; q < c; ++q) cspan *= pk.base;
+    for (ulong f = 0; f < cspan; ++f) {
+      ulong x = f;
+      for (slong q = c; q-- > 0; x /= pk.base) e[static_cast<std::size_t>(v0 + q)] = x % pk.base;
+      fill(table.data() + packed_row(pk, j, f) * width, e, v0, c);
+    }
+    for (slong q = 0; q < c; ++q) e[static_cast<std::size_t>(v0 + q)] = 0;
+  }
+  return table;
+}
+
+void packed_field_overflow(const Packing& pk, ulong f) {
+  throw Error("internal error: a packed exponent field of " + std::to_string(f) + " exceeds its " +
+                  std::to_string(pk.group) + " base-" + std::to_string(pk.base) + " digits",
+              ExitCode::internal);
+}
 
 std::vector<PackedExpansion> expand_packed(const PolyRing& R, const Model& m, const std::vector<Entry>& outputs) {
   const slong nvars = static_cast<slong>(m.num_inputs());
