@@ -101,6 +101,7 @@ struct Claim {
   SrcLoc loc;
   std::string base_dir;  // directory of the file, for model("...") paths
   std::vector<Clause> clauses;
+  std::vector<std::string> reads;  // every file the claim reads (model("...")), filled by load_claim_paths
 };
 
 struct ClaimFile {

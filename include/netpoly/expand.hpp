@@ -37,6 +37,11 @@ double log_monomial_count(double n, double k);
 // coefficients, times the intermediate products kept alive).
 double expansion_memory_estimate(const Model& m);
 
+// log2 of a bound on every coefficient of delta * y for the given output
+// entry (delta the product of weight denominators it involves; HeightRing):
+// no expansion, one forward pass.
+double coefficient_height_log2(const Model& m, const Entry& e);
+
 // Exponents are read as 64-bit words: an expansion whose degree bound
 // reaches 2^63 is refused (LimitError) whatever --max-terms says.
 inline constexpr double kMaxExpansionDegree = 0x1p63;

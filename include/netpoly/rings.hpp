@@ -189,6 +189,45 @@ struct DegreeRing {
   }
 };
 
+// Bounds on coefficient size, as base-2 logarithms: an element stands for a
+// polynomial f = g / delta with g integral, ||g||_1 <= 2^h and the integer
+// delta <= 2^d a product of weight denominators. Sums: (g1 delta2 + g2 delta1)
+// / (delta1 delta2); products multiply both. A forward pass over it bounds
+// every coefficient of the output after clearing denominators by 2^h (the
+// black-box's chance that its random prime divides a minor depends on it).
+// Every operation rounds up, so the bounds stay bounds in floating point.
+struct HeightRing {
+  struct Elem {
+    double h = -HUGE_VAL;  // -inf: the zero polynomial
+    double d = 0;
+  };
+  using Scalar = Elem;
+  Scalar scalar(const Fmpq& w) const {
+    if (w.is_zero()) return {};
+    // |num| < 2^bits(num), den < 2^bits(den)
+    return {static_cast<double>(fmpz_bits(w.num())), static_cast<double>(fmpz_bits(w.den()))};
+  }
+  bool is_zero(const Scalar& s) const { return s.h == -HUGE_VAL; }
+  Elem zero() const { return {}; }
+  static double up(double x) { return x + 1e-9 * (1 + std::fabs(x)); }
+  void add(Elem& r, const Elem& x) const {
+    if (x.h == -HUGE_VAL) return;
+    if (r.h == -HUGE_VAL) {
+      r = x;
+      return;
+    }
+    const double a = r.h + x.d, b = x.h + r.d, hi = std::max(a, b), lo = std::min(a, b);
+    r.h = up(hi + std::log2(1 + std::exp2(lo - hi)));
+    r.d = up(r.d + x.d);
+  }
+  Elem mul(const Elem& a, const Elem& b) const {
+    if (a.h == -HUGE_VAL || b.h == -HUGE_VAL) return {};
+    return {up(a.h + b.h), up(a.d + b.d)};
+  }
+  void axpy(Elem& r, const Scalar& s, const Elem& x) const { add(r, mul(s, x)); }
+  void addmul(Elem& r, const Elem& a, const Elem& b) const { add(r, mul(a, b)); }
+};
+
 // Exact polynomials over Q in the N*d input variables (fmpq_mpoly; the
 // product delegates to FLINT's threaded fmpz_mpoly_mul).
 struct PolyRing {

@@ -30,8 +30,14 @@ struct SepOptions {
   std::vector<Method> methods;  // empty: the default (what is affordable; stop when the bracket closes)
   double max_terms = 5e7;       // expansion refused above this estimate
   double budget = std::numeric_limits<double>::infinity();  // seconds per method (estimated up front)
-  std::uint64_t seed = 1;
-  ulong prime = 0;              // 0: netpoly's first prime just above 2^62 (black-box: the largest below 2^50)
+  std::uint64_t seed = 1;        // projections, templates (choices that never change what is certified)
+  // The black-box's seed: its points and, unless --prime, its prime (drawn at
+  // random from [2^49, 2^50)). Empty: drawn from the operating system once per
+  // analyse_network call, so that no model can be built against it, and
+  // reported ("seed" in the details); set it (the CLI's --seed) to reproduce a
+  // run. The black-box's probability statement is over this seed.
+  std::optional<std::uint64_t> blackbox_seed;
+  ulong prime = 0;              // 0: netpoly's first prime just above 2^62 (black-box: random, see above)
   std::size_t templates = 0;    // grid: templates per token (0: automatic)
   std::vector<std::vector<Fmpq>> template_vectors;  // grid: explicit templates (each of length d)
   std::size_t max_points = 1024;  // blackbox: largest number of points per side (per block when split)

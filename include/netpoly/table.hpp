@@ -23,7 +23,19 @@ struct SweepSpec {
   std::int64_t range = 3;        // weights uniform in [-range, range]
   std::string partition = "half";
   SepOptions sep;                // methods, budget (seconds), max_terms
+  // Everything besides the shape and seed that can change a row's values:
+  // weight range, partition, output entry, methods, budget, max_terms. Rows
+  // keep it, so a --resume with other options is refused rather than reusing
+  // values measured under them.
+  nlohmann::json row_options() const;
+  // The whole sweep (row_options and every list): a --merge joins only rows of
+  // one sweep and knows from it which rows an unsharded run has.
+  nlohmann::json sweep_json() const;
+  static SweepSpec from_sweep_json(const nlohmann::json& j);  // throws InputError
 };
+
+// The title an unsharded run of the sweep gives its table.
+std::string sweep_title(const SweepSpec& s);
 
 struct SweepConfig {
   std::size_t index = 0;  // position in the full sweep
@@ -54,6 +66,8 @@ struct TableRow {
   double failure_probability = 0;
   std::vector<BoundCell> bounds;
   double seconds = 0;  // kept out of md/csv/latex so reruns compare byte for byte
+  nlohmann::json options = nullptr;  // SweepSpec::row_options() of the run that measured it
+  nlohmann::json sweep = nullptr;    // SweepSpec::sweep_json() of that run
   nlohmann::json to_json() const;
   static TableRow from_json(const nlohmann::json& j);
 };

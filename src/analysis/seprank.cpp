@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <random>
 
 #include "netpoly/coeff_matrix.hpp"
 #include "netpoly/error.hpp"
@@ -83,19 +84,93 @@ bool round_over_memory(double bytes, std::size_t k, std::size_t next, std::strin
   return true;
 }
 
-// The black-box's prime: --prime, else the largest prime below 2^50, whose
-// residues fit exactly in doubles, so the batched forward passes run as
-// AVX2/FMA vector loops (BatchF64Ring: 2.2-2.8x faster than the nmod batches
-// on attn(3,4,2,4), 1,024-4,096 points). The same prime on every CPU, so the
-// results do not depend on the machine.
-ulong blackbox_prime(const SepOptions& o) {
-  if (o.prime) return o.prime;
-  static const ulong p = [] {
-    ulong q = BatchF64Ring::kMaxPrime - 1;
-    while (!n_is_prime(q)) q -= 2;
-    return q;
-  }();
-  return p;
+// The black-box's prime. Unless --prime fixes one, it is drawn uniformly at
+// random among the primes in [2^49, 2^50) (rejection sampling: uniform odd
+// numbers until one is prime, so every prime of the range is equally likely)
+// from the black-box seed. Below 2^50 the residues fit exactly in doubles, so
+// the batched forward passes run as AVX2/FMA vector loops (BatchF64Ring:
+// 2.2-2.8x faster than the nmod batches on attn(3,4,2,4)). A prime that
+// divides a weight's denominator is skipped (drawn again).
+//
+// Why random: a fixed, printed prime lets a model be built against it (every
+// weight q p + 1 reduces to 1), and the Schwartz-Zippel statement then fails
+// with certainty. With p random, the failure probability of one block of rank
+// r (true rank > r) is at most
+//   2 (r+1) D / 2^49                    the points (Schwartz-Zippel over F_p)
+// + (r+1) (h + log2(r+1)/2) / (49 n)    p divides a nonzero (r+1)-minor of the
+//                                       integral coefficient matrix, whose
+//                                       entries are below 2^h (Hadamard: |minor|
+//                                       <= (sqrt(r+1) 2^h)^(r+1), which has at most
+//                                       log2|minor| / 49 prime factors >= 2^49)
+// where n is a certified lower bound on the number of primes in the range.
+struct BlackboxPrime {
+  ulong p = 0;
+  bool fixed = false;       // --prime: no probability over the prime
+  std::uint64_t seed = 0;   // the black-box seed (points, and the prime when drawn)
+};
+
+constexpr ulong kBlackboxPrimeLow = UWORD(1) << 49;
+
+// A certified lower bound on the number of primes in [2^49, 2^50), from
+// Dusart's bounds pi(x) >= x/ln x (1 + 1/ln x) (x >= 599) and
+// pi(x) <= x/ln x (1 + 1/ln x + 2.51/ln^2 x) (x >= 355991): about 1.63e13
+// (the true count is about 1.64e13).
+double blackbox_prime_count() {
+  const long double x1 = 0x1p50L, x0 = 0x1p49L, l1 = std::log(x1), l0 = std::log(x0);
+  const long double lo1 = x1 / l1 * (1 + 1 / l1), hi0 = x0 / l0 * (1 + 1 / l0 + 2.51L / (l0 * l0));
+  return static_cast<double>((lo1 - hi0) * (1 - 1e-12L));
+}
+
+// One block's failure bound (see BlackboxPrime); `fixed` drops the prime's part
+// (the statement is then about rank mod p only, so it is not made).
+double blackbox_block_eps(std::size_t rank, double degree, double height_log2, ulong p, bool fixed) {
+  const double r1 = static_cast<double>(rank) + 1;
+  if (fixed) return 2.0 * r1 * degree / static_cast<double>(p);
+  return 2.0 * r1 * degree / static_cast<double>(kBlackboxPrimeLow) +
+         r1 * (height_log2 + 0.5 * std::log2(r1)) / (49.0 * blackbox_prime_count());
+}
+
+BlackboxPrime blackbox_prime(const Model& m, const SepOptions& o) {
+  BlackboxPrime bp;
+  bp.seed = o.blackbox_seed.value_or(o.seed);
+  if (o.prime) {
+    bp.p = o.prime;
+    bp.fixed = true;
+    return bp;
+  }
+  SplitMix64 g(bp.seed ^ 0x7a11d0b1e5ULL);
+  for (;;) {
+    const ulong q = (kBlackboxPrimeLow + g.below(kBlackboxPrimeLow)) | 1;
+    if (!n_is_prime(q)) continue;
+    try {
+      (void)prepare(ModpRing(q), m);  // every denominator invertible mod q
+    } catch (const DomainError&) {
+      continue;
+    }
+    bp.p = q;
+    return bp;
+  }
+}
+
+std::string blackbox_prime_text(const BlackboxPrime& bp) {
+  return bp.fixed ? "the fixed prime p = " + std::to_string(bp.p) + " (--prime)"
+                  : "p = " + std::to_string(bp.p) + ", a prime drawn at random from [2^49, 2^50) with seed " +
+                        std::to_string(bp.seed);
+}
+
+// With --prime the prime is not random, and a fixed prime can divide the
+// coefficients: only rank(C mod p) is then reached with a known probability.
+std::string fixed_prime_note(double eps) {
+  return "no probability statement for sep with --prime (a fixed prime may divide the coefficients): the rank equals "
+         "rank(C mod p) with probability >= 1 - " + fmt_g(std::min(eps, 1.0)) +
+         " over the points; drop --prime for a random prime";
+}
+
+void blackbox_prime_details(json& d, const BlackboxPrime& bp, double height_log2) {
+  d["prime"] = bp.p;
+  d["prime_source"] = bp.fixed ? "--prime" : "random in [2^49, 2^50)";
+  d["seed"] = bp.seed;
+  d["height_bits_bound"] = std::ceil(height_log2);
 }
 
 // Batched forward passes mod p of one output entry: the side-A inputs fixed
@@ -277,7 +352,8 @@ struct Component {
 };
 
 std::optional<MethodRun> run_blackbox_split(const Model& m, const Entry& e, const Partition& P, const SepOptions& o,
-                                            std::size_t cap, BidegreeCache& bc) {
+                                            std::size_t cap, BidegreeCache& bc, const BlackboxPrime& bp,
+                                            double height) {
   if (!bc.get() || bc.get()->empty()) return std::nullopt;
   const Bidegrees& bd = *bc.get();
   // Components of the bipartite graph A-degree -- B-degree (union-find).
@@ -306,10 +382,10 @@ std::optional<MethodRun> run_blackbox_split(const Model& m, const Entry& e, cons
   std::size_t degree = 0;
   for (const auto& [a, b] : bd) degree = std::max(degree, a + b);
 
-  const ulong p = blackbox_prime(o);
+  const ulong p = bp.p;
   nmod_t mod;
   nmod_init(&mod, p);
-  SplitMix64 g(o.seed ^ 0x5b11ab0c5ULL);
+  SplitMix64 g(bp.seed ^ 0x5b11ab0c5ULL);
   // Distinct nonzero t_l with V invertible mod p (true for almost all draws).
   NmodMat Vinv(static_cast<slong>(s), static_cast<slong>(s), p);
   std::vector<ulong> t(s);
@@ -409,22 +485,25 @@ std::optional<MethodRun> run_blackbox_split(const Model& m, const Entry& e, cons
     rank += c.rank;
     const bool sat = c.rank == c.points;
     saturated = saturated || sat;
-    // Schwartz-Zippel per block (values of degree <= D in the points), union bound.
-    eps += 2.0 * static_cast<double>(c.rank + 1) * static_cast<double>(degree) / static_cast<double>(p);
+    // Per block (values of degree <= D in the points), union bound over blocks.
+    eps += blackbox_block_eps(c.rank, static_cast<double>(degree), height, p, bp.fixed);
     parts.push_back({{"A_degrees", c.a_degrees}, {"rank", c.rank}, {"points", c.points}, {"saturated", sat}});
   }
   MethodRun r{Method::blackbox, "lower", rank,
-              "certified lower bound (sum of per-block ranks mod p = " + std::to_string(p) + ")", "", 0,
+              "certified lower bound (sum of per-block ranks mod " + blackbox_prime_text(bp) + ")", "", 0,
               json::object()};
-  r.details = {{"prime", p},          {"points", k},          {"degree_bound", degree},
+  r.details = {{"points", k},          {"degree_bound", degree},
                {"saturated", saturated}, {"blocks", parts.size()}, {"split", "A-degree components"},
                {"block_ranks", parts},   {"arithmetic", eval->ring()}};
-  if (!saturated && eps < 1) {
+  blackbox_prime_details(r.details, bp, height);
+  if (!saturated && eps < 1 && !bp.fixed) {
     r.details["failure_probability"] = eps;
-    r.how += "; equals sep with probability >= 1 - " + fmt_g(eps);
+    r.how += "; equals sep with probability >= 1 - " + fmt_g(eps) + " over the seed";
   } else if (saturated) {
     r.note = (stop_note.empty() ? "" : stop_note + "; ") + "some block was full rank at " + std::to_string(k) +
              " points: sep may be larger (raise --max-points)";
+  } else if (bp.fixed) {
+    r.note = fixed_prime_note(eps);
   } else {
     r.note = "no probability statement: the degree " + std::to_string(degree) + " is too large for the prime " +
              std::to_string(p) + " (the rank is a certified lower bound only)";
@@ -435,7 +514,9 @@ std::optional<MethodRun> run_blackbox_split(const Model& m, const Entry& e, cons
 // ------------------------------------------------------------------ blackbox
 MethodRun run_blackbox(const Model& m, const Entry& e, const Partition& P, const SepOptions& o,
                        double degree, std::optional<std::size_t> known_upper, BidegreeCache& bc) {
-  const ulong p = blackbox_prime(o);
+  const BlackboxPrime bp = blackbox_prime(m, o);
+  const ulong p = bp.p;
+  const double height = coefficient_height_log2(m, e);
   const auto va = side_vars(P, true), vb = side_vars(P, false);
   // rank(E) <= number of monomials on either side of degree <= D.
   auto monomials = [&](std::size_t nv) {
@@ -447,8 +528,9 @@ MethodRun run_blackbox(const Model& m, const Entry& e, const Partition& P, const
   if (known_upper) cap_mono = std::min(cap_mono, static_cast<double>(*known_upper));
   const std::size_t cap = static_cast<std::size_t>(std::min<double>(static_cast<double>(o.max_points), cap_mono + 1));
   if (o.blackbox_split)
-    if (auto split = run_blackbox_split(m, e, P, o, std::min<std::size_t>(o.max_points, cap), bc)) return *split;
-  SplitMix64 g(o.seed ^ 0xb1acb0c5ULL);
+    if (auto split = run_blackbox_split(m, e, P, o, std::min<std::size_t>(o.max_points, cap), bc, bp, height))
+      return *split;
+  SplitMix64 g(bp.seed ^ 0xb1acb0c5ULL);
   std::size_t k = std::min<std::size_t>(8, cap);
   std::size_t rank = 0;
   std::vector<std::vector<ulong>> A, B;
@@ -494,23 +576,27 @@ MethodRun run_blackbox(const Model& m, const Entry& e, const Partition& P, const
     if (round_over_memory(2.25 * next2 * sizeof(ulong), k, next, stop_note)) break;
     k = next;
   }
-  MethodRun r{Method::blackbox, "lower", rank, "certified lower bound (rank mod p = " + std::to_string(p) + ")", "", 0,
-              json::object()};
+  MethodRun r{Method::blackbox, "lower", rank, "certified lower bound (rank mod " + blackbox_prime_text(bp) + ")", "",
+              0, json::object()};
   const bool saturated = rank == k;
-  // Schwartz-Zippel: if sep > rank, an (rank+1)-minor of E is a nonzero
-  // polynomial of degree <= 2 (rank+1) D in the random points.
-  // D is the true degree bound (a double, never clamped); eps >= 1 promises
-  // nothing, and the rank is then only a certified lower bound.
-  double eps = saturated ? 1.0 : 2.0 * static_cast<double>(rank + 1) * degree / static_cast<double>(p);
-  r.details = {{"prime", p}, {"points", k}, {"saturated", saturated}, {"arithmetic", eval->ring()}};
+  // If sep > rank, an (rank+1)-minor of E is a nonzero polynomial of degree
+  // <= 2 (rank+1) D in the random points, unless p divides the integral
+  // minor (blackbox_block_eps). D is the true degree bound (a double, never
+  // clamped); eps >= 1 promises nothing, and the rank is then only a
+  // certified lower bound.
+  double eps = saturated ? 1.0 : blackbox_block_eps(rank, degree, height, p, bp.fixed);
+  r.details = {{"points", k}, {"saturated", saturated}, {"arithmetic", eval->ring()}};
+  blackbox_prime_details(r.details, bp, height);
   if (degree < 0x1p53) r.details["degree_bound"] = static_cast<std::uint64_t>(degree);
   else r.details["degree_bound"] = degree;
-  if (!saturated && eps < 1) {
+  if (!saturated && eps < 1 && !bp.fixed) {
     r.details["failure_probability"] = eps;
-    r.how += "; equals sep with probability >= 1 - " + fmt_g(eps);
+    r.how += "; equals sep with probability >= 1 - " + fmt_g(eps) + " over the seed";
+  } else if (!saturated && bp.fixed) {
+    r.note = fixed_prime_note(eps);
   } else if (!saturated) {
     r.note = "no probability statement: the degree bound " + fmt_g(degree) + " is too large for the prime " +
-             std::to_string(p) + " (Schwartz-Zippel gives 2 (r+1) D / p = " + fmt_g(eps) + " >= 1)";
+             std::to_string(p) + " (Schwartz-Zippel gives 2 (r+1) D / 2^49 = " + fmt_g(eps) + " >= 1)";
   } else {
     r.note = stop_note.empty() ? "matrix of " + std::to_string(k) + " points was full rank: sep may be larger (raise --max-points)"
                                : stop_note + "; the matrix was full rank, so sep may be larger";
@@ -808,8 +894,15 @@ SepResult analyse_polynomial(const FmpqMpoly& y, const Partition& P, const SepOp
   return res;
 }
 
+std::uint64_t os_random_seed() {
+  std::random_device rd;  // getrandom(2) on Linux
+  return (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
+}
+
 std::vector<SepResult> analyse_network(const Model& m, const std::vector<Entry>& outputs,
-                                       const std::vector<Partition>& partitions, const SepOptions& o) {
+                                       const std::vector<Partition>& partitions, const SepOptions& o_in) {
+  SepOptions o = o_in;
+  if (!o.blackbox_seed) o.blackbox_seed = os_random_seed();
   // Validate before any work: a partition or an entry of another shape would index out of range.
   for (const auto& P : partitions) check_partition(P, m.num_inputs(), "the model");
   for (const auto& e : outputs)

@@ -51,6 +51,15 @@ std::string fingerprint(const Claim& c, const CheckOptions& o) {
   };
   mix(c.title);
   for (const auto& cl : c.clauses) mix(cl.text);
+  // The content of every file the claim reads: a verdict on model("net.json")
+  // is not reused after net.json changed.
+  for (const auto& path : c.reads) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    mix(path);
+    mix(in ? text.str() : std::string("\x01unreadable"));
+  }
   char b[64];
   std::snprintf(b, sizeof b, "%.17g/%.17g", o.budget, o.max_terms);
   mix(b);

@@ -26,6 +26,11 @@ std::vector<std::uint64_t> parse_list(const std::string& s, const std::string& o
 // "no limit"). Infinity is accepted: no limit.
 double limit_option(double v, const std::string& flag, bool zero_ok);
 
+// Parses a non-negative decimal integer option (digits only: no sign, no
+// spaces, no wrap-around) in [lo, hi]; throws InputError naming the flag.
+std::uint64_t parse_u64(const std::string& s, const std::string& flag, std::uint64_t lo = 0,
+                        std::uint64_t hi = UINT64_MAX);
+
 // Sets FLINT's thread count (0 = all cores).
 void set_threads(unsigned n);
 

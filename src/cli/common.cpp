@@ -64,6 +64,20 @@ double limit_option(double v, const std::string& flag, bool zero_ok) {
   return v;
 }
 
+std::uint64_t parse_u64(const std::string& s, const std::string& flag, std::uint64_t lo, std::uint64_t hi) {
+  auto range = [&] { return "[" + std::to_string(lo) + ", " + std::to_string(hi) + "]"; };
+  if (s.empty() || s.size() > 40 || s.find_first_not_of("0123456789") != std::string::npos)
+    throw InputError(flag + " \"" + s.substr(0, 40) + "\": expected a whole number in " + range());
+  std::uint64_t v = 0;
+  for (char c : s) {
+    const std::uint64_t d = static_cast<std::uint64_t>(c - '0');
+    if (v > (UINT64_MAX - d) / 10) throw InputError(flag + " " + s + ": out of range " + range());
+    v = v * 10 + d;
+  }
+  if (v < lo || v > hi) throw InputError(flag + " " + s + ": out of range " + range());
+  return v;
+}
+
 void set_threads(unsigned n) {
   if (n > 256) throw InputError("--threads: at most 256");
   set_thread_count(n);

@@ -25,6 +25,7 @@ struct SeprankOptions {
   SepOptions sep;
   unsigned threads = 0;
   std::string max_memory;
+  std::string seed, prime;
 };
 
 std::vector<std::vector<Fmpq>> read_templates(const std::string& path, std::size_t width) {
@@ -69,7 +70,15 @@ std::string end_text(const End& e) {
   return std::to_string(*e.value) + " " + e.method;
 }
 
-void print_text(std::ostream& os, const Model& m, const std::vector<SepResult>& rs) {
+// The black-box seed of the results (all share one), if a black-box ran.
+std::optional<std::uint64_t> blackbox_seed_of(const std::vector<SepResult>& rs) {
+  for (const auto& r : rs)
+    for (const auto& run : r.runs)
+      if (run.method == Method::blackbox && run.details.contains("seed")) return run.details["seed"].get<std::uint64_t>();
+  return std::nullopt;
+}
+
+void print_text(std::ostream& os, const Model& m, const std::vector<SepResult>& rs, bool seed_given) {
   os << "netpoly seprank: " << (m.name.empty() ? "model" : m.name) << " (N=" << m.tokens << ", d=" << m.width
      << ", " << m.layers.size() << (m.layers.size() == 1 ? " layer)\n" : " layers)\n");
   os << std::left << std::setw(8) << "output" << std::setw(22) << "partition" << std::setw(14) << "sep"
@@ -118,6 +127,8 @@ void print_text(std::ostream& os, const Model& m, const std::vector<SepResult>& 
     };
     os << "sup-sep " << b(s) << ", inf-sep " << b(i) << " over " << rs.size() << " (output, partition) pairs\n";
   }
+  if (auto seed = blackbox_seed_of(rs); seed && !seed_given)
+    os << "black-box seed " << *seed << " (drawn at random; --seed " << *seed << " reproduces this run)\n";
 }
 
 void run_seprank(SeprankOptions o) {
@@ -139,7 +150,14 @@ void run_seprank(SeprankOptions o) {
   if (parts.empty()) parts.push_back(parse_partition("half", m.tokens, m.width));
   if (!o.methods.empty()) o.sep.methods = parse_methods(o.methods);
   if (!o.templates_file.empty()) o.sep.template_vectors = read_templates(o.templates_file, m.width);
-  if (o.sep.prime) require_prime_modulus(o.sep.prime, "--prime");
+  if (!o.seed.empty()) {
+    o.sep.seed = parse_u64(o.seed, "--seed");
+    o.sep.blackbox_seed = o.sep.seed;
+  }
+  if (!o.prime.empty()) {
+    o.sep.prime = parse_u64(o.prime, "--prime", 2);
+    require_prime_modulus(o.sep.prime, "--prime");
+  }
   auto rs = analyse_network(m, outs, parts, o.sep);
   if (o.json) {
     nlohmann::json j;
@@ -150,7 +168,7 @@ void run_seprank(SeprankOptions o) {
     j["inf"] = sup_inf_json(rs, false);
     std::cout << j.dump(1) << "\n";
   } else {
-    print_text(std::cout, m, rs);
+    print_text(std::cout, m, rs, !o.seed.empty());
   }
 }
 
@@ -173,8 +191,12 @@ void setup_seprank(CLI::App& app) {
   s->add_option("--budget", o->sep.budget,
                 "seconds: skip methods estimated to exceed what is left of it, stop (exit 3) when it runs out");
   s->add_option("--max-memory", o->max_memory, "stop (exit 3) beyond this resident size, e.g. 8G");
-  s->add_option("--seed", o->sep.seed, "seed for random projections, points and templates")->capture_default_str();
-  s->add_option("--prime", o->sep.prime, "prime for modular, blackbox and grid ranks (default: first prime > 2^62; for blackbox the largest prime < 2^50, whose residues fit exactly in doubles)");
+  s->add_option("--seed", o->seed,
+                "seed (0..2^64-1) for the black-box's random prime and points, projections and templates "
+                "(default: the black-box's seed is drawn at random and printed; the others use 1)");
+  s->add_option("--prime", o->prime,
+                "prime for modular and grid ranks (default: the first prime > 2^62); given, the black-box uses it "
+                "too and then makes no probability statement (default: a random prime in [2^49, 2^50))");
   s->add_option("--templates", o->sep.templates, "grid: templates per token (default: automatic)");
   s->add_option("--templates-file", o->templates_file, "grid: JSON file {\"templates\": [[...], ...]}");
   s->add_option("--max-points", o->sep.max_points, "blackbox: most points per side")->capture_default_str();

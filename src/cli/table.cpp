@@ -6,6 +6,7 @@
 #include <cstring>
 #include <iomanip>
 #include <iostream>
+#include <algorithm>
 #include <set>
 #include <sstream>
 
@@ -60,20 +61,48 @@ std::string fmt_duration(double s) {
   return b;
 }
 
+// Joins shard tables of one sweep: every row must come from the same sweep
+// (same lists and options: refused otherwise, naming the files), every row of
+// that sweep must be present (refused otherwise, naming what is missing), and
+// the table gets exactly the title an unsharded run gives it.
 void run_merge(const TableOptions& o) {
   if (o.out.empty()) throw InputError("--merge needs -o OUT");
   std::vector<TableRow> rows;
   std::set<std::string> keys;
-  std::string arch;
+  nlohmann::json sweep;
+  std::string sweep_file;
   for (const auto& f : o.merge)
     for (auto& r : read_rows(f)) {
-      std::string a = arch_name(r.config.params.arch);
-      if (!arch.empty() && a != arch) throw InputError(f + ": rows of " + a + " cannot be merged with rows of " + arch);
-      arch = a;
+      if (r.sweep.is_null())
+        throw InputError(f + ": its rows do not record the sweep they belong to (made by an older netpoly); "
+                             "rerun that shard");
+      if (sweep.is_null()) {
+        sweep = r.sweep;
+        sweep_file = f;
+      } else if (r.sweep != sweep) {
+        throw InputError(f + ": rows of another sweep than " + sweep_file + " (" + r.sweep.dump() + " vs " +
+                         sweep.dump() + "); only shards of one sweep can be merged");
+      }
       if (keys.insert(r.config.key()).second) rows.push_back(std::move(r));
     }
+  if (sweep.is_null()) throw InputError("--merge: no rows in the given files");
+  const SweepSpec spec = SweepSpec::from_sweep_json(sweep);
+  std::vector<std::string> missing;
+  const auto configs = sweep_configs(spec);
+  for (const auto& c : configs)
+    if (!keys.count(c.key())) missing.push_back(c.key());
+  if (!missing.empty()) {
+    std::string some;
+    for (std::size_t k = 0; k < missing.size() && k < 3; ++k) some += (k ? "; " : "") + missing[k];
+    throw InputError("--merge: " + std::to_string(missing.size()) + " of the sweep's " +
+                     std::to_string(configs.size()) + " rows are in none of the files (" + some +
+                     (missing.size() > 3 ? "; ..." : "") + "): a shard is missing or unfinished");
+  }
+  for (auto& r : rows)  // the unsharded run's order
+    for (const auto& c : configs)
+      if (c.key() == r.config.key()) r.config.index = c.index;
   TableFormat f = o.format.empty() ? table_format_for(o.out) : parse_table_format(o.format);
-  std::string title = "netpoly table: " + arch + " (merged from " + std::to_string(o.merge.size()) + " files)";
+  const std::string title = sweep_title(spec);
   write_file_atomic(o.out, render_table(rows, f, title));
   std::string journal;
   for (const auto& r : rows) journal += r.to_json().dump() + "\n";
@@ -82,14 +111,22 @@ void run_merge(const TableOptions& o) {
   std::cerr << "merged " << rows.size() << " rows into " << o.out << "\n";
 }
 
+// A list option without repeats, in the order given (--width 2,2,2 is one width).
+std::vector<std::uint64_t> parse_unique_list(const std::string& s, const std::string& flag) {
+  std::vector<std::uint64_t> r;
+  for (auto v : parse_list(s, flag))
+    if (std::find(r.begin(), r.end(), v) == r.end()) r.push_back(v);
+  return r;
+}
+
 SweepSpec make_spec(const TableOptions& o) {
   SweepSpec s;
   s.arch = parse_arch(o.arch);
-  s.layers = parse_list(o.layers, "--layers");
-  s.widths = parse_list(o.width, "--width");
-  s.heads = parse_list(o.heads, "--heads");
-  s.tokens = parse_list(o.tokens.empty() ? (s.arch == Arch::product ? "1" : "2") : o.tokens, "--tokens");
-  s.degrees = parse_list(o.degree, "--degree");
+  s.layers = parse_unique_list(o.layers, "--layers");
+  s.widths = parse_unique_list(o.width, "--width");
+  s.heads = parse_unique_list(o.heads, "--heads");
+  s.tokens = parse_unique_list(o.tokens.empty() ? (s.arch == Arch::product ? "1" : "2") : o.tokens, "--tokens");
+  s.degrees = parse_unique_list(o.degree, "--degree");
   s.residual = o.residual;
   s.seeds = o.seeds;
   s.range = o.range;
@@ -184,6 +221,8 @@ void run_table(const TableOptions& o) {
   if (!o.param_budget.empty()) return run_param_budget(o);
   if (o.jobs < 1 || o.jobs > 256) throw InputError("--jobs: must be in [1, 256], got " + std::to_string(o.jobs));
   SweepSpec s = make_spec(o);
+  if (sweep_configs(s).empty())
+    throw InputError("the sweep has no configuration: no --heads value divides any --width value");
   SweepRunOptions r;
   r.out = o.out;
   r.format = o.format.empty() ? table_format_for(o.out) : parse_table_format(o.format);

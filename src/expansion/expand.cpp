@@ -327,6 +327,13 @@ std::vector<NmodMpoly> expand_mod(const ModPolyRing& R, const Model& m, const st
   return expand_in(R, m, outputs, generators(R, m));
 }
 
+double coefficient_height_log2(const Model& m, const Entry& e) {
+  HeightRing H;
+  // Each input variable: the polynomial x, ||x||_1 = 1, no denominator.
+  auto y = expand_in(H, m, {e}, std::vector<HeightRing::Elem>(m.num_inputs(), HeightRing::Elem{0, 0}));
+  return y.at(0).h == -HUGE_VAL ? 0 : std::max(0.0, y[0].h);
+}
+
 namespace {
 
 template <class GetExp>

@@ -340,7 +340,7 @@ ClaimResult run_claim(const Claim& c, const CheckOptions& o) {
 // ------------------------------------------------------------------ loading
 namespace {
 
-void check_models(const Expr& e, const Claim& c) {
+void check_models(const Expr& e, Claim& c) {
   if (e.kind == Expr::Kind::call && e.str == "model") {
     std::string path;
     for (const auto& a : e.args)
@@ -354,6 +354,7 @@ void check_models(const Expr& e, const Claim& c) {
     } catch (const InputError& x) {
       throw InputError(e.loc.str() + ": expected a readable model file: " + x.what());
     }
+    if (std::find(c.reads.begin(), c.reads.end(), full) == c.reads.end()) c.reads.push_back(full);
   }
   for (const auto& k : e.kids) check_models(*k, c);
   for (const auto& a : e.args) check_models(*a.value, c);
@@ -385,8 +386,8 @@ std::vector<ClaimFile> load_claim_paths(const std::vector<std::string>& paths) {
   }
   std::vector<ClaimFile> out;
   for (const auto& f : files) out.push_back(parse_claim_file(f));
-  for (const auto& f : out)
-    for (const auto& c : f.claims)
+  for (auto& f : out)
+    for (auto& c : f.claims)
       for (const auto& cl : c.clauses) {
         for (const auto& g : cl.gens) check_models(*g, c);
         if (cl.value) check_models(*cl.value, c);

@@ -78,6 +78,8 @@ json TableRow::to_json() const {
   }
   j["bounds"] = bs;
   j["seconds"] = seconds;
+  j["options"] = options;
+  j["sweep"] = sweep;
   return j;
 }
 
@@ -111,7 +113,47 @@ TableRow TableRow::from_json(const json& j) {
     r.bounds.push_back(b);
   }
   r.seconds = j.value("seconds", 0.0);
+  r.options = j.value("options", json(nullptr));
+  r.sweep = j.value("sweep", json(nullptr));
   return r;
+}
+
+json SweepSpec::row_options() const {
+  std::string ms;
+  for (Method m : sep.methods) ms += (ms.empty() ? "" : ",") + std::string(method_name(m));
+  json b = std::isfinite(sep.budget) ? json(sep.budget) : json(nullptr);
+  return {{"range", range},          {"partition", partition}, {"output", "0,0"},
+          {"methods", ms.empty() ? "default" : ms}, {"budget", b}, {"max_terms", sep.max_terms}};
+}
+
+json SweepSpec::sweep_json() const {
+  return {{"arch", arch_name(arch)}, {"layers", layers},   {"widths", widths},   {"heads", heads},
+          {"tokens", tokens},        {"degrees", degrees}, {"residual", residual}, {"seeds", seeds},
+          {"options", row_options()}};
+}
+
+SweepSpec SweepSpec::from_sweep_json(const json& j) {
+  SweepSpec s;
+  try {
+    s.arch = parse_arch(j.at("arch").get<std::string>());
+    s.layers = j.at("layers").get<std::vector<std::uint64_t>>();
+    s.widths = j.at("widths").get<std::vector<std::uint64_t>>();
+    s.heads = j.at("heads").get<std::vector<std::uint64_t>>();
+    s.tokens = j.at("tokens").get<std::vector<std::uint64_t>>();
+    s.degrees = j.at("degrees").get<std::vector<std::uint64_t>>();
+    s.residual = j.at("residual").get<bool>();
+    s.seeds = j.at("seeds").get<std::uint64_t>();
+    const auto& o = j.at("options");
+    s.range = o.at("range").get<std::int64_t>();
+    s.partition = o.at("partition").get<std::string>();
+    const std::string ms = o.at("methods").get<std::string>();
+    if (ms != "default") s.sep.methods = parse_methods(ms);
+    if (!o.at("budget").is_null()) s.sep.budget = o["budget"].get<double>();
+    s.sep.max_terms = o.at("max_terms").get<double>();
+  } catch (const json::exception& e) {
+    throw InputError(std::string("not a netpoly sweep description: ") + e.what());
+  }
+  return s;
 }
 
 namespace {
@@ -435,12 +477,27 @@ std::vector<TableRow> read_rows(const std::string& path) {
   return parse_lines(in, path + ".jsonl");
 }
 
-namespace {
-
 std::string sweep_title(const SweepSpec& s) {
   return std::string("netpoly table: ") + arch_name(s.arch) + (s.residual ? " with residuals" : "") +
          ", partition " + s.partition + ", output y[0][0], weights in [-" + std::to_string(s.range) + ", " +
          std::to_string(s.range) + "]";
+}
+
+namespace {
+
+// The first option that differs between two row_options() objects, as
+// "--partition half (the journal) vs A=0 (this run)"; "" when they agree.
+std::string options_difference(const json& kept, const json& now) {
+  static const std::vector<std::pair<const char*, const char*>> names{
+      {"range", "--range"},     {"partition", "--partition"}, {"output", "the output entry"},
+      {"methods", "--methods"}, {"budget", "--budget"},       {"max_terms", "--max-terms"}};
+  auto text = [](const json& v) { return v.is_null() ? std::string("none") : v.is_string() ? v.get<std::string>() : v.dump(); };
+  if (!kept.is_object()) return "the options it was made with (an older journal does not record them)";
+  for (const auto& [k, flag] : names) {
+    const json a = kept.value(k, json(nullptr)), b = now.value(k, json(nullptr));
+    if (a != b) return std::string(flag) + " " + text(a) + " there, " + text(b) + " in this run";
+  }
+  return kept == now ? "" : "an option";
 }
 
 }  // namespace
@@ -460,6 +517,13 @@ std::vector<TableRow> run_sweep(const SweepSpec& s, const SweepRunOptions& o) {
   if (o.resume && to_file) {
     std::ifstream probe(journal);
     if (probe) {
+      const json now = s.row_options();
+      for (auto& r : read_rows(journal)) {
+        const std::string diff = options_difference(r.options, now);
+        if (!diff.empty())
+          throw InputError("--resume: the journal " + journal + " holds rows measured with other options (" + diff +
+                           "); drop --resume to start afresh, or write to another -o FILE");
+      }
       for (auto& r : read_rows(journal))
         if (wanted.count(r.config.key()) && !have.count(r.config.key())) {
           // the index may differ if the sweep was extended: take the current one
@@ -496,6 +560,8 @@ std::vector<TableRow> run_sweep(const SweepSpec& s, const SweepRunOptions& o) {
       TableRow r;
       try {
         r = measure_row(todo[i], s);
+        r.options = s.row_options();
+        r.sweep = s.sweep_json();
       } catch (const InputError&) {
         std::lock_guard<std::mutex> lock(mu);
         if (!err) err = std::current_exception();
@@ -504,6 +570,8 @@ std::vector<TableRow> run_sweep(const SweepSpec& s, const SweepRunOptions& o) {
         r.config = todo[i];
         r.status = "error";
         r.lower_method = e.what();
+        r.options = s.row_options();
+        r.sweep = s.sweep_json();
       }
       std::lock_guard<std::mutex> lock(mu);
       rows.push_back(r);

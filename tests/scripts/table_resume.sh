@@ -25,7 +25,22 @@ cmp "$dir/full.md" "$dir/jobs.md"
 "$np" table $sweep -o "$dir/s1.json" --shard 1/2
 "$np" table $sweep -o "$dir/s2.json" --shard 2/2
 "$np" table --merge "$dir/s1.json" "$dir/s2.json" -o "$dir/merged.md"
-# the merged title names the merge; compare the tables below the title line
-tail -n +2 "$dir/full.md" > "$dir/a"; tail -n +2 "$dir/merged.md" > "$dir/b"
-cmp "$dir/a" "$dir/b"
+# the merge gives exactly the unsharded table, title included
+cmp "$dir/full.md" "$dir/merged.md"
+# a missing shard is refused (it used to "succeed" with half the rows)
+if "$np" table --merge "$dir/s1.json" -o "$dir/half.md" 2>"$dir/err"; then echo "merge of one shard of two succeeded"; exit 1; fi
+grep -q "a shard is missing" "$dir/err" || { cat "$dir/err"; exit 1; }
+[ ! -e "$dir/half.md" ] || { echo "a refused merge wrote its output"; exit 1; }
+# shards of another sweep (other --range) are refused
+"$np" table $sweep --range 5 -o "$dir/r5.json" --shard 2/2
+if "$np" table --merge "$dir/s1.json" "$dir/r5.json" -o "$dir/mix.md" 2>"$dir/err"; then echo "merged two sweeps"; exit 1; fi
+grep -q "rows of another sweep" "$dir/err" || { cat "$dir/err"; exit 1; }
+# a resume with other options is refused, naming the option, and keeps the journal
+cp "$dir/full.md.jsonl" "$dir/keep.jsonl"
+for opt in "--partition A=0" "--range 5" "--methods support,blackbox" "--budget 100" "--max-terms 1000"; do
+  if "$np" table $sweep $opt -o "$dir/full.md" --resume 2>"$dir/err"; then echo "resume with $opt reused the rows"; exit 1; fi
+  flag=${opt%% *}
+  grep -q -- "$flag" "$dir/err" || { echo "the refusal does not name $flag:"; cat "$dir/err"; exit 1; }
+  cmp "$dir/full.md.jsonl" "$dir/keep.jsonl" || { echo "a refused resume changed the journal"; exit 1; }
+done
 echo "resume, jobs and merge agree"
