@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -204,8 +205,13 @@ struct HeightRing {
   using Scalar = Elem;
   Scalar scalar(const Fmpq& w) const {
     if (w.is_zero()) return {};
-    // |num| < 2^bits(num), den < 2^bits(den)
-    return {static_cast<double>(fmpz_bits(w.num())), static_cast<double>(fmpz_bits(w.den()))};
+    return {log2_up(w.num()), log2_up(w.den())};
+  }
+  // An upper bound on log2|z| (z != 0): exact below 2^53 (then rounded up), else the bit count.
+  static double log2_up(const fmpz_t z) {
+    const flint_bitcnt_t bits = fmpz_bits(z);
+    if (bits <= 53) return up(std::log2(std::fabs(static_cast<double>(fmpz_get_si(z)))));
+    return static_cast<double>(bits);
   }
   bool is_zero(const Scalar& s) const { return s.h == -HUGE_VAL; }
   Elem zero() const { return {}; }
@@ -225,6 +231,54 @@ struct HeightRing {
     return {up(a.h + b.h), up(a.d + b.d)};
   }
   void axpy(Elem& r, const Scalar& s, const Elem& x) const { add(r, mul(s, x)); }
+  void addmul(Elem& r, const Elem& a, const Elem& b) const { add(r, mul(a, b)); }
+};
+
+// Token-degree supports: the set of vectors (degree in token 0's variables,
+// ..., degree in token N-1's) over the monomials a value may contain. Sums
+// take unions, products Minkowski sums (a superset of the true polynomial's
+// vectors, as for SupportRing). A vector v stands for at most
+// prod_t binom(v_t + d - 1, d - 1) monomials, so a forward pass bounds the
+// number of terms an expansion can have, far below "every monomial of the
+// degree" (attention (2,4,2,6): 1,159,920, the exact count, against 2.8e7).
+// Beyond `max_work` vector operations mul throws TooCostly.
+struct TokenDegreeRing {
+  using Vec = std::vector<std::uint32_t>;
+  using Elem = std::vector<Vec>;  // sorted, unique; empty: the zero polynomial
+  using Scalar = unsigned char;   // 1 when the weight is nonzero
+  double max_work = 4e6;
+  mutable double work = 0;
+  struct TooCostly : std::runtime_error {
+    using std::runtime_error::runtime_error;
+  };
+  Scalar scalar(const Fmpq& w) const { return !w.is_zero(); }
+  bool is_zero(Scalar s) const { return !s; }
+  Elem zero() const { return {}; }
+  void add(Elem& r, const Elem& x) const {
+    if (x.empty()) return;
+    Elem u;
+    u.reserve(r.size() + x.size());
+    std::set_union(r.begin(), r.end(), x.begin(), x.end(), std::back_inserter(u));
+    r = std::move(u);
+  }
+  Elem mul(const Elem& a, const Elem& b) const {
+    work += static_cast<double>(a.size()) * static_cast<double>(b.size());
+    if (work > max_work) throw TooCostly("token-degree sets too large");
+    Elem r;
+    r.reserve(a.size() * b.size());
+    for (const auto& u : a)
+      for (const auto& v : b) {
+        Vec w(u.size());
+        for (std::size_t k = 0; k < u.size(); ++k) w[k] = u[k] + v[k];
+        r.push_back(std::move(w));
+      }
+    std::sort(r.begin(), r.end());
+    r.erase(std::unique(r.begin(), r.end()), r.end());
+    return r;
+  }
+  void axpy(Elem& r, Scalar s, const Elem& x) const {
+    if (s) add(r, x);
+  }
   void addmul(Elem& r, const Elem& a, const Elem& b) const { add(r, mul(a, b)); }
 };
 

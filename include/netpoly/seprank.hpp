@@ -10,6 +10,7 @@
 //   support  certified upper   no expansion: monomial counts of the bidegrees (A-degree,
 //                              B-degree) the network can produce, min weighted vertex cover
 #pragma once
+#include <functional>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -44,6 +45,12 @@ struct SepOptions {
   bool blackbox_split = true;     // blackbox: one matrix per block of A-degrees when there are several
 };
 
+struct SepResult;
+// Called by analyse_network after every method run (finished = false: the
+// (output, partition) pair's result so far, its ends combined) and when a pair
+// is done (finished = true), so a caller can show and keep work as it goes.
+using SepProgress = std::function<void(const SepResult& result, bool finished)>;
+
 struct End {
   std::optional<std::size_t> value;
   std::string method;  // "" when nothing bounds this end
@@ -72,7 +79,8 @@ struct SepResult {
 // Analyses every (output entry, partition) pair. Expansions are made once
 // per output entry and shared across partitions.
 std::vector<SepResult> analyse_network(const Model& m, const std::vector<Entry>& outputs,
-                                       const std::vector<Partition>& partitions, const SepOptions& o);
+                                       const std::vector<Partition>& partitions, const SepOptions& o,
+                                       const SepProgress& progress = {});
 
 // Analyses a polynomial given directly (methods group, exact, modular).
 SepResult analyse_polynomial(const FmpqMpoly& y, const Partition& P, const SepOptions& o);

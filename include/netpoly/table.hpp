@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "netpoly/bounds.hpp"
+#include "netpoly/io.hpp"
 #include "netpoly/seprank.hpp"
 
 namespace netpoly {
@@ -105,7 +106,5 @@ std::vector<TableRow> run_sweep(const SweepSpec& s, const SweepRunOptions& o);
 // Reads rows from a JSON table or a journal (FILE.jsonl, or FILE's journal).
 std::vector<TableRow> read_rows(const std::string& path);
 
-// Writes text to path atomically (temporary file + rename).
-void write_file_atomic(const std::string& path, const std::string& text);
 
 }  // namespace netpoly

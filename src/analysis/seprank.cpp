@@ -80,7 +80,9 @@ bool round_over_memory(double bytes, std::size_t k, std::size_t next, std::strin
   const double need = resident_bytes() + bytes;
   if (lim <= 0 || need <= lim) return false;
   note = "stopped at " + std::to_string(k) + " points: the next round (" + std::to_string(next) + ") needs about " +
-         fmt_g(need / 0x1p30) + " GiB, beyond --max-memory " + fmt_g(lim / 0x1p30) + " GiB";
+         fmt_g(need / 0x1p30) + " GiB, beyond " +
+         (current_limits().memory_default ? "the default memory limit " : "--max-memory ") + fmt_g(lim / 0x1p30) +
+         " GiB";
   return true;
 }
 
@@ -161,6 +163,9 @@ std::string blackbox_prime_text(const BlackboxPrime& bp) {
 // With --prime the prime is not random, and a fixed prime can divide the
 // coefficients: only rank(C mod p) is then reached with a known probability.
 std::string fixed_prime_note(double eps) {
+  if (!(eps < 1))
+    return "no probability statement with --prime (a fixed prime may divide the coefficients, and this one is too "
+           "small for the degree); drop --prime for a random prime";
   return "no probability statement for sep with --prime (a fixed prime may divide the coefficients): the rank equals "
          "rank(C mod p) with probability >= 1 - " + fmt_g(std::min(eps, 1.0)) +
          " over the points; drop --prime for a random prime";
@@ -272,7 +277,7 @@ Need single_need(const Model& m, const Entry& e) {
 std::unique_ptr<BatchEval> make_batch_eval(const Model& m, const Entry& e, const Partition& P, ulong p) {
   auto va = side_vars(P, true), vb = side_vars(P, false);
   const std::size_t out = e.token * m.output_width() + e.channel;
-  if (p < BatchF64Ring::kMaxPrime && BatchF64Ring::supported())
+  if (p >= 3 && p < BatchF64Ring::kMaxPrime && BatchF64Ring::supported())
     return std::make_unique<BatchEvalIn<BatchF64Ring>>(m, p, std::move(va), std::move(vb), single_need(m, e), out);
   return std::make_unique<BatchEvalIn<BatchModpRing>>(m, p, std::move(va), std::move(vb), single_need(m, e), out);
 }
@@ -682,16 +687,33 @@ Grid make_grid(const Model& m, const Partition& P, const SepOptions& o) {
   return G;
 }
 
-// Evaluates the grid matrix in a ring whose Elem is its Scalar (Q, Z/p, doubles).
+// A grid method's work would pass what is left of --budget.
+struct OverBudget : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+using Clock = std::chrono::steady_clock;
+
+// The time a method may take from now: --budget per method, and what is left
+// of the command's budget.
+double method_cap(const SepOptions& o) { return std::min(o.budget, budget_left()); }
+
+// Evaluates the grid matrix in a ring whose Elem is its Scalar (Q, Z/p,
+// doubles), rows [0, row_end) (all by default). Past `deadline` it throws
+// OverBudget between two evaluations, so a method stops in time.
 template <class Ring>
-std::vector<typename Ring::Elem> eval_grid(const Ring& R, const Model& m, const Entry& e, const Grid& G) {
+std::vector<typename Ring::Elem> eval_grid(const Ring& R, const Model& m, const Entry& e, const Grid& G,
+                                           Clock::time_point deadline = Clock::time_point::max(),
+                                           std::size_t count = SIZE_MAX) {
   auto net = prepare(R, m);
   const Need need = single_need(m, e);
   const std::size_t out = e.token * m.output_width() + e.channel;
   std::vector<typename Ring::Elem> X(m.num_inputs(), R.zero()), E;
-  E.reserve(G.rows.size() * G.cols.size());
+  E.reserve(std::min(count, G.rows.size() * G.cols.size()));
   for (const auto& a : G.rows)
     for (const auto& b : G.cols) {
+      if (E.size() >= count) return E;
+      if (Clock::now() > deadline) throw OverBudget("the grid's evaluations");
       for (std::size_t t = 0; t < G.va.size(); ++t) X[G.va[t]] = R.scalar(a[t]);
       for (std::size_t t = 0; t < G.vb.size(); ++t) X[G.vb[t]] = R.scalar(b[t]);
       E.push_back(forward(R, net, X, need)[out]);
@@ -699,40 +721,98 @@ std::vector<typename Ring::Elem> eval_grid(const Ring& R, const Model& m, const 
   return E;
 }
 
+// Seconds for all the grid's evaluations in a ring, from timing one.
+template <class Ring>
+double grid_eval_seconds(const Ring& R, const Model& m, const Entry& e, const Grid& G) {
+  const auto t0 = Clock::now();
+  (void)eval_grid(R, m, e, G, Clock::time_point::max(), 1);
+  return seconds_since(t0) * static_cast<double>(G.rows.size()) * static_cast<double>(G.cols.size());
+}
+
+Clock::time_point deadline_after(double seconds) {
+  if (!(seconds < 1e9)) return Clock::time_point::max();
+  return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+}
+
+// LV Claim 1's grid matrix: its rank mod p first (cheap, and a certified lower
+// bound: rank_p <= rank_Q <= sep); over Q when that can be larger (rank_p not
+// full) and fits the budget. Estimates come from timing one evaluation.
 MethodRun run_grid(const Model& m, const Entry& e, const Partition& P, const SepOptions& o) {
   Grid G = make_grid(m, P, o);
   const slong nr = static_cast<slong>(G.rows.size()), nc = static_cast<slong>(G.cols.size());
-  // exact over Q: clear the common denominator, take the integer rank
-  auto Eq = eval_grid(RationalRing{}, m, e, G);
-  Fmpz den(1);
-  for (const auto& q : Eq) fmpz_lcm(den.get(), den.get(), q.den());
-  FmpzMat Z(nr, nc);
-  for (slong i = 0; i < nr; ++i)
-    for (slong j = 0; j < nc; ++j) {
-      const Fmpq& q = Eq[static_cast<std::size_t>(i * nc + j)];
-      fmpz_divexact(Z.at(i, j), den.get(), q.den());
-      fmpz_mul(Z.at(i, j), Z.at(i, j), q.num());
-    }
-  std::size_t rq = rank_dense_exact(Z);
+  const double n3 = static_cast<double>(nr) * static_cast<double>(nc) * static_cast<double>(std::min(nr, nc));
   const ulong p = default_prime(o);
   ModpRing Rp(p);
-  auto Ep = eval_grid(Rp, m, e, G);
+  const auto t0 = Clock::now();
+  const double cap = method_cap(o);
+  const double est_p = grid_eval_seconds(Rp, m, e, G) + 1e-9 * n3;
+  if (est_p > cap)
+    return skipped(Method::grid, "skipped: estimated " + fmt_g(est_p) + " s (" + std::to_string(nr) + " x " +
+                                     std::to_string(nc) + " grid) exceeds what is left of --budget " + fmt_g(o.budget) + " s");
+  std::vector<ulong> Ep;
+  try {
+    Ep = eval_grid(Rp, m, e, G, deadline_after(cap - seconds_since(t0)));
+  } catch (const OverBudget&) {
+    return skipped(Method::grid, "stopped after " + fmt_g(seconds_since(t0)) + " s: beyond --budget " + fmt_g(o.budget) +
+                                     " s (estimated " + fmt_g(est_p) + " s)");
+  }
   NmodMat Mp(nr, nc, p);
   for (slong i = 0; i < nr; ++i)
     for (slong j = 0; j < nc; ++j) Mp.at(i, j) = Ep[static_cast<std::size_t>(i * nc + j)];
-  std::size_t rp = rank_dense_modp(Mp);
-  MethodRun r{Method::grid, "lower", rq, "certified lower bound (grid rank over Q, LV Claim 1)", "", 0, json::object()};
-  r.details = {{"grid", {nr, nc}}, {"templates", G.kind}, {"rank_Q", rq}, {"rank_mod_p", rp}, {"prime", p}};
-  if (rq < std::min<std::size_t>(nr, nc)) {
-  } else {
+  const std::size_t rp = rank_dense_modp(Mp);
+  const std::size_t full = static_cast<std::size_t>(std::min(nr, nc));
+  MethodRun r{Method::grid, "lower", rp, "", "", 0, json::object()};
+  r.details = {{"grid", {nr, nc}}, {"templates", G.kind}, {"rank_mod_p", rp}, {"prime", p}};
+  if (rp == full) {
+    // rank_Q >= rank_p = the smaller dimension: both are full.
+    r.how = "certified lower bound (grid rank over Q = rank mod p, full; LV Claim 1)";
+    r.details["rank_Q"] = rp;
     r.note = "grid matrix has full rank: more templates may show a larger rank";
+    return r;
+  }
+  const double left = cap - seconds_since(t0);
+  const double est_q = grid_eval_seconds(RationalRing{}, m, e, G) * 1.5 + 4e-9 * n3;
+  if (est_q > left) {
+    r.how = "certified lower bound (grid rank mod p = " + std::to_string(p) + ", LV Claim 1)";
+    r.note = "the rank over Q (estimated " + fmt_g(est_q) + " s) is beyond --budget: the rank mod p is the bound";
+    return r;
+  }
+  try {
+    auto Eq = eval_grid(RationalRing{}, m, e, G, deadline_after(left));
+    // exact over Q: clear the common denominator, take the integer rank
+    Fmpz den(1);
+    for (const auto& q : Eq) fmpz_lcm(den.get(), den.get(), q.den());
+    FmpzMat Z(nr, nc);
+    for (slong i = 0; i < nr; ++i)
+      for (slong j = 0; j < nc; ++j) {
+        const Fmpq& q = Eq[static_cast<std::size_t>(i * nc + j)];
+        fmpz_divexact(Z.at(i, j), den.get(), q.den());
+        fmpz_mul(Z.at(i, j), Z.at(i, j), q.num());
+      }
+    const std::size_t rq = rank_dense_exact(Z);
+    r.value = std::max(rq, rp);
+    r.details["rank_Q"] = rq;
+    r.how = "certified lower bound (grid rank over Q, LV Claim 1)";
+  } catch (const OverBudget&) {
+    r.how = "certified lower bound (grid rank mod p = " + std::to_string(p) + ", LV Claim 1)";
+    r.note = "the rank over Q stopped at --budget: the rank mod p is the bound";
   }
   return r;
 }
 
 MethodRun run_numeric(const Model& m, const Entry& e, const Partition& P, const SepOptions& o) {
   Grid G = make_grid(m, P, o);
-  auto Ed = eval_grid(DoubleRing{}, m, e, G);
+  const double cap = method_cap(o), n = static_cast<double>(std::max(G.rows.size(), G.cols.size()));
+  const double est = grid_eval_seconds(DoubleRing{}, m, e, G) + 2e-8 * n * n * n;
+  if (est > cap)
+    return skipped(Method::numeric, "skipped: estimated " + fmt_g(est) + " s exceeds what is left of --budget " +
+                                        fmt_g(o.budget) + " s");
+  std::vector<double> Ed;
+  try {
+    Ed = eval_grid(DoubleRing{}, m, e, G, deadline_after(cap));
+  } catch (const OverBudget&) {
+    return skipped(Method::numeric, "stopped at --budget " + fmt_g(o.budget) + " s (estimated " + fmt_g(est) + " s)");
+  }
   const Eigen::Index nr = static_cast<Eigen::Index>(G.rows.size()), nc = static_cast<Eigen::Index>(G.cols.size());
   Eigen::MatrixXd M(nr, nc);
   for (Eigen::Index i = 0; i < nr; ++i)
@@ -900,7 +980,8 @@ std::uint64_t os_random_seed() {
 }
 
 std::vector<SepResult> analyse_network(const Model& m, const std::vector<Entry>& outputs,
-                                       const std::vector<Partition>& partitions, const SepOptions& o_in) {
+                                       const std::vector<Partition>& partitions, const SepOptions& o_in,
+                                       const SepProgress& progress) {
   SepOptions o = o_in;
   if (!o.blackbox_seed) o.blackbox_seed = os_random_seed();
   // Validate before any work: a partition or an entry of another shape would index out of range.
@@ -951,6 +1032,13 @@ std::vector<SepResult> analyse_network(const Model& m, const std::vector<Entry>&
         res.sizes["terms"] = y->poly.length();
         res.sizes["expansion_seconds"] = expand_seconds;
       }
+      // The pair's result so far, for a caller that shows or keeps work as it goes.
+      auto report_partial = [&] {
+        if (!progress) return;
+        SepResult partial = res;
+        combine(partial);
+        progress(partial, false);
+      };
       for (Method mm : methods) {
         if (by_default && closed(res)) break;
         if (mm == Method::group || mm == Method::exact || mm == Method::modular) {
@@ -959,22 +1047,33 @@ std::vector<SepResult> analyse_network(const Model& m, const std::vector<Entry>&
             continue;
           }
           run_poly_methods(res, [&] { return coefficient_matrix(*y, P); }, o, {mm}, false, mc, by_default);
+          report_partial();
           continue;
         }
         auto t0 = std::chrono::steady_clock::now();
         std::optional<std::size_t> upper;
         for (const auto& run : res.runs)
           if ((run.kind == "upper" || run.kind == "exact") && run.value) upper = std::min(upper.value_or(SIZE_MAX), *run.value);
-        MethodRun r = mm == Method::blackbox ? run_blackbox(m, e, P, o, est.degree, upper, bidegrees)
-                      : mm == Method::support ? run_support(bidegrees)
-                      : mm == Method::grid    ? run_grid(m, e, P, o)
-                                              : run_numeric(m, e, P, o);
+        MethodRun r;
+        try {
+          r = mm == Method::blackbox ? run_blackbox(m, e, P, o, est.degree, upper, bidegrees)
+              : mm == Method::support ? run_support(bidegrees)
+              : mm == Method::grid    ? run_grid(m, e, P, o)
+                                      : run_numeric(m, e, P, o);
+        } catch (const InputError& err) {
+          // A method the default plan chose that does not fit this model (a
+          // grid of too many rows) is skipped; asked for by name, it is an error.
+          if (!by_default) throw;
+          r = skipped(mm, std::string("not run by default: ") + err.what());
+        }
         r.seconds = seconds_since(t0);
         if (r.details.contains("grid")) res.sizes["grid"] = r.details["grid"];
         if (r.details.contains("points")) res.sizes["blackbox_points"] = r.details["points"];
         res.runs.push_back(std::move(r));
+        report_partial();
       }
       combine(res);
+      if (progress) progress(res, true);
       results.push_back(std::move(res));
     }
   }

@@ -16,6 +16,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -23,6 +24,8 @@
 #include "commands.hpp"
 #include "netpoly/claims.hpp"
 #include "netpoly/error.hpp"
+#include "netpoly/io.hpp"
+#include "netpoly/limits.hpp"
 
 namespace netpoly::cli {
 
@@ -33,6 +36,7 @@ struct CheckCliOptions {
   bool json = false;
   std::string journal;
   bool resume = false;
+  std::string max_memory;
   CheckOptions check;
 };
 
@@ -107,21 +111,13 @@ ClaimResult result_from_json(const nlohmann::json& j) {
   return r;
 }
 
-// Reads FILE's entries (later lines win) and their lines into `kept`. A torn
-// last line (the process was killed while writing it) is dropped; anything
-// else malformed is an error.
-std::map<std::string, JournalEntry> read_journal(const std::string& path, std::string& kept) {
+// The journal's entries (later lines win). The Journal has already cut a torn
+// last line (a killed writer); anything else malformed is an error.
+std::map<std::string, JournalEntry> read_journal(const Journal& jf) {
   std::map<std::string, JournalEntry> out;
-  std::ifstream in(path);
-  if (!in) return out;
-  std::string line;
   std::size_t n = 0;
-  std::vector<std::string> lines;
-  while (std::getline(in, line)) lines.push_back(line);
-  const bool torn_tail = !lines.empty() && in.eof() && !lines.back().empty();
-  for (const auto& l : lines) {
+  for (const auto& l : jf.lines()) {
     ++n;
-    if (l.empty()) continue;
     try {
       auto j = nlohmann::json::parse(l);
       JournalEntry e;
@@ -130,10 +126,8 @@ std::map<std::string, JournalEntry> read_journal(const std::string& path, std::s
       e.text = j.at("text").get<std::string>();
       out[journal_key(j.at("file").get<std::string>(), j.at("title").get<std::string>(),
                       j.at("fingerprint").get<std::string>())] = std::move(e);
-      kept += l + "\n";
     } catch (const std::exception& x) {
-      if (n == lines.size() && torn_tail) break;
-      throw InputError(path + ":" + std::to_string(n) + ": not a netpoly check journal line (" + x.what() +
+      throw InputError(jf.path() + ":" + std::to_string(n) + ": not a netpoly check journal line (" + x.what() +
                        "); remove the file or drop --resume");
     }
   }
@@ -141,17 +135,9 @@ std::map<std::string, JournalEntry> read_journal(const std::string& path, std::s
 }
 
 // ------------------------------------------------------------------ interruption
-// The signal handler only writes a byte into a pipe; a watcher thread reads it,
-// takes the output lock (so that no claim is half printed), prints what
-// finished and ends the process with 130.
-int g_pipe[2] = {-1, -1};
-
-extern "C" void on_check_signal(int) {
-  const char c = 'i';
-  ssize_t n = write(g_pipe[1], &c, 1);
-  (void)n;
-}
-
+// SIGINT/SIGTERM and the limits stop the process through limits.hpp: the stop
+// report takes the output lock (so that no claim is half printed), prints what
+// finished, and the process exits with 130 (or 3 at a limit).
 struct Report {
   std::mutex mu;  // output, journal and the state below
   std::vector<ClaimResult> done;
@@ -176,6 +162,9 @@ void run_check(const CheckCliOptions& o) {
   limit_option(o.check.max_terms, "--max-terms", false);
   if (o.check.jobs < 1 || o.check.jobs > 256) throw InputError("--jobs: must be in [1, 256]");
   if (o.resume && o.journal.empty()) throw InputError("--resume needs --journal FILE");
+  Limits lim;
+  if (!o.max_memory.empty()) lim.max_memory_bytes = parse_memory_size(o.max_memory, "--max-memory");
+  start_watchdog(lim, "check");
   const auto t0 = std::chrono::steady_clock::now();
   // Every file is parsed (and every model file read) before any claim runs.
   const auto files = load_claim_paths(o.paths);
@@ -183,16 +172,12 @@ void run_check(const CheckCliOptions& o) {
   if (claims.empty())
     throw InputError(o.check.filter.empty() ? "no claims in the given files"
                                             : "--filter \"" + o.check.filter + "\": no claim title contains it");
-  // Finished claims from an earlier run, and the file new ones go to.
+  // Finished claims from an earlier run, and the file new ones go to (locked
+  // against a second run for as long as this one lasts).
   std::map<std::string, JournalEntry> journal;
-  std::string kept;  // the journal's good lines, written back (without a torn tail)
-  if (o.resume) journal = read_journal(o.journal, kept);
-  std::ofstream jout;
-  if (!o.journal.empty()) {
-    jout.open(o.journal, std::ios::trunc);
-    if (!jout) throw InputError("--journal " + o.journal + ": cannot open for writing");
-    jout << kept << std::flush;
-  }
+  std::unique_ptr<Journal> jout;
+  if (!o.journal.empty()) jout = std::make_unique<Journal>(o.journal, o.resume);
+  if (o.resume) journal = read_journal(*jout);
   std::vector<const JournalEntry*> cached(claims.size(), nullptr);
   std::vector<std::string> fps(claims.size());
   std::vector<const Claim*> todo;
@@ -233,7 +218,7 @@ void run_check(const CheckCliOptions& o) {
       nlohmann::json line = {{"file", claims[i]->loc.file}, {"title", claims[i]->title},
                              {"fingerprint", fps[i]},       {"result", j},
                              {"text", text}};
-      jout << line.dump() << "\n" << std::flush;
+      jout->append(line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     }
     rep.done.push_back(r);
     rep.done_json.push_back(std::move(j));
@@ -244,52 +229,32 @@ void run_check(const CheckCliOptions& o) {
       if (cached[next_cached]) emit(next_cached, cached[next_cached]->result, cached[next_cached]);
   };
 
-  // The watcher: on SIGINT/SIGTERM print what finished and exit 130.
-  if (pipe(g_pipe) != 0) throw Error("cannot create a pipe", ExitCode::internal);
-  std::thread watcher([&] {
-    char c = 0;
-    ssize_t n;
-    while ((n = read(g_pipe[0], &c, 1)) < 0 && errno == EINTR) {
-    }
-    if (n != 1 || c != 'i') return;  // finished normally
+  // Stopped early (SIGINT, SIGTERM, --max-memory): print what finished.
+  set_stop_report([&](int code) {
     std::lock_guard<std::mutex> lock(rep.mu);
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - rep.t0).count();
+    const bool interrupted = code == static_cast<int>(ExitCode::interrupted);
     if (o.json) {
-      nlohmann::json j = report_json(rep.done, rep.done_json, secs, 130);
-      j["interrupted"] = true;
-      std::cout << j.dump(1) << "\n";
+      nlohmann::json j = report_json(rep.done, rep.done_json, secs, code);
+      j[interrupted ? "interrupted" : "stopped"] = true;
+      std::cout << j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     } else {
-      std::cout << "INTERRUPTED  " << summary_line(rep.done, secs) << "; " << rep.total - rep.done.size() << " of "
-                << rep.total << " not run\n";
+      std::cout << (interrupted ? "INTERRUPTED  " : "STOPPED  ") << summary_line(rep.done, secs) << "; "
+                << rep.total - rep.done.size() << " of " << rep.total << " not run\n";
     }
     std::cout.flush();
-    std::string hint = "\nnetpoly: interrupted; " + std::to_string(rep.done.size()) + " of " +
-                       std::to_string(rep.total) + " claims finished (the claims in flight were dropped); ";
+  });
+  {
+    std::string hint = "claims finished (the claims in flight were dropped); ";
     if (!o.journal.empty())
-      hint += "their results are in the journal " + o.journal +
-              "; rerun the same command with --resume to skip them\n";
+      hint += "their results are in the journal " + o.journal + "; rerun the same command with --resume to skip them";
     else
       hint += "nothing was kept for a rerun: add --journal FILE to keep finished claims, then --resume to skip them "
-              "(or --filter TEXT to run only some)\n";
-    std::cerr << hint << std::flush;
-    _exit(130);
-  });
-  struct sigaction sa {}, old_int{}, old_term{};
-  sa.sa_handler = on_check_signal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, &old_int);
-  sigaction(SIGTERM, &sa, &old_term);
-  auto stop_watcher = [&] {
-    sigaction(SIGINT, &old_int, nullptr);
-    sigaction(SIGTERM, &old_term, nullptr);
-    const char q = 'q';
-    ssize_t n = write(g_pipe[1], &q, 1);
-    (void)n;
-    watcher.join();
-    close(g_pipe[0]);
-    close(g_pipe[1]);
-    g_pipe[0] = g_pipe[1] = -1;
-  };
+              "(or --filter TEXT to run only some)";
+    install_interrupt_handler("check", hint);
+    set_stop_hint(hint);
+  }
+  auto stop_watcher = [&] { set_stop_report({}); };
 
   try {
     {
@@ -319,7 +284,7 @@ void run_check(const CheckCliOptions& o) {
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const int code = check_exit_code(results, o.check.strict);
   if (o.json)
-    std::cout << report_json(results, rep.done_json, secs, code).dump(1) << "\n";
+    std::cout << report_json(results, rep.done_json, secs, code).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   else
     std::cout << summary_line(results, secs) << "\n";
   std::cout.flush();
@@ -358,6 +323,9 @@ void setup_check(CLI::App& app) {
       ->capture_default_str();
   s->add_option("--counterexamples", o->check.counterexamples_dir,
                 "write each failing claim's first counterexample (model files, polynomial files, a summary) here");
+  s->add_option("--max-memory", o->max_memory,
+                "stop (exit 3, printing the finished claims) beyond this resident size, e.g. 8G (default: half the "
+                "machine's memory)");
   s->add_flag("--strict", o->check.strict, "a PASS (probabilistic) counts as not passed (exit code 1)");
   s->add_option("--journal", o->journal,
                 "append each finished claim's result to FILE (JSON lines); without --resume FILE starts empty");

@@ -1,6 +1,10 @@
 // netpoly expand MODEL: expand output entries into exact polynomials.
 #include <cmath>
+#include <unistd.h>
+
+#include <chrono>
 #include <iostream>
+#include <mutex>
 
 #include "commands.hpp"
 #include "netpoly/error.hpp"
@@ -17,6 +21,7 @@ struct ExpandOptions {
   bool all = false, stats = false, json = false;
   std::string format = "text";
   ulong modulus = 0;
+  std::string modulus_text;
   double max_terms = 5e7;
   unsigned threads = 0;
   std::string max_memory;
@@ -65,8 +70,9 @@ void preamble(std::ostream& os, const ExpandOptions& o, const Model& m) {
     return s;
   };
   if (o.format == "sympy") {
+    // A trailing comma in the names makes symbols() return a tuple for one variable too.
     os << "from sympy import symbols, Rational\n" << vars(", ") << (nv == 1 ? "," : "") << " = symbols('" << vars(" ")
-       << "')\n";
+       << (nv == 1 ? "," : "") << "')\n";
   } else if (o.format == "singular") {
     os << "ring r = " << (o.modulus ? std::to_string(o.modulus) : "0") << ", (" << vars(", ") << "), dp;\n";
   } else if (o.format == "latex") {
@@ -74,7 +80,8 @@ void preamble(std::ostream& os, const ExpandOptions& o, const Model& m) {
   }
 }
 
-void run_expand(const ExpandOptions& o) {
+void run_expand(ExpandOptions o) {
+  if (!o.modulus_text.empty()) o.modulus = parse_u64(o.modulus_text, "--modulus", 2);
   set_threads(o.threads);
   Limits lim;
   if (!o.max_memory.empty()) lim.max_memory_bytes = parse_memory_size(o.max_memory, "--max-memory");
@@ -87,26 +94,53 @@ void run_expand(const ExpandOptions& o) {
   std::optional<Entry> req;
   if (!o.output.empty()) req = parse_entry(o.output, "--output");
   auto outs = resolve_outputs(m, req, o.all);
+  if (o.modulus) require_prime_modulus(o.modulus, "--modulus");
   check_expansion_size(m, o.max_terms);
   check_memory_estimate(expansion_memory_estimate(m), "the expansion");
   std::ostream& os = std::cout;
-  preamble(os, o, m);
-  if (o.json) os << "{\"model\":" << "\"" << m.name << "\",\"outputs\":[";
+  // Outputs are printed whole, one at a time, under `mu`. Stopped early (a
+  // limit, SIGINT, SIGTERM), the outputs printed so far are complete and the
+  // JSON is closed; an output being written when the stop comes is finished
+  // if that takes under half a second, else said to be cut.
+  std::timed_mutex mu;
+  std::size_t printed = 0;
+  set_stop_report([&](int code) {
+    const bool got = mu.try_lock_for(std::chrono::milliseconds(500));
+    const std::string why = code == static_cast<int>(ExitCode::interrupted) ? "interrupted" : "stopped";
+    if (got) {
+      if (o.json) os << "\n],\"" << (why == "interrupted" ? "interrupted" : "stopped") << "\":true}\n";
+      os.flush();
+    }
+    std::string msg = "netpoly: expand: " + why + " after " + std::to_string(printed) + " of " +
+                      std::to_string(outs.size()) + " output entries, printed complete above" +
+                      (got ? "" : " (the next one was being written and is cut)") + "\n";
+    ssize_t n = write(STDERR_FILENO, msg.data(), msg.size());
+    (void)n;
+    if (got) mu.unlock();
+  });
+  install_interrupt_handler("expand", "");
+  {
+    std::lock_guard<std::timed_mutex> lock(mu);
+    preamble(os, o, m);
+    if (o.json) os << "{\"model\":" << "\"" << m.name << "\",\"outputs\":[";
+    os.flush();
+  }
+  auto emit = [&](std::size_t k, const auto& p, const std::string& dom) {
+    std::lock_guard<std::timed_mutex> lock(mu);
+    print_one(os, o, m, outs[k], p, k == 0, dom);
+    os.flush();
+    ++printed;
+  };
   if (o.modulus) {
-    require_prime_modulus(o.modulus, "--modulus");
     ModPolyRing R(static_cast<slong>(m.num_inputs()), o.modulus);
     std::string dom = "mod " + std::to_string(o.modulus);
-    for (std::size_t k = 0; k < outs.size(); ++k) {
-      auto p = expand_mod(R, m, {outs[k]});
-      print_one(os, o, m, outs[k], p[0], k == 0, dom);
-    }
+    for (std::size_t k = 0; k < outs.size(); ++k) emit(k, expand_mod(R, m, {outs[k]})[0], dom);
   } else {
     PolyRing R(static_cast<slong>(m.num_inputs()));
-    for (std::size_t k = 0; k < outs.size(); ++k) {
-      auto p = expand(R, m, {outs[k]});
-      print_one(os, o, m, outs[k], p[0], k == 0, "exact");
-    }
+    for (std::size_t k = 0; k < outs.size(); ++k) emit(k, expand(R, m, {outs[k]})[0], "exact");
   }
+  set_stop_report({});
+  std::lock_guard<std::timed_mutex> lock(mu);
   if (o.json) os << "\n]}\n";
   if (!o.json && !o.stats && o.format == "latex") os << "\\end{align*}\n";
 }
@@ -121,7 +155,7 @@ void setup_expand(CLI::App& app) {
   s->add_flag("--all", o->all, "every output entry (default: the model's output, else all)");
   s->add_flag("--stats", o->stats, "statistics only, no polynomial");
   s->add_option("--format", o->format, "text|json|sympy|singular|latex")->capture_default_str();
-  s->add_option("--modulus", o->modulus, "expand mod this prime instead of over Q");
+  s->add_option("--modulus", o->modulus_text, "expand mod this prime instead of over Q");
   s->add_flag("--json", o->json, "machine-readable output");
   s->add_option("--max-terms", o->max_terms, "refuse expansions estimated larger than this")->capture_default_str();
   s->add_option("--threads", o->threads, "threads for FLINT multiplication (0 = all cores)")->capture_default_str();

@@ -7,6 +7,8 @@
 
 #include "commands.hpp"
 #include "netpoly/error.hpp"
+#include "netpoly/io.hpp"
+#include "netpoly/limits.hpp"
 
 int main(int argc, char** argv) {
 #ifdef __GLIBC__
@@ -30,7 +32,10 @@ int main(int argc, char** argv) {
   netpoly::cli::setup_table(app);
   int code = 0;
   try {
+    // Every command runs under the default memory limit unless it sets its own.
+    netpoly::start_watchdog({}, argc > 1 ? argv[1] : "netpoly");
     app.parse(argc, argv);
+    netpoly::check_stdout();
   } catch (const CLI::CallForHelp& e) {
     code = app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {

@@ -3,11 +3,13 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <mutex>
 #include <sstream>
 
 #include "commands.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
+#include "netpoly/io.hpp"
 #include "netpoly/limits.hpp"
 #include "netpoly/seprank.hpp"
 
@@ -29,13 +31,10 @@ struct SeprankOptions {
 };
 
 std::vector<std::vector<Fmpq>> read_templates(const std::string& path, std::size_t width) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path + ": cannot open the templates file");
-  std::stringstream ss;
-  ss << in.rdbuf();
+  const std::string text = read_text_file(path, "the templates file");
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(ss.str());
+    j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
     throw InputError(path + ": invalid JSON: " + e.what());
   }
@@ -78,47 +77,59 @@ std::optional<std::uint64_t> blackbox_seed_of(const std::vector<SepResult>& rs) 
   return std::nullopt;
 }
 
-void print_text(std::ostream& os, const Model& m, const std::vector<SepResult>& rs, bool seed_given) {
+void print_header(std::ostream& os, const Model& m, std::size_t label_width) {
   os << "netpoly seprank: " << (m.name.empty() ? "model" : m.name) << " (N=" << m.tokens << ", d=" << m.width
      << ", " << m.layers.size() << (m.layers.size() == 1 ? " layer)\n" : " layers)\n");
-  os << std::left << std::setw(8) << "output" << std::setw(22) << "partition" << std::setw(14) << "sep"
-     << std::setw(16) << "lower" << std::setw(16) << "upper" << "status\n";
-  for (const auto& r : rs) {
-    std::string out = "y" + std::to_string(r.output.token) + "_" + std::to_string(r.output.channel);
-    std::string sep = r.status == "exact"           ? std::to_string(*r.lower.value)
-                      : r.status == "probabilistic" ? std::to_string(*r.lower.value) + "?"
-                      : "[" + (r.lower.value ? std::to_string(*r.lower.value) : std::string("0")) + "," +
-                            (r.upper.value ? std::to_string(*r.upper.value) : std::string("inf")) + "]";
-    std::string label = r.partition.label();
-    os << std::setw(8) << out << std::setw(22) << label << std::setw(14) << sep << std::setw(16) << end_text(r.lower)
-       << std::setw(16) << end_text(r.upper) << r.status;
-    if (r.status == "probabilistic") os << " (sep = " << *r.lower.value << " with probability >= 1 - " << r.failure_probability << ")";
-    os << "\n";
-    for (const auto& run : r.runs) {
-      os << "    " << std::setw(9) << method_name(run.method);
-      if (run.value)
-        os << (run.kind == "upper" ? "<= " : run.kind == "lower" ? ">= " : run.kind == "exact" ? "=  " : "~  ")
-           << std::setw(7) << *run.value << run.how;
-      else
-        os << "   " << std::setw(7) << "-";
-      if (!run.note.empty()) os << (run.value ? "; " : "") << run.note;
-      std::ostringstream t;
-      t << std::fixed << std::setprecision(3) << run.seconds;
-      os << " [" << t.str() << " s]";
-      if (run.method == Method::group || run.method == Method::exact || run.method == Method::modular)
-        if (r.sizes.contains("coefficient_matrix"))
-          os << " (" << r.sizes["coefficient_matrix"][0] << " x " << r.sizes["coefficient_matrix"][1]
-             << " coefficient matrix)";
-      if (run.method == Method::blackbox && run.details.contains("points"))
-        os << " (" << run.details["points"] << " x " << run.details["points"] << " points)";
-      if ((run.method == Method::grid || run.method == Method::numeric) && run.details.contains("grid"))
-        os << " (" << run.details["grid"][0] << " x " << run.details["grid"][1] << " grid, "
-           << run.details["templates"].get<std::string>() << ")";
-      if (run.method == Method::numeric && run.details.contains("threshold"))
-        os << " threshold " << run.details["threshold"].get<double>() << ", gap " << run.details["gap"].get<double>();
-      os << "\n";
-    }
+  os << std::left << std::setw(8) << "output" << std::setw(static_cast<int>(label_width)) << "partition"
+     << std::setw(14) << "sep" << std::setw(16) << "lower" << std::setw(16) << "upper" << "status\n";
+}
+
+// One (output, partition) result and its method lines.
+void print_result(std::ostream& os, const SepResult& r, std::size_t label_width) {
+  std::string out = "y" + std::to_string(r.output.token) + "_" + std::to_string(r.output.channel);
+  std::string sep = r.status == "exact"           ? std::to_string(*r.lower.value)
+                    : r.status == "probabilistic" ? std::to_string(*r.lower.value) + "?"
+                    : "[" + (r.lower.value ? std::to_string(*r.lower.value) : std::string("0")) + "," +
+                          (r.upper.value ? std::to_string(*r.upper.value) : std::string("inf")) + "]";
+  const std::string label = r.partition.label();
+  // A partition label longer than its column gets a line of its own.
+  if (label.size() >= label_width) {
+    os << std::left << std::setw(8) << out << label << "\n";
+    out.clear();
   }
+  os << std::left << std::setw(8) << out << std::setw(static_cast<int>(label_width))
+     << (label.size() >= label_width ? std::string() : label) << std::setw(14) << sep
+     << std::setw(16) << end_text(r.lower) << std::setw(16) << end_text(r.upper) << r.status;
+  if (r.status == "probabilistic")
+    os << " (sep = " << *r.lower.value << " with probability >= 1 - " << r.failure_probability << ")";
+  os << "\n";
+  for (const auto& run : r.runs) {
+    os << "    " << std::setw(9) << method_name(run.method);
+    if (run.value)
+      os << (run.kind == "upper" ? "<= " : run.kind == "lower" ? ">= " : run.kind == "exact" ? "=  " : "~  ")
+         << std::setw(7) << *run.value << run.how;
+    else
+      os << "   " << std::setw(7) << "-";
+    if (!run.note.empty()) os << (run.value ? "; " : "") << run.note;
+    std::ostringstream t;
+    t << std::fixed << std::setprecision(3) << run.seconds;
+    os << " [" << t.str() << " s]";
+    if (run.method == Method::group || run.method == Method::exact || run.method == Method::modular)
+      if (r.sizes.contains("coefficient_matrix"))
+        os << " (" << r.sizes["coefficient_matrix"][0] << " x " << r.sizes["coefficient_matrix"][1]
+           << " coefficient matrix)";
+    if (run.method == Method::blackbox && run.details.contains("points"))
+      os << " (" << run.details["points"] << " x " << run.details["points"] << " points)";
+    if ((run.method == Method::grid || run.method == Method::numeric) && run.details.contains("grid"))
+      os << " (" << run.details["grid"][0] << " x " << run.details["grid"][1] << " grid, "
+         << run.details["templates"].get<std::string>() << ")";
+    if (run.method == Method::numeric && run.details.contains("threshold"))
+      os << " threshold " << run.details["threshold"].get<double>() << ", gap " << run.details["gap"].get<double>();
+    os << "\n";
+  }
+}
+
+void print_footer(std::ostream& os, const std::vector<SepResult>& rs, bool seed_given) {
   if (rs.size() > 1) {
     auto s = sup_inf_json(rs, true), i = sup_inf_json(rs, false);
     auto b = [](const nlohmann::json& x) {
@@ -129,6 +140,16 @@ void print_text(std::ostream& os, const Model& m, const std::vector<SepResult>& 
   }
   if (auto seed = blackbox_seed_of(rs); seed && !seed_given)
     os << "black-box seed " << *seed << " (drawn at random; --seed " << *seed << " reproduces this run)\n";
+}
+
+nlohmann::json results_json(const Model& m, const std::vector<SepResult>& rs) {
+  nlohmann::json j;
+  j["model"] = m.name;
+  j["results"] = nlohmann::json::array();
+  for (const auto& r : rs) j["results"].push_back(to_json(r));
+  j["sup"] = sup_inf_json(rs, true);
+  j["inf"] = sup_inf_json(rs, false);
+  return j;
 }
 
 void run_seprank(SeprankOptions o) {
@@ -147,6 +168,21 @@ void run_seprank(SeprankOptions o) {
   for (const auto& p : o.partitions) parts.push_back(parse_partition(p, m.tokens, m.width));
   if (o.all_balanced)
     for (auto& p : all_balanced(m.tokens, m.width)) parts.push_back(std::move(p));
+  // Each unordered pair {A, B} once (sep(y; A, B) = sep(y; B, A)), in the order given.
+  std::vector<Partition> unique;
+  for (auto& P : parts) {
+    bool seen = false;
+    for (const auto& Q : unique) {
+      bool same = true, complement = true;
+      for (std::size_t v = 0; v < P.in_A.size(); ++v) {
+        same = same && (P.in_A[v] != 0) == (Q.in_A[v] != 0);
+        complement = complement && (P.in_A[v] != 0) != (Q.in_A[v] != 0);
+      }
+      seen = seen || same || complement;
+    }
+    if (!seen) unique.push_back(std::move(P));
+  }
+  parts = std::move(unique);
   if (parts.empty()) parts.push_back(parse_partition("half", m.tokens, m.width));
   if (!o.methods.empty()) o.sep.methods = parse_methods(o.methods);
   if (!o.templates_file.empty()) o.sep.template_vectors = read_templates(o.templates_file, m.width);
@@ -158,17 +194,64 @@ void run_seprank(SeprankOptions o) {
     o.sep.prime = parse_u64(o.prime, "--prime", 2);
     require_prime_modulus(o.sep.prime, "--prime");
   }
-  auto rs = analyse_network(m, outs, parts, o.sep);
+  std::size_t label_width = 22;  // the partition column fits its longest label
+  for (const auto& P : parts) label_width = std::max(label_width, std::min<std::size_t>(P.label().size() + 1, 42));
+
+  // Results are printed as they finish (text) and kept for the end (JSON).
+  // When the run is stopped early (--budget, --max-memory, SIGINT, SIGTERM)
+  // the finished results are printed, with the methods that finished for the
+  // pair in flight, before the exit code (3 or 130).
+  std::mutex mu;
+  std::vector<SepResult> done;
+  std::optional<SepResult> partial;
+  std::ostream& os = std::cout;
+  if (!o.json) {
+    print_header(os, m, label_width);
+    os.flush();
+  }
+  set_stop_report([&](int code) {
+    std::lock_guard<std::mutex> lock(mu);
+    const std::string why = code == static_cast<int>(ExitCode::interrupted) ? "interrupted" : "stopped at a limit";
+    if (o.json) {
+      auto j = results_json(m, done);
+      if (partial) {
+        auto pj = to_json(*partial);
+        pj["unfinished"] = true;
+        j["results"].push_back(pj);
+      }
+      j[code == static_cast<int>(ExitCode::interrupted) ? "interrupted" : "stopped"] = true;
+      os << j.dump(1) << "\n";
+    } else {
+      if (partial) {
+        os << "(" << why << " during this pair: the methods below finished, the one running was dropped)\n";
+        print_result(os, *partial, label_width);
+      }
+      print_footer(os, done, !o.seed.empty());
+      os << why << ": " << done.size() << " of " << outs.size() * parts.size()
+         << " (output, partition) pairs finished\n";
+    }
+    os.flush();
+  });
+  install_interrupt_handler("seprank", "the finished results are printed above");
+  auto rs = analyse_network(m, outs, parts, o.sep, [&](const SepResult& r, bool finished) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (!finished) {
+      partial = r;
+      return;
+    }
+    partial.reset();
+    done.push_back(r);
+    if (!o.json) {
+      print_result(os, r, label_width);
+      os.flush();
+    }
+  });
+  set_stop_report({});  // (does not return when a stop is already printing the report)
+  std::lock_guard<std::mutex> lock(mu);
   if (o.json) {
-    nlohmann::json j;
-    j["model"] = m.name;
-    j["results"] = nlohmann::json::array();
-    for (const auto& r : rs) j["results"].push_back(to_json(r));
-    j["sup"] = sup_inf_json(rs, true);
-    j["inf"] = sup_inf_json(rs, false);
-    std::cout << j.dump(1) << "\n";
+    os << results_json(m, rs).dump(1) << "\n";
   } else {
-    print_text(std::cout, m, rs, !o.seed.empty());
+    print_footer(os, rs, !o.seed.empty());
   }
 }
 

@@ -13,6 +13,7 @@
 #include "commands.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
+#include "netpoly/limits.hpp"
 #include "netpoly/presets.hpp"
 #include "netpoly/table.hpp"
 
@@ -33,25 +34,8 @@ struct TableOptions {
   std::vector<std::string> merge;
   bool resume = false;
   unsigned jobs = 1, threads = 0;
+  std::string max_memory;
 };
-
-char g_interrupt_msg[1024];
-
-extern "C" void on_interrupt(int) {
-  ssize_t n = write(STDERR_FILENO, g_interrupt_msg, std::strlen(g_interrupt_msg));
-  (void)n;
-  _exit(130);
-}
-
-void install_interrupt_handler(const std::string& out, const std::string& cmdline_hint) {
-  std::string msg = out.empty()
-                        ? "\nnetpoly: interrupted; nothing was written (no -o FILE)\n"
-                        : "\nnetpoly: interrupted; every finished row is in " + out + " (journal " + out +
-                              ".jsonl); " + cmdline_hint + "\n";
-  std::snprintf(g_interrupt_msg, sizeof g_interrupt_msg, "%s", msg.c_str());
-  std::signal(SIGINT, on_interrupt);
-  std::signal(SIGTERM, on_interrupt);
-}
 
 std::string fmt_duration(double s) {
   long t = static_cast<long>(s + 0.5);
@@ -217,6 +201,9 @@ void run_param_budget(const TableOptions& o) {
 
 void run_table(const TableOptions& o) {
   set_threads(o.threads);
+  Limits lim;
+  if (!o.max_memory.empty()) lim.max_memory_bytes = parse_memory_size(o.max_memory, "--max-memory");
+  start_watchdog(lim, "table");
   if (!o.merge.empty()) return run_merge(o);
   if (!o.param_budget.empty()) return run_param_budget(o);
   if (o.jobs < 1 || o.jobs > 256) throw InputError("--jobs: must be in [1, 256], got " + std::to_string(o.jobs));
@@ -239,7 +226,13 @@ void run_table(const TableOptions& o) {
   r.shard = std::stoul(o.shard.substr(0, slash));
   r.shards = std::stoul(o.shard.substr(slash + 1));
   if (r.resume && o.out.empty()) throw InputError("--resume needs -o FILE");
-  install_interrupt_handler(o.out, "rerun the same command with --resume to continue");
+  {
+    const std::string hint = o.out.empty() ? "nothing was written (no -o FILE)"
+                                           : "every finished row is in " + o.out + " (journal " + o.out +
+                                                 ".jsonl); rerun the same command with --resume to continue";
+    install_interrupt_handler("table", hint);
+    set_stop_hint(hint);
+  }
   const bool tty = isatty(STDERR_FILENO);
   const auto t0 = std::chrono::steady_clock::now();
   std::size_t first_done = SIZE_MAX;
@@ -292,6 +285,9 @@ void setup_table(CLI::App& app) {
   s->add_option("--param-budget", o->param_budget,
                 "depth-to-width allocation: shapes within this many parameters, bound maxima, measured ranks");
   s->add_option("--threads", o->threads, "threads (0 = all cores)")->capture_default_str();
+  s->add_option("--max-memory", o->max_memory,
+                "stop (exit 3; finished rows stay in the journal) beyond this resident size, e.g. 8G (default: half "
+                "the machine's memory)");
   s->callback([o]() { run_table(*o); });
 }
 

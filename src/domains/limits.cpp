@@ -3,11 +3,16 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <functional>
 #include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <cstdlib>
+#include <algorithm>
 #include <mutex>
 #include <thread>
 
@@ -23,12 +28,26 @@ std::string g_what, g_hint;
 std::chrono::steady_clock::time_point g_start = std::chrono::steady_clock::now();
 std::atomic<unsigned> g_generation{0};
 
+std::string human(double bytes);
+
+}  // namespace
+
+std::string format_bytes(double bytes) { return human(bytes); }
+
+namespace {
+
 std::string human(double bytes) {
   char b[32];
   if (bytes >= 1024.0 * 1024 * 1024) std::snprintf(b, sizeof b, "%.2f GiB", bytes / (1024.0 * 1024 * 1024));
-  else std::snprintf(b, sizeof b, "%.1f MiB", bytes / (1024.0 * 1024));
+  else if (bytes >= 1024.0 * 1024) std::snprintf(b, sizeof b, "%.1f MiB", bytes / (1024.0 * 1024));
+  else if (bytes >= 1024.0) std::snprintf(b, sizeof b, "%.1f KiB", bytes / 1024.0);
+  else std::snprintf(b, sizeof b, "%.0f bytes", bytes);
   return b;
 }
+
+std::mutex g_report_mu;
+std::function<void(int)> g_report;
+std::atomic<bool> g_stopping{false};
 
 [[noreturn]] void stop(const std::string& msg) {
   std::string text;
@@ -36,13 +55,78 @@ std::string human(double bytes) {
     std::lock_guard<std::mutex> lock(g_mu);
     text = "\nnetpoly: " + g_what + ": " + msg + (g_hint.empty() ? "" : "; " + g_hint) + "\n";
   }
-  std::fflush(stdout);
-  ssize_t n = write(STDERR_FILENO, text.data(), text.size());
+  stop_process(static_cast<int>(ExitCode::limit), text);
+}
+
+int g_signal_pipe[2] = {-1, -1};
+
+extern "C" void on_stop_signal(int) {
+  const char c = 'i';
+  ssize_t n = write(g_signal_pipe[1], &c, 1);
   (void)n;
-  _exit(static_cast<int>(ExitCode::limit));
 }
 
 }  // namespace
+
+void set_stop_report(std::function<void(int)> report) {
+  const bool clearing = !report;
+  {
+    std::lock_guard<std::mutex> lock(g_report_mu);
+    g_report = std::move(report);
+  }
+  // A stop already under way may be printing the old report, whose objects
+  // the caller is about to destroy: wait for its _exit instead.
+  if (clearing && g_stopping)
+    for (;;) pause();
+}
+
+void stop_process(int code, const std::string& message) {
+  if (g_stopping.exchange(true))
+    for (;;) pause();  // another thread is stopping the process
+  std::function<void(int)> report;
+  {
+    std::lock_guard<std::mutex> lock(g_report_mu);
+    report = g_report;
+  }
+  if (report) report(code);
+  std::fflush(stdout);
+  ssize_t n = write(STDERR_FILENO, message.data(), message.size());
+  (void)n;
+  _exit(code);
+}
+
+void install_interrupt_handler(const std::string& what, const std::string& hint) {
+  static std::once_flag once;
+  static std::string msg;
+  {
+    std::lock_guard<std::mutex> lock(g_mu);
+    msg = "\nnetpoly: " + what + ": interrupted" + (hint.empty() ? "" : "; " + hint) + "\n";
+  }
+  std::call_once(once, [] {
+    if (pipe(g_signal_pipe) != 0) return;
+    std::thread([] {
+      char c = 0;
+      for (;;) {
+        const ssize_t n = read(g_signal_pipe[0], &c, 1);
+        if (n == 1) break;
+        if (n < 0 && errno == EINTR) continue;
+        return;
+      }
+      std::string text;
+      {
+        std::lock_guard<std::mutex> lock(g_mu);
+        text = msg;
+      }
+      stop_process(static_cast<int>(ExitCode::interrupted), text);
+    }).detach();
+    struct sigaction sa {};
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
+  });
+}
 
 double parse_memory_size(const std::string& s, const std::string& option) {
   char* end = nullptr;
@@ -62,6 +146,17 @@ double parse_memory_size(const std::string& s, const std::string& option) {
   if (!(v > 0) || !std::isfinite(v * mul))
     throw InputError(option + " \"" + s + "\": expected a size such as 512M or 8G");
   return v * mul;
+}
+
+double default_memory_limit() {
+  double total = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
+  if (FILE* f = std::fopen("/sys/fs/cgroup/memory.max", "r")) {  // cgroup v2; "max" = none
+    char b[64] = "";
+    if (std::fscanf(f, "%63s", b) == 1 && std::isdigit(static_cast<unsigned char>(b[0])))
+      total = std::min(total, std::strtod(b, nullptr));
+    std::fclose(f);
+  }
+  return total > 0 ? total / 2 : 8.0 * 0x1p30;
 }
 
 double resident_bytes() {
@@ -86,13 +181,20 @@ double budget_left() {
   return g_limits.budget_seconds - el;
 }
 
-void check_memory_estimate(double bytes, const std::string& what) {
+void check_memory_estimate(double work_bytes, const std::string& what) {
+  const double bytes = work_bytes + resident_bytes();
   if (g_limits.max_memory_bytes > 0 && bytes > g_limits.max_memory_bytes)
-    throw LimitError(what + " is estimated to need " + human(bytes) + ", more than --max-memory " +
+    throw LimitError(what + " is estimated to need " + human(bytes) + ", more than " +
+                     (g_limits.memory_default ? "the default memory limit (half the machine's memory) "
+                                              : "--max-memory ") +
                      human(g_limits.max_memory_bytes) + "; raise --max-memory to try anyway");
 }
 
-void start_watchdog(const Limits& l, const std::string& what) {
+void start_watchdog(const Limits& limits, const std::string& what) {
+  Limits l = limits;
+  const bool default_memory = !(l.max_memory_bytes > 0);
+  if (default_memory) l.max_memory_bytes = default_memory_limit();
+  l.memory_default = default_memory;
   {
     std::lock_guard<std::mutex> lock(g_mu);
     g_what = what;
@@ -100,14 +202,14 @@ void start_watchdog(const Limits& l, const std::string& what) {
   g_limits = l;
   g_start = std::chrono::steady_clock::now();
   const unsigned gen = ++g_generation;
-  if (l.max_memory_bytes <= 0 && l.budget_seconds <= 0) return;
   std::thread([l, gen]() {
     while (g_generation == gen) {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
       if (l.max_memory_bytes > 0) {
         double rss = resident_bytes();
         if (rss > l.max_memory_bytes)
-          stop("memory limit reached: resident set " + human(rss) + " exceeds --max-memory " +
+          stop("memory limit reached: resident set " + human(rss) + " exceeds " +
+               (l.memory_default ? "the default memory limit (half the machine's memory) " : "--max-memory ") +
                human(l.max_memory_bytes) + " (raise --max-memory)");
       }
       if (l.budget_seconds > 0 && budget_left() < 0) {

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "netpoly/error.hpp"
+#include "netpoly/io.hpp"
 #include "netpoly/model.hpp"
 
 namespace netpoly {
@@ -17,6 +18,60 @@ namespace {
 // SAX front end that builds a DOM but keeps the raw text of numbers that do
 // not fit 64 bits: an integer literal too large for int64 becomes a string
 // of its digits (a big integer), a true float stays a float (rejected later).
+// An integer literal too large for a 64-bit word is kept as a string holding
+// its digits behind this marker (a control character cannot appear in a JSON
+// string unescaped), so the reader can tell it from a quoted "p/q".
+const std::string kBigInt = std::string("\x01") + "int:";
+
+bool is_big_int(const json& v) { return v.is_string() && v.get_ref<const std::string&>().rfind(kBigInt, 0) == 0; }
+
+std::string big_int_digits(const json& v) { return v.get<std::string>().substr(kBigInt.size()); }
+
+// Long digit strings in messages: "123456789012...(5000 digits)".
+std::string abbreviate_digits(const std::string& d) {
+  return d.size() <= 30 ? d : d.substr(0, 12) + "...(" + std::to_string(d.size()) + " digits)";
+}
+
+// Integer literals beyond a double's range (about 1.8e308) overflow in the
+// JSON lexer before any SAX call: they are quoted with the marker first.
+// Byte offsets in later syntax errors shift by the quotes added.
+std::string quote_huge_integers(const std::string& text) {
+  std::string out;
+  bool in_string = false, changed = false;
+  for (std::size_t i = 0; i < text.size();) {
+    const char c = text[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\' && i + 1 < text.size()) out += text[++i];
+      else if (c == '"') in_string = false;
+      ++i;
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+      out += c;
+      ++i;
+      continue;
+    }
+    if (c == '-' || std::isdigit(static_cast<unsigned char>(c))) {
+      std::size_t j = i + (c == '-');
+      while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) ++j;
+      const bool integer = j == text.size() || (text[j] != '.' && text[j] != 'e' && text[j] != 'E');
+      if (integer && j - i > 300) {
+        out += "\"\\u0001int:" + text.substr(i, j - i) + "\"";
+        changed = true;
+      } else {
+        out.append(text, i, j - i);
+      }
+      i = j == i ? i + 1 : j;
+      continue;
+    }
+    out += c;
+    ++i;
+  }
+  return changed ? out : text;
+}
+
 class DomBuilder : public nlohmann::json_sax<json> {
  public:
   json root;
@@ -30,7 +85,7 @@ class DomBuilder : public nlohmann::json_sax<json> {
     bool integral = !s.empty();
     for (std::size_t i = 0; i < s.size(); ++i)
       if (!(std::isdigit(static_cast<unsigned char>(s[i])) || (i == 0 && s[i] == '-'))) integral = false;
-    return put(integral ? json(s) : json(v));
+    return put(integral ? json(kBigInt + s) : json(v));
   }
   bool string(string_t& v) override { return put(json(v)); }
   bool binary(binary_t&) override { return put(json(nullptr)); }
@@ -47,7 +102,9 @@ class DomBuilder : public nlohmann::json_sax<json> {
   bool start_array(std::size_t) override { return open(json::array()); }
   bool end_array() override { stack_.pop_back(); path_.pop_back(); return true; }
   bool parse_error(std::size_t pos, const std::string&, const nlohmann::detail::exception& ex) override {
-    error = "invalid JSON at byte " + std::to_string(pos) + ": " + ex.what();
+    std::string what = ex.what();
+    if (what.size() > 200) what = what.substr(0, 200) + "...";  // the parser quotes the whole token
+    error = "invalid JSON at byte " + std::to_string(pos) + ": " + what;
     return false;
   }
 
@@ -99,6 +156,7 @@ class Reader {
     if (v.is_boolean()) return "a boolean";
     if (v.is_number_float()) return "a float";
     if (v.is_number()) return "an integer";
+    if (is_big_int(v)) return "the integer " + abbreviate_digits(big_int_digits(v));
     if (v.is_string()) return "a string";
     if (v.is_array()) return "a list of " + std::to_string(v.size());
     return "an object";
@@ -124,6 +182,7 @@ class Reader {
 
   std::size_t count(const json& v, const std::string& path, std::size_t lo, std::size_t hi) const {
     std::string want = "expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+    if (is_big_int(v)) fail(path, want + ", got " + abbreviate_digits(big_int_digits(v)));
     if (!v.is_number_integer()) fail(path, want + ", got " + kind(v));
     if (v.is_number_unsigned()) {
       auto u = v.get<std::uint64_t>();
@@ -145,6 +204,10 @@ class Reader {
         return Fmpq(z);
       }
       return Fmpq(static_cast<slong>(v.get<std::int64_t>()));
+    }
+    if (is_big_int(v)) {
+      Fmpz z;
+      if (z.set_str(big_int_digits(v))) return Fmpq(z);
     }
     if (v.is_string()) {
       if (parse_rational(v.get<std::string>(), q)) return q;
@@ -207,7 +270,7 @@ bool parse_rational(const std::string& s, Fmpq& out) {
 
 Model parse_model(const std::string& text, const std::string& source) {
   DomBuilder b;
-  bool ok = json::sax_parse(text, &b, json::input_format_t::json, true);
+  bool ok = json::sax_parse(quote_huge_integers(text), &b, json::input_format_t::json, true);
   if (!ok) throw InputError(source + ": " + (b.error.empty() ? "invalid JSON" : b.error));
   const json& j = b.root;
   Reader r(source);
@@ -216,7 +279,8 @@ Model parse_model(const std::string& text, const std::string& source) {
     r.fail("format", "expected \"netpoly-model/1\", got " + j["format"].dump());
   Model m;
   if (j.contains("name")) {
-    if (!j["name"].is_string()) r.fail("name", "expected a string, got " + Reader::kind(j["name"]));
+    if (!j["name"].is_string() || is_big_int(j["name"]))
+      r.fail("name", "expected a string, got " + Reader::kind(j["name"]));
     m.name = j["name"].get<std::string>();
   }
   r.keys(j["input"], "input", {"tokens", "width"}, {"tokens", "width"});
@@ -322,14 +386,7 @@ Model parse_model(const std::string& text, const std::string& source) {
 }
 
 Model read_model(const std::string& path) {
-  std::string text;
-  if (path == "-") {
-    text.assign(std::istreambuf_iterator<char>(std::cin), {});
-  } else {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError(path + ": cannot open the model file");
-    text.assign(std::istreambuf_iterator<char>(in), {});
-  }
+  const std::string text = read_text_file(path, "the model file");
   return parse_model(text, path == "-" ? "<stdin>" : path);
 }
 

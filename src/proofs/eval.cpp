@@ -1222,10 +1222,13 @@ Value Evaluator::call(const Expr& e, const Env& env) {
     }
     auto p = as_poly(target, pos[0]->loc);
     if (f == "terms") return make_int(p->p.length());
+    // The zero polynomial's degree is -infinity, which no claim value can be:
+    // refused rather than read as -1.
+    if (p->p.is_zero()) fail(e.loc, "degree of the zero polynomial (it is -infinity); test terms(...) > 0 first");
     check_exponents_fit(p->p, e.loc.str() + ": degree");
     if (!e.part) return make_int(fmpq_mpoly_total_degree_si(p->p.get(), p->p.c()));
     PartVal P = partition(e, target, env);
-    slong best = p->p.is_zero() ? -1 : 0;
+    slong best = 0;
     const slong nv = p->p.ctx()->nvars();
     std::vector<ulong> ex(static_cast<std::size_t>(nv));
     for (slong t = 0; t < p->p.length(); ++t) {

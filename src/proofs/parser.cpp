@@ -8,6 +8,7 @@
 #include "netpoly/claim_ast.hpp"
 #include "netpoly/claim_bounds.hpp"
 #include "netpoly/error.hpp"
+#include "netpoly/io.hpp"
 #include "netpoly/model.hpp"
 
 namespace netpoly {
@@ -1005,7 +1006,42 @@ class Scope {
 
 }  // namespace
 
+namespace {
+
+// The claim language is UTF-8 text (titles go into JSON reports): the first
+// invalid byte is an input error naming its line and column.
+void require_utf8(const std::string& text, const std::string& path) {
+  int line = 1, col = 1;
+  for (std::size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    std::size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+    bool ok = n > 0 && i + n <= text.size() && !(n == 2 && c < 0xc2) && !(n == 4 && c > 0xf4);
+    for (std::size_t k = 1; ok && k < n; ++k) ok = (static_cast<unsigned char>(text[i + k]) >> 6) == 0x2;
+    if (ok && n == 3) {
+      const auto c1 = static_cast<unsigned char>(text[i + 1]);
+      ok = !(c == 0xe0 && c1 < 0xa0) && !(c == 0xed && c1 >= 0xa0);  // overlong, surrogates
+    }
+    if (ok && n == 4) {
+      const auto c1 = static_cast<unsigned char>(text[i + 1]);
+      ok = !(c == 0xf0 && c1 < 0x90) && !(c == 0xf4 && c1 >= 0x90);
+    }
+    if (!ok)
+      throw InputError(path + ":" + std::to_string(line) + ":" + std::to_string(col) +
+                       ": invalid UTF-8 (claim files are UTF-8 text)");
+    if (c == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+    i += n;
+  }
+}
+
+}  // namespace
+
 ClaimFile parse_claims(const std::string& text, const std::string& path, const std::string& base_dir) {
+  require_utf8(text, path);
   Lexer lx(text, path);
   auto toks = lx.run();
   int next_id = 1;
@@ -1016,14 +1052,11 @@ ClaimFile parse_claims(const std::string& text, const std::string& path, const s
 }
 
 ClaimFile parse_claim_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot open the claim file");
-  std::stringstream ss;
-  ss << in.rdbuf();
+  const std::string text = read_text_file(path, "the claim file");
   std::string dir = ".";
   const auto slash = path.find_last_of('/');
   if (slash != std::string::npos) dir = slash == 0 ? "/" : path.substr(0, slash);
-  return parse_claims(ss.str(), path, dir);
+  return parse_claims(text, path, dir);
 }
 
 }  // namespace netpoly

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -419,18 +420,6 @@ std::string render_table(const std::vector<TableRow>& rows_in, TableFormat f, co
   return os.str();
 }
 
-void write_file_atomic(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) throw InputError(path + ": cannot write");
-    f << text;
-    f.flush();
-    if (!f) throw InputError(path + ": write failed");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw InputError(path + ": cannot replace the file");
-}
-
 std::vector<TableRow> read_rows(const std::string& path) {
   auto parse_lines = [](std::istream& in, const std::string& src) {
     std::vector<TableRow> rows;
@@ -514,31 +503,40 @@ std::vector<TableRow> run_sweep(const SweepSpec& s, const SweepRunOptions& o) {
   const std::string journal = o.out + ".jsonl";
   std::vector<TableRow> rows;
   std::set<std::string> have;
+  // The journal is locked for the whole run: a second run on it is refused.
+  std::unique_ptr<Journal> jf;
+  if (to_file) jf = std::make_unique<Journal>(journal, o.resume);
   if (o.resume && to_file) {
-    std::ifstream probe(journal);
-    if (probe) {
-      const json now = s.row_options();
-      for (auto& r : read_rows(journal)) {
-        const std::string diff = options_difference(r.options, now);
-        if (!diff.empty())
-          throw InputError("--resume: the journal " + journal + " holds rows measured with other options (" + diff +
-                           "); drop --resume to start afresh, or write to another -o FILE");
+    std::vector<TableRow> kept;
+    for (const auto& line : jf->lines()) {
+      try {
+        kept.push_back(TableRow::from_json(json::parse(line)));
+      } catch (const std::exception& e) {
+        throw InputError(journal + ": not a netpoly table journal line (" + std::string(e.what()) +
+                         "); drop --resume to start afresh");
       }
-      for (auto& r : read_rows(journal))
-        if (wanted.count(r.config.key()) && !have.count(r.config.key())) {
-          // the index may differ if the sweep was extended: take the current one
-          for (const auto& c : mine)
-            if (c.key() == r.config.key()) r.config.index = c.index;
-          have.insert(r.config.key());
-          rows.push_back(r);
-        }
     }
+    const json now = s.row_options();
+    for (const auto& r : kept) {
+      const std::string diff = options_difference(r.options, now);
+      if (!diff.empty())
+        throw InputError("--resume: the journal " + journal + " holds rows measured with other options (" + diff +
+                         "); drop --resume to start afresh, or write to another -o FILE");
+    }
+    for (auto& r : kept)
+      if (wanted.count(r.config.key()) && !have.count(r.config.key())) {
+        // the index may differ if the sweep was extended: take the current one
+        for (const auto& c : mine)
+          if (c.key() == r.config.key()) r.config.index = c.index;
+        have.insert(r.config.key());
+        rows.push_back(r);
+      }
   }
   const std::string title = sweep_title(s);
   if (to_file) {  // rewrite the journal with exactly the kept rows
     std::string text;
     for (const auto& r : rows) text += r.to_json().dump() + "\n";
-    write_file_atomic(journal, text);
+    jf->rewrite(text);
     write_file_atomic(o.out, render_table(rows, o.format, title));
   }
   std::vector<SweepConfig> todo;
@@ -557,6 +555,10 @@ std::vector<TableRow> run_sweep(const SweepSpec& s, const SweepRunOptions& o) {
   std::exception_ptr err;
   auto work = [&]() {
     for (std::size_t i; (i = next++) < todo.size();) {
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        if (err) return;  // another job failed: stop taking work
+      }
       TableRow r;
       try {
         r = measure_row(todo[i], s);
@@ -576,10 +578,13 @@ std::vector<TableRow> run_sweep(const SweepSpec& s, const SweepRunOptions& o) {
       std::lock_guard<std::mutex> lock(mu);
       rows.push_back(r);
       if (to_file) {
-        std::ofstream j(journal, std::ios::app);
-        j << r.to_json().dump() << "\n";
-        j.close();
-        write_file_atomic(o.out, render_table(rows, o.format, title));
+        try {
+          jf->append(r.to_json().dump());
+          write_file_atomic(o.out, render_table(rows, o.format, title));
+        } catch (...) {
+          if (!err) err = std::current_exception();
+          return;
+        }
       }
       ++done;
       if (o.progress) o.progress(done, total, todo[i].key());
