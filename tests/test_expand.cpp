@@ -357,8 +357,14 @@ TEST_CASE("the size estimate bounds the actual expansion", "[expand]") {
   }
   Model big = make_preset(preset("attention", 3, 4, 1, 8, 0, false));  // degree 27 in 32 variables
   CHECK_THROWS_AS(check_expansion_size(big, 5e7), LimitError);
-  CHECK_NOTHROW(check_expansion_size(read_model(kData + "attention-example.json"), 20));  // C(6, 3) = 20 cubic monomials
-  CHECK_THROWS_AS(check_expansion_size(read_model(kData + "attention-example.json"), 19), LimitError);
+  // N = 2, d = 2, one attention layer: y_i = sum_j <Q x_i, K x_j> O V x_j has
+  // token-degree vectors 3 e_i (j = i) and e_i + 2 e_j (j != i): C(3+1, 1) = 4
+  // cubic monomials in token i's two variables, and 2 x C(2+1, 1) = 6 for
+  // x_i x_j^2; 10 in all (the expansion has exactly 10 terms per entry),
+  // below the 20 cubic monomials of four variables.
+  CHECK_NOTHROW(check_expansion_size(read_model(kData + "attention-example.json"), 10));
+  CHECK_THROWS_AS(check_expansion_size(read_model(kData + "attention-example.json"), 9), LimitError);
+  CHECK(estimate_expansion(read_model(kData + "attention-example.json")).terms == 10);
 }
 
 TEST_CASE("expand_mod rejects a prime that divides a denominator", "[expand]") {

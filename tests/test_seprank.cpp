@@ -461,14 +461,22 @@ TEST_CASE("a hand-expanded attention network: every method gives 2", "[seprank]"
   auto pb = analyse_network(m, {Entry{0, 0}}, {P}, bb);
   CHECK(value_of(pb[0], Method::blackbox) == 2);
   CHECK(pb[0].status == "probabilistic");
-  // Schwartz-Zippel per block of the split, summed: the bidegrees (3,0) and
-  // (1,2) are two blocks of rank 1 each, so 2 (1+1) 3 / p + 2 (1+1) 3 / p
-  // with D = 3 and p the black-box's prime (the largest below 2^50 by default).
+  // Per block of the split, summed: the bidegrees (3,0) and (1,2) are two
+  // blocks of rank 1 each; each block's bound is 2 (1+1) 3 / 2^49 for the
+  // points (Schwartz-Zippel, D = 3, the prime at least 2^49) plus
+  // (1+1) (h + log2(2)/2) / (49 n) for the random prime dividing a 2-minor
+  // (h the coefficient height bound, n >= 1.6e13 primes in [2^49, 2^50)).
   const auto* bbrun = run_of(pb[0], Method::blackbox);
   REQUIRE(bbrun != nullptr);
-  const double p_bb = static_cast<double>(bbrun->details["prime"].get<ulong>());
-  CHECK(bbrun->details["prime"].get<ulong>() == UWORD(1125899906842597));  // 2^50 - 27, prime
-  CHECK(pb[0].failure_probability == Approx(2.0 * (2 + 2) * 3 / p_bb));
+  const ulong prime = bbrun->details["prime"].get<ulong>();
+  CHECK(prime >= (UWORD(1) << 49));
+  CHECK(prime < (UWORD(1) << 50));
+  CHECK(n_is_prime(prime));
+  CHECK(bbrun->details["prime_source"] == "random in [2^49, 2^50)");
+  const double h = bbrun->details["height_bits_bound"].get<double>();
+  const double points = 2 * (2.0 * 2 * 3 / 0x1p49);
+  CHECK(pb[0].failure_probability > points);
+  CHECK(pb[0].failure_probability <= points + 2 * (2 * (h + 0.5) / (49 * 1.6e13)));
   // asked for exact anyway: skipped with the reason
   SepOptions forced = with({Method::exact});
   forced.max_terms = 1;

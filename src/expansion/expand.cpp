@@ -91,7 +91,11 @@ double token_degree_terms(const Model& m) {
     }
     best = std::max(best, sum);
   }
-  return best < 0x1p50 ? std::ceil(best * (1 + 1e-12)) : best;
+  // A sum of integers computed through logarithms: round to the nearest when
+  // it is that close (exp/log are off in the last bits), else round up.
+  if (best >= 0x1p50) return best;
+  const double r = std::round(best);
+  return std::fabs(best - r) <= 1e-9 * std::max(1.0, best) ? r : std::ceil(best);
 }
 
 ExpansionEstimate estimate_expansion(const Model& m) {
