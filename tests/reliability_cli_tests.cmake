@@ -271,3 +271,12 @@ add_test(NAME limits_blackbox_memory_round
 set_tests_properties(limits_blackbox_memory_round PROPERTIES
                      PASS_REGULAR_EXPRESSION "stopped at 1024 points: the next round \\(2048\\) needs about [0-9.]+ GiB, beyond --max-memory 0.146 GiB.*exit 0"
                      FAIL_REGULAR_EXPRESSION "memory limit reached|exit [1-9]" LABELS reliability)
+
+# The trust issue's regressions (tests/scripts/trust.sh): one ctest entry per
+# scenario, each printing "OK <scenario>" or "FAIL <scenario>: why".
+foreach(s adversarial_prime check_resume_model_changed input_errors_not_internal memory_guard grid_budget
+          interrupt default_plan write_errors journal_lock small_defects)
+  add_test(NAME reliability_trust_${s} COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/scripts/trust.sh $<TARGET_FILE:netpoly> ${s})
+  set_tests_properties(reliability_trust_${s} PROPERTIES PASS_REGULAR_EXPRESSION "OK ${s}"
+                       FAIL_REGULAR_EXPRESSION "FAIL ${s}" LABELS reliability TIMEOUT 300)
+endforeach()

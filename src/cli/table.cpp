@@ -255,6 +255,14 @@ void run_table(const TableOptions& o) {
     for (const auto& b : row.bounds) violated += b.violated;
   if (violated)
     std::cerr << "netpoly: " << violated << " bound cell(s) VIOLATED by certified measurements (marked in the table)\n";
+  // A row stopped by a limit is kept (marked "error") so the sweep goes on;
+  // the run then says which and why, and exits 3.
+  std::size_t errors = 0;
+  std::string first;
+  for (const auto& row : rows)
+    if (row.status == "error" && errors++ == 0) first = row.config.key() + ": " + row.lower_method;
+  if (errors)
+    throw LimitError(std::to_string(errors) + " row(s) could not be measured (marked error), the first: " + first);
 }
 
 }  // namespace

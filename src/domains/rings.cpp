@@ -13,7 +13,7 @@ ModpRing::Scalar ModpRing::scalar(const Fmpq& w) const {
   ulong den = fmpz_fdiv_ui(w.den(), mod.n);
   if (den == 0)
     throw DomainError("weight " + w.str() + " has a denominator divisible by the modulus " +
-                      std::to_string(mod.n) + "; choose another prime");
+                      std::to_string(mod.n) + "; choose another prime (--prime for seprank, --modulus for expand)");
   ulong num = fmpz_fdiv_ui(w.num(), mod.n);
   return nmod_mul(num, n_invmod(den, mod.n), mod);
 }
