@@ -1,0 +1,344 @@
+// Randomized differential test (the trust issue): random small models of
+// every layer kind (attention, token_mix, channel_mix with rectangular
+// weights, product, permute), rational weights and residual connections,
+// written as netpoly-model/1 JSON. Each is
+//  * evaluated at random rational points by an evaluator of the format
+//    written here from ../shared/spec/model-format.md (its own JSON reading,
+//    plain fmpq arithmetic, the formulas of the spec's table; not netpoly's
+//    reader or forward pass), and compared with netpoly's exact expansion
+//    evaluated at the same points;
+//  * analysed by every separation-rank method, each of whose brackets must
+//    contain the certified exact rank (and the exact rank must agree with
+//    rank_p of the coefficient matrix for a random prime, a second method).
+// The iteration count scales with NETPOLY_TEST_MULTIPLIER (default 1).
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "netpoly/expand.hpp"
+#include "netpoly/model.hpp"
+#include "netpoly/partition.hpp"
+#include "netpoly/presets.hpp"
+#include "netpoly/seprank.hpp"
+
+using namespace netpoly;
+using json = nlohmann::json;
+
+namespace {
+
+// ------------------------------------------------------------------ random models (JSON)
+struct Gen {
+  SplitMix64 g;
+  explicit Gen(std::uint64_t seed) : g(seed) {}
+  std::uint64_t below(std::uint64_t n) { return g.below(n); }
+  // Mostly small integers, sometimes a rational "p/q", sometimes 0.
+  json weight() {
+    const auto r = below(10);
+    if (r == 0) return 0;
+    const std::int64_t p = g.symmetric(3);
+    if (r <= 2 && p != 0) return std::to_string(p) + "/" + std::to_string(2 + below(3));
+    return p;
+  }
+  json matrix(std::size_t rows, std::size_t cols) {
+    json m = json::array();
+    for (std::size_t i = 0; i < rows; ++i) {
+      json row = json::array();
+      for (std::size_t j = 0; j < cols; ++j) row.push_back(weight());
+      m.push_back(row);
+    }
+    return m;
+  }
+};
+
+// A random model with N tokens and d channels, of total degree at most 12.
+json random_model(std::uint64_t seed) {
+  Gen G(seed);
+  const std::size_t N = 1 + G.below(3), d0 = 1 + G.below(3);
+  std::size_t d = d0, degree = 1;
+  json layers = json::array();
+  const std::size_t count = 1 + G.below(3);
+  for (std::size_t l = 0; l < count; ++l) {
+    json L;
+    std::size_t f = 1, dout = d;
+    switch (G.below(5)) {
+      case 0: {  // attention, 1-2 heads
+        if (degree * 3 > 12) continue;
+        L["type"] = "attention";
+        L["heads"] = json::array();
+        const std::size_t H = 1 + G.below(2);
+        for (std::size_t h = 0; h < H; ++h) {
+          const std::size_t da = 1 + G.below(2);
+          L["heads"].push_back({{"Q", G.matrix(da, d)}, {"K", G.matrix(da, d)}, {"V", G.matrix(da, d)},
+                                {"O", G.matrix(d, da)}});
+        }
+        f = 3;
+        break;
+      }
+      case 1: {  // token_mix
+        L["type"] = "token_mix";
+        L["W"] = G.matrix(N, N);
+        if (G.below(2)) L["W2"] = G.matrix(N, N);
+        const bool sq = G.below(2) && degree * 2 <= 12;
+        L["activation"] = sq ? "square" : "none";
+        f = sq ? 2 : 1;
+        break;
+      }
+      case 2: {  // channel_mix, possibly rectangular
+        L["type"] = "channel_mix";
+        const std::size_t h = 1 + G.below(3);
+        L["W"] = G.matrix(h, d);
+        dout = h;
+        if (G.below(2)) {
+          dout = 1 + G.below(3);
+          L["W2"] = G.matrix(dout, h);
+        }
+        const bool sq = G.below(2) && degree * 2 <= 12;
+        L["activation"] = sq ? "square" : "none";
+        f = sq ? 2 : 1;
+        break;
+      }
+      case 3: {  // product of k = 2..3 factors
+        const std::size_t k = 2 + G.below(2);
+        if (degree * k > 12) continue;
+        L["type"] = "product";
+        dout = 1 + G.below(3);
+        L["Ws"] = json::array();
+        for (std::size_t q = 0; q < k; ++q) L["Ws"].push_back(G.matrix(dout, d));
+        f = k;
+        break;
+      }
+      default: {  // permute
+        L["type"] = "permute";
+        std::vector<std::size_t> perm(N * d);
+        for (std::size_t t = 0; t < perm.size(); ++t) perm[t] = t;
+        for (std::size_t t = perm.size(); t > 1; --t) std::swap(perm[t - 1], perm[G.below(t)]);
+        L["perm"] = perm;
+        break;
+      }
+    }
+    if (dout == d && G.below(3) == 0) L["residual"] = true;
+    degree *= f;
+    d = dout;
+    layers.push_back(L);
+  }
+  json m = {{"format", "netpoly-model/1"},
+            {"name", "random-" + std::to_string(seed)},
+            {"input", {{"tokens", N}, {"width", d0}}},
+            {"layers", layers}};
+  return m;
+}
+
+// ------------------------------------------------------------------ the independent evaluator
+using QMat = std::vector<std::vector<Fmpq>>;  // rows of exact rationals
+
+Fmpq num(const json& v) {
+  Fmpq q;
+  if (v.is_number_integer()) return Fmpq(static_cast<slong>(v.get<std::int64_t>()));
+  const std::string s = v.get<std::string>();
+  const auto slash = s.find('/');
+  REQUIRE(slash != std::string::npos);
+  fmpq_set_si(q.get(), std::stol(s.substr(0, slash)), std::stoul(s.substr(slash + 1)));
+  return q;
+}
+
+QMat mat(const json& j) {
+  QMat m;
+  for (const auto& row : j) {
+    std::vector<Fmpq> r;
+    for (const auto& v : row) r.push_back(num(v));
+    m.push_back(std::move(r));
+  }
+  return m;
+}
+
+QMat zeros(std::size_t r, std::size_t c) { return QMat(r, std::vector<Fmpq>(c)); }
+
+// A B^T: (n x k) times (m x k)^T = n x m.
+QMat mul_t(const QMat& A, const QMat& B) {
+  QMat C = zeros(A.size(), B.size());
+  for (std::size_t i = 0; i < A.size(); ++i)
+    for (std::size_t j = 0; j < B.size(); ++j)
+      for (std::size_t k = 0; k < B[j].size(); ++k) fmpq_addmul(C[i][j].get(), A[i][k].get(), B[j][k].get());
+  return C;
+}
+
+// A B: (n x k) times (k x m).
+QMat mul(const QMat& A, const QMat& B) {
+  QMat C = zeros(A.size(), B.empty() ? 0 : B[0].size());
+  for (std::size_t i = 0; i < A.size(); ++i)
+    for (std::size_t k = 0; k < B.size(); ++k)
+      for (std::size_t j = 0; j < B[k].size(); ++j) fmpq_addmul(C[i][j].get(), A[i][k].get(), B[k][j].get());
+  return C;
+}
+
+void square_all(QMat& A) {
+  for (auto& r : A)
+    for (auto& x : r) fmpq_mul(x.get(), x.get(), x.get());
+}
+
+// Evaluates the model's every output entry at the input X (N x d), per the spec's table.
+QMat evaluate(const json& model, QMat X) {
+  for (const auto& L : model["layers"]) {
+    const std::string t = L["type"];
+    const std::size_t N = X.size(), d = X[0].size();
+    QMat Y;
+    if (t == "attention") {
+      // y_i = sum_j sum_h <Q x_i, K x_j> O V x_j
+      Y = zeros(N, d);
+      for (const auto& h : L["heads"]) {
+        const QMat QX = mul_t(X, mat(h["Q"])), KX = mul_t(X, mat(h["K"])), VX = mul_t(X, mat(h["V"]));
+        const QMat OVX = mul_t(VX, mat(h["O"]));  // row j: O V x_j
+        for (std::size_t i = 0; i < N; ++i)
+          for (std::size_t j = 0; j < N; ++j) {
+            Fmpq s;
+            for (std::size_t a = 0; a < QX[i].size(); ++a) fmpq_addmul(s.get(), QX[i][a].get(), KX[j][a].get());
+            for (std::size_t c = 0; c < d; ++c) fmpq_addmul(Y[i][c].get(), s.get(), OVX[j][c].get());
+          }
+      }
+    } else if (t == "token_mix") {
+      Y = mul(mat(L["W"]), X);  // act(W X), then W2 ·
+      if (L["activation"] == "square") square_all(Y);
+      if (L.contains("W2")) Y = mul(mat(L["W2"]), Y);
+    } else if (t == "channel_mix") {
+      Y = mul_t(X, mat(L["W"]));  // act(X W^T) W2^T
+      if (L["activation"] == "square") square_all(Y);
+      if (L.contains("W2")) Y = mul_t(Y, mat(L["W2"]));
+    } else if (t == "product") {
+      for (const auto& W : L["Ws"]) {
+        const QMat F = mul_t(X, mat(W));
+        if (Y.empty()) {
+          Y = F;
+        } else {
+          for (std::size_t i = 0; i < N; ++i)
+            for (std::size_t c = 0; c < F[i].size(); ++c) fmpq_mul(Y[i][c].get(), Y[i][c].get(), F[i][c].get());
+        }
+      }
+    } else if (t == "permute") {
+      Y = zeros(N, d);
+      const auto perm = L["perm"].get<std::vector<std::size_t>>();
+      for (std::size_t q = 0; q < perm.size(); ++q) Y[q / d][q % d] = X[perm[q] / d][perm[q] % d];
+    } else {
+      FAIL("unknown layer " << t);
+    }
+    if (L.value("residual", false))
+      for (std::size_t i = 0; i < N; ++i)
+        for (std::size_t c = 0; c < d; ++c) fmpq_add(Y[i][c].get(), Y[i][c].get(), X[i][c].get());
+    X = std::move(Y);
+  }
+  return X;
+}
+
+int multiplier() {
+  const char* s = std::getenv("NETPOLY_TEST_MULTIPLIER");
+  return s ? std::max(1, std::atoi(s)) : 1;
+}
+
+}  // namespace
+
+TEST_CASE("random models of every layer kind: the expansion agrees with an independent evaluator", "[differential]") {
+  const int count = 60 * multiplier();
+  int kinds_seen[5] = {0, 0, 0, 0, 0};
+  for (int s = 1; s <= count; ++s) {
+    const json j = random_model(static_cast<std::uint64_t>(s));
+    INFO(j.dump());
+    for (const auto& L : j["layers"]) {
+      const std::string t = L["type"];
+      kinds_seen[t == "attention" ? 0 : t == "token_mix" ? 1 : t == "channel_mix" ? 2 : t == "product" ? 3 : 4]++;
+    }
+    const Model m = parse_model(j.dump(), "random");
+    const std::size_t N = m.tokens, d = m.width;
+    PolyRing R(static_cast<slong>(N * d));
+    const auto outs = resolve_outputs(m, std::nullopt, true);
+    const auto polys = expand(R, m, outs);
+    SplitMix64 g(static_cast<std::uint64_t>(s) * 7919);
+    for (int point = 0; point < 3; ++point) {
+      QMat X = zeros(N, d);
+      std::vector<Fmpq> flat;
+      for (auto& r : X)
+        for (auto& x : r) {
+          fmpq_set_si(x.get(), g.symmetric(5), 1 + g.below(3));
+          flat.push_back(x);
+        }
+      const QMat Y = evaluate(j, X);
+      std::vector<fmpq*> vals;
+      for (auto& v : flat) vals.push_back(v.get());
+      for (std::size_t k = 0; k < outs.size(); ++k) {
+        Fmpq at;
+        REQUIRE(fmpq_mpoly_evaluate_all_fmpq(at.get(), polys[k].get(), vals.data(), polys[k].c()));
+        INFO("output " << outs[k].token << "," << outs[k].channel);
+        CHECK(at == Y[outs[k].token][outs[k].channel]);
+      }
+    }
+  }
+  // the generator exercised every layer kind
+  for (int k = 0; k < 5; ++k) CHECK(kinds_seen[k] > 0);
+}
+
+TEST_CASE("random models: every method's bracket contains the certified exact rank", "[differential]") {
+  const int count = 40 * multiplier();
+  for (int s = 1; s <= count; ++s) {
+    const json j = random_model(static_cast<std::uint64_t>(1000 + s));
+    INFO(j.dump());
+    const Model m = parse_model(j.dump(), "random");
+    if (m.num_inputs() < 2) continue;
+    // by tokens when there are two, else a split of the variables
+    const Partition P = parse_partition("half", m.tokens, m.width);
+    const Entry e{0, 0};
+    SepOptions ex;
+    ex.methods = {Method::exact};
+    const auto exact = analyse_network(m, {e}, {P}, ex)[0];
+    REQUIRE(exact.status == "exact");
+    const std::size_t r = *exact.lower.value;
+    for (Method meth : {Method::group, Method::modular, Method::blackbox, Method::grid, Method::support}) {
+      SepOptions o;
+      o.methods = {meth};
+      o.blackbox_seed = static_cast<std::uint64_t>(s);
+      o.templates = 3;
+      const auto res = analyse_network(m, {e}, {P}, o)[0];
+      INFO(method_name(meth) << ": [" << (res.lower.value ? std::to_string(*res.lower.value) : "-") << ", "
+                             << (res.upper.value ? std::to_string(*res.upper.value) : "-") << "], exact " << r);
+      if (res.lower.value) CHECK(*res.lower.value <= r);
+      if (res.upper.value) CHECK(*res.upper.value >= r);
+      // the black-box, not saturated, finds the rank (failure probability < 1e-9 here)
+      if (meth == Method::blackbox && res.status == "probabilistic") CHECK(*res.lower.value == r);
+    }
+  }
+}
+
+TEST_CASE("the token-degree term bound and the height bound hold on random models", "[differential]") {
+  for (int s = 1; s <= 40 * multiplier(); ++s) {
+    const json j = random_model(static_cast<std::uint64_t>(2000 + s));
+    INFO(j.dump());
+    const Model m = parse_model(j.dump(), "random");
+    PolyRing R(static_cast<slong>(m.num_inputs()));
+    const auto outs = resolve_outputs(m, std::nullopt, true);
+    const auto est = estimate_expansion(m);
+    const auto polys = expand(R, m, outs);
+    for (std::size_t k = 0; k < outs.size(); ++k) {
+      CHECK(static_cast<double>(polys[k].length()) <= est.terms);
+      // y = g / delta with g integral, |coefficients of g| <= 2^h (HeightRing).
+      // The lcm L of y's denominators divides delta (delta y is integral), so
+      // every coefficient of L y is at most 2^h in absolute value.
+      const double h = coefficient_height_log2(m, outs[k]);
+      fmpz_t c, L;
+      fmpz_init(c);
+      fmpz_init_set_ui(L, 1);
+      Fmpq q;
+      for (slong t = 0; t < polys[k].length(); ++t) {
+        fmpq_mpoly_get_term_coeff_fmpq(q.get(), polys[k].get(), t, polys[k].c());
+        fmpz_lcm(L, L, q.den());
+      }
+      for (slong t = 0; t < polys[k].length(); ++t) {
+        fmpq_mpoly_get_term_coeff_fmpq(q.get(), polys[k].get(), t, polys[k].c());
+        fmpz_divexact(c, L, q.den());
+        fmpz_mul(c, c, q.num());
+        fmpz_abs(c, c);
+        CHECK(std::log2(fmpz_get_d(c)) <= h + 1e-9);
+      }
+      fmpz_clear(L);
+      fmpz_clear(c);
+    }
+  }
+}
