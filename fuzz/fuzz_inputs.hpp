@@ -16,7 +16,14 @@
 #include <vector>
 
 #include "../src/cli/commands.hpp"  // parse_entry, parse_list
+#include <stdlib.h>
+
+#include <cctype>
+#include <cstdio>
+#include <sstream>
+
 #include "netpoly/claim_ast.hpp"
+#include "netpoly/claims.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
 #include "netpoly/forward.hpp"
@@ -199,6 +206,56 @@ inline void claims_input(const std::uint8_t* data, std::size_t size) {
   try {
     ClaimFile f = parse_claims(text, "fuzz.np", "/nonexistent-netpoly-fuzz");
     for (const auto& c : f.claims) expect(c.loc.line >= 1, "claims: a claim without a source line");
+  } catch (const Error&) {
+  }
+}
+
+// A claim file with a model file beside it: the bytes before the first line
+// "%%" are the claim file, the rest is net.json in the same directory (so
+// model("net.json") reads it). The claims are loaded (which reads the model)
+// and run with small limits; every report must print as text and as JSON.
+// Claims whose ranges are wide (any number of three or more digits in the
+// claim text) are parsed but not run: their time is the user's, not a hang.
+inline void checks_input(const std::uint8_t* data, std::size_t size) {
+  const std::string all(reinterpret_cast<const char*>(data), size);
+  const auto sep = all.find("\n%%\n");
+  const std::string claims = all.substr(0, sep), model = sep == std::string::npos ? "" : all.substr(sep + 4);
+  static const std::string dir = [] {
+    char t[] = "/tmp/netpoly-fuzz-checks-XXXXXX";
+    const char* d = mkdtemp(t);
+    return std::string(d ? d : "/tmp");
+  }();
+  {
+    std::FILE* f = std::fopen((dir + "/c.np").c_str(), "wb");
+    if (!f) return;
+    std::fwrite(claims.data(), 1, claims.size(), f);
+    std::fclose(f);
+    f = std::fopen((dir + "/net.json").c_str(), "wb");
+    if (!f) return;
+    std::fwrite(model.data(), 1, model.size(), f);
+    std::fclose(f);
+  }
+  bool wide = false;
+  for (std::size_t i = 0; i + 2 < claims.size(); ++i)
+    wide = wide || (std::isdigit(static_cast<unsigned char>(claims[i])) &&
+                    std::isdigit(static_cast<unsigned char>(claims[i + 1])) &&
+                    std::isdigit(static_cast<unsigned char>(claims[i + 2])));
+  try {
+    const auto files = load_claim_paths({dir + "/c.np"});
+    const auto selected = select_claims(files, "");
+    if (wide || selected.size() > 4) return;
+    CheckOptions o;
+    o.budget = 0.5;
+    o.max_terms = 2000;
+    for (const Claim* c : selected) {
+      const ClaimResult r = run_claim(*c, o);
+      std::ostringstream os;
+      write_claim_text(os, r);
+      (void)claim_json(r).dump(-1, ' ', false, nlohmann::json::error_handler_t::strict);
+      expect(r.verdict == Verdict::pass || r.verdict == Verdict::pass_probabilistic || r.verdict == Verdict::fail ||
+                 r.verdict == Verdict::inconclusive,
+             "checks: a verdict out of range");
+    }
   } catch (const Error&) {
   }
 }

@@ -54,6 +54,8 @@ void feed(const std::string& kind, const std::string& bytes) {
     fuzz::options_input(d, bytes.size());
   else if (kind == "claims")
     fuzz::claims_input(d, bytes.size());
+  else if (kind == "checks")
+    fuzz::checks_input(d, bytes.size());
   else
     FAIL("tests/data/fuzz-regressions/" << kind << ": unknown target directory");
 }
@@ -122,6 +124,29 @@ PresetOptions preset(const char* arch, std::size_t L, std::size_t d, std::size_t
 }
 
 }  // namespace
+
+TEST_CASE("the checks fuzz target's seeds load and run their claims", "[reliability]") {
+  // Claim files with a model file beside them (fuzz_checks): each seed runs
+  // through the same function as the fuzzer, and a claim on the model file
+  // records that it reads it (the journal's fingerprint hashes it).
+  const fs::path seeds = fs::path(kSource) / "fuzz/seeds/checks";
+  int n = 0;
+  for (const auto& f : fs::directory_iterator(seeds)) {
+    INFO(f.path().string());
+    CHECK_NOTHROW(feed("checks", slurp(f.path())));
+    ++n;
+  }
+  CHECK(n >= 3);
+  const fs::path dir = fs::temp_directory_path() / "netpoly-test-reads";
+  fs::create_directories(dir);
+  { std::ofstream(dir / "net.json") << slurp(fs::path(kSource) / "tests/data/attention-example.json"); }
+  { std::ofstream(dir / "c.np") << "claim \"t\"\n  for net in model(\"net.json\")\n  check degree(net) == 3\n"; }
+  const auto files = load_claim_paths({(dir / "c.np").string()});
+  REQUIRE(files.size() == 1);
+  REQUIRE(files[0].claims.size() == 1);
+  CHECK(files[0].claims[0].reads == std::vector<std::string>{(dir / "net.json").string()});
+  fs::remove_all(dir);
+}
 
 TEST_CASE("every stored fuzz finding gives a value or a netpoly::Error, never a crash", "[reliability]") {
   const fs::path root = fs::path(kSource) / "tests/data/fuzz-regressions";
