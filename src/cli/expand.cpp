@@ -5,6 +5,7 @@
 #include <chrono>
 #include <iostream>
 #include <mutex>
+#include <nlohmann/json.hpp>
 
 #include "commands.hpp"
 #include "netpoly/error.hpp"
@@ -122,7 +123,14 @@ void run_expand(ExpandOptions o) {
   {
     std::lock_guard<std::timed_mutex> lock(mu);
     preamble(os, o, m);
-    if (o.json) os << "{\"model\":" << "\"" << m.name << "\",\"outputs\":[";
+    if (o.json) {
+      // The estimates the limits are checked against, next to what the work
+      // then measures (bench/memory compares them with the peak).
+      const auto est = estimate_expansion(m);
+      os << "{\"model\":" << nlohmann::json(m.name).dump() << ",\"estimate\":{\"terms\":"
+         << nlohmann::json(est.terms).dump() << ",\"bytes\":" << nlohmann::json(expansion_memory_estimate(m)).dump()
+         << "},\"outputs\":[";
+    }
     os.flush();
   }
   auto emit = [&](std::size_t k, const auto& p, const std::string& dom) {
