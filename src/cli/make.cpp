@@ -4,6 +4,7 @@
 
 #include "commands.hpp"
 #include "netpoly/error.hpp"
+#include "netpoly/io.hpp"
 #include "netpoly/presets.hpp"
 
 namespace netpoly::cli {
@@ -13,26 +14,21 @@ namespace {
 struct MakeOptions {
   PresetOptions preset;
   std::string out = "-";
+  std::string seed;
   bool tokens_given = false;
 };
 
 void run_make(MakeOptions o) {
   if (o.preset.arch == "product" && !o.tokens_given) o.preset.tokens = 1;
+  if (!o.seed.empty()) o.preset.seed = parse_u64(o.seed, "--seed");
   Model m = make_preset(o.preset);
   std::string text = write_model(m);
   if (o.out == "-") {
     std::cout << text;
     return;
   }
-  // Write to a temporary file and rename, so a failed run leaves no half file.
-  std::string tmp = o.out + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary);
-    if (!f) throw InputError(o.out + ": cannot write");
-    f << text;
-    if (!f.flush()) throw InputError(o.out + ": write failed");
-  }
-  if (std::rename(tmp.c_str(), o.out.c_str()) != 0) throw InputError(o.out + ": cannot write");
+  // A temporary file renamed over FILE: a failed write leaves no half file and no temporary.
+  write_file_atomic(o.out, text);
 }
 
 }  // namespace
@@ -60,7 +56,7 @@ void setup_make(CLI::App& app) {
     }
     if (arch == "product") s->add_option("--degree", o->preset.degree, "degree k of each block")->required();
     if (arch != "product") s->add_flag("--residual", o->preset.residual, "add residual connections");
-    s->add_option("--seed", o->preset.seed, "seed of the SplitMix64 weight generator")->capture_default_str();
+    s->add_option("--seed", o->seed, "seed (0..2^64-1) of the SplitMix64 weight generator (default 1)");
     s->add_option("--range", o->preset.range, "weights uniform in [-R, R]")->capture_default_str();
     s->add_option("-o,--output", o->out, "output file (- = stdout)");
     s->callback([o, arch, s]() {

@@ -27,7 +27,7 @@ struct SeprankOptions {
   SepOptions sep;
   unsigned threads = 0;
   std::string max_memory;
-  std::string seed, prime;
+  std::string seed, prime, templates, max_points;
 };
 
 std::vector<std::vector<Fmpq>> read_templates(const std::string& path, std::size_t width) {
@@ -190,6 +190,8 @@ void run_seprank(SeprankOptions o) {
     o.sep.seed = parse_u64(o.seed, "--seed");
     o.sep.blackbox_seed = o.sep.seed;
   }
+  if (!o.templates.empty()) o.sep.templates = parse_u64(o.templates, "--templates", 1, 1024);
+  if (!o.max_points.empty()) o.sep.max_points = parse_u64(o.max_points, "--max-points", 1, 1 << 20);
   if (!o.prime.empty()) {
     o.sep.prime = parse_u64(o.prime, "--prime", 2);
     require_prime_modulus(o.sep.prime, "--prime");
@@ -280,9 +282,9 @@ void setup_seprank(CLI::App& app) {
   s->add_option("--prime", o->prime,
                 "prime for modular and grid ranks (default: the first prime > 2^62); given, the black-box uses it "
                 "too and then makes no probability statement (default: a random prime in [2^49, 2^50))");
-  s->add_option("--templates", o->sep.templates, "grid: templates per token (default: automatic)");
+  s->add_option("--templates", o->templates, "grid: templates per token, 2..1024 (default: automatic)");
   s->add_option("--templates-file", o->templates_file, "grid: JSON file {\"templates\": [[...], ...]}");
-  s->add_option("--max-points", o->sep.max_points, "blackbox: most points per side")->capture_default_str();
+  s->add_option("--max-points", o->max_points, "blackbox: most points per side, 1..2^20 (default 1024)");
   s->add_option("--threads", o->threads, "threads for FLINT multiplication (0 = all cores)")->capture_default_str();
   s->callback([o]() { run_seprank(*o); });
 }

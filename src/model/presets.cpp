@@ -1,6 +1,7 @@
 #include "netpoly/presets.hpp"
 
 #include "netpoly/error.hpp"
+#include "netpoly/limits.hpp"
 
 namespace netpoly {
 
@@ -35,6 +36,17 @@ Model make_preset(const PresetOptions& o) {
   require(o.width >= 1 && o.width <= 4096, "--width must be in [1, 4096]");
   require(o.tokens >= 1 && o.tokens <= 4096, "--tokens must be in [1, 4096]");
   require(o.range >= 1 && o.range <= (INT64_C(1) << 40), "--range must be in [1, 2^40]");
+  // Refused up front beyond the memory limit: at most 4 d^2 (attention, a
+  // product of up to 64 factors 64 d^2), N^2 or d^2 weights a layer, each an
+  // fmpq (16 bytes) held about three times (the model, and a copy per ring
+  // the work runs in).
+  {
+    const double d = static_cast<double>(o.width), N = static_cast<double>(o.tokens);
+    const double k = static_cast<double>(std::max<std::size_t>(o.degree, 4));
+    const double weights = static_cast<double>(o.layers) * std::max(k * d * d, N * N);
+    check_memory_estimate(weights * 48.0, "a preset with up to " + std::to_string(static_cast<long long>(weights)) +
+                                              " weights");
+  }
   SplitMix64 g(o.seed);
   Model m;
   m.width = o.width;
