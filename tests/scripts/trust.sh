@@ -105,6 +105,12 @@ EOF
     run check "$(dirname "$0")/../data/claims/pass" --max-memory 1M; expect 1 "more than --max-memory 1.0 MiB"
     run table --layers 1 --max-memory 1M; expect 3 "--max-memory"
     run seprank "$dir/big.json" --max-memory 1K; expect 3 "1.0 KiB"
+    # a claim on attention(64 layers, width 4096, 4096 tokens) passed 4 GB in
+    # seconds (and, under the default limit, 12 GB in a minute): refused at once
+    printf 'claim "huge"\n  for net in attention(layers = 64, width = 4096, tokens = 4096)\n  check degree(net) >= 1\n' >"$dir/huge.np"
+    start=$(date +%s)
+    run check "$dir/huge.np"; expect 1 "estimated to need" "INCONCLUSIVE"
+    [ $(( $(date +%s) - start )) -lt 10 ] || fail "the huge preset was not refused up front"
     ;;
   grid_budget)
     # attention with 10 layers: the grid ran for 20 minutes; table --budget 5
@@ -133,6 +139,12 @@ EOF
       expect 130 "interrupted" "support  <="
       [ $(( (t1 - t0) / 1000000 )) -lt 1500 ] || fail "SIG$sig: stopped after $(( (t1 - t0) / 1000000 )) ms"
     done
+    # seprank --json: a complete document of what finished, "interrupted": true
+    "$np" seprank "$dir/m.json" --methods support,blackbox --max-points 8192 --json >"$dir/out" 2>"$dir/err" &
+    pid=$!; sleep 2; kill -INT $pid; wait $pid; rc=$?
+    expect 130 "interrupted"
+    $py -c "import json; j=json.load(open('$dir/out')); assert j['interrupted'] and j['results'][0]['unfinished'] and j['results'][0]['methods'][0]['method']=='support'" \
+      || fail "the interrupted seprank JSON is not a valid report of what finished"
     # 24 output entries of about a second each
     "$np" make attention --layers 2 --width 4 --heads 2 --tokens 6 -o "$dir/e.json" || fail "make"
     "$np" expand "$dir/e.json" --all --stats --json >"$dir/out" 2>"$dir/err" &
@@ -206,6 +218,9 @@ EOF
     run seprank "$dir/a.json" --seed -1; expect 2 "--seed \"-1\""
     run seprank "$dir/a.json" --seed 18446744073709551616; expect 2 "--seed 18446744073709551616: out of range"
     run seprank "$dir/a.json" --prime 0; expect 2 "--prime 0: out of range"
+    run make mlp --layers 1 --width 2 --seed -1; expect 2 "--seed \"-1\""
+    run seprank "$dir/a.json" --templates -1 --methods grid; expect 2 "--templates \"-1\""
+    run seprank "$dir/a.json" --max-points 0; expect 2 "--max-points 0: out of range"
     run expand "$dir/a.json" --output 0,0 --all; expect 2 "--output and --all"
     # --all-balanced with --partition: each partition once
     run seprank "$dir/a.json" --all-balanced --partition half --partition A=1 --methods support
