@@ -28,6 +28,7 @@ struct SeprankOptions {
   unsigned threads = 0;
   std::string max_memory;
   std::string seed, prime, templates, max_points;
+  double max_pairs = 1e5;
 };
 
 std::vector<std::vector<Fmpq>> read_templates(const std::string& path, std::size_t width) {
@@ -196,6 +197,15 @@ void run_seprank(SeprankOptions o) {
     o.sep.prime = parse_u64(o.prime, "--prime", 2);
     require_prime_modulus(o.sep.prime, "--prime");
   }
+  // Every entry of a wide model by default: refused up front beyond --max-pairs.
+  limit_option(o.max_pairs, "--max-pairs", false);
+  const double pairs = static_cast<double>(outs.size()) * static_cast<double>(parts.size());
+  if (pairs > o.max_pairs)
+    throw LimitError(std::to_string(outs.size()) + " output entries x " + std::to_string(parts.size()) +
+                     " partitions = " + std::to_string(static_cast<long long>(pairs)) +
+                     " (output, partition) pairs to analyse, more than --max-pairs " +
+                     std::to_string(static_cast<long long>(o.max_pairs)) +
+                     "; name one entry with --output, or raise --max-pairs");
   std::size_t label_width = 22;  // the partition column fits its longest label
   for (const auto& P : parts) label_width = std::max(label_width, std::min<std::size_t>(P.label().size() + 1, 42));
 
@@ -286,6 +296,7 @@ void setup_seprank(CLI::App& app) {
   s->add_option("--templates-file", o->templates_file, "grid: JSON file {\"templates\": [[...], ...]}");
   s->add_option("--max-points", o->max_points, "blackbox: most points per side, 1..2^20 (default 1024)");
   s->add_option("--threads", o->threads, "threads for FLINT multiplication (0 = all cores)")->capture_default_str();
+  s->add_option("--max-pairs", o->max_pairs, "refuse more (output, partition) pairs than this")->capture_default_str();
   s->callback([o]() { run_seprank(*o); });
 }
 

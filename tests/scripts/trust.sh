@@ -98,13 +98,14 @@ EOF
     # from the estimate under the default limit, in well under a second
     echo '{"format":"netpoly-model/1","input":{"tokens":1024,"width":1024},"layers":[]}' >"$dir/big.json"
     run expand "$dir/big.json" --stats; expect 3 "estimated to need" "the default memory limit" "raise --max-memory"
-    run seprank "$dir/big.json"; expect 3 "estimated to need"
+    run seprank "$dir/big.json"; expect 3 "more than --max-pairs 100000" "name one entry with --output"
+    run seprank "$dir/big.json" --output 0,0; expect 3 "estimated to need"
     # /dev/zero is read only up to an eighth of the memory limit
     run expand /dev/zero --max-memory 64M; expect 3 "larger than 8.0 MiB" "raise --max-memory"
     # check and table take --max-memory, and a stop prints what finished
     run check "$(dirname "$0")/../data/claims/pass" --max-memory 1M; expect 1 "more than --max-memory 1.0 MiB"
     run table --layers 1 --max-memory 1M; expect 3 "--max-memory"
-    run seprank "$dir/big.json" --max-memory 1K; expect 3 "1.0 KiB"
+    run seprank "$dir/big.json" --output 0,0 --max-memory 1K; expect 3 "1.0 KiB"
     # a claim on attention(64 layers, width 4096, 4096 tokens) passed 4 GB in
     # seconds (and, under the default limit, 12 GB in a minute): refused at once
     printf 'claim "huge"\n  for net in attention(layers = 64, width = 4096, tokens = 4096)\n  check degree(net) >= 1\n' >"$dir/huge.np"
