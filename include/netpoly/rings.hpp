@@ -127,6 +127,17 @@ struct DoubleRing {
   Elem mul(Elem a, Elem b) const { return a * b; }
 };
 
+// The rings below track only which monomials can appear: a weight matters
+// only by being nonzero, and their sets can grow too costly (TooCostly).
+struct PatternRing {
+  using Scalar = unsigned char;  // 1 when the weight is nonzero (not bool: Mat stores a std::vector)
+  struct TooCostly : std::runtime_error {
+    using std::runtime_error::runtime_error;
+  };
+  Scalar scalar(const Fmpq& w) const { return !w.is_zero(); }
+  bool is_zero(Scalar s) const { return !s; }
+};
+
 // Bidegree supports: the set of (a, b) = (degree in the side-A variables,
 // degree in the side-B variables) over the monomials a value may contain.
 // Sums take unions and products Minkowski sums, so the result is a superset
@@ -134,7 +145,7 @@ struct DoubleRing {
 // monomials). It feeds the structural `support` upper bound (seprank.cpp),
 // which needs no expansion. An element is a list of rows, row a being a
 // bitset over b; no rows means the zero polynomial.
-struct SupportRing {
+struct SupportRing : PatternRing {
   struct Elem {
     std::vector<std::vector<std::uint64_t>> rows;
     bool empty() const { return rows.empty(); }
@@ -143,17 +154,11 @@ struct SupportRing {
     }
     std::size_t max_b() const;  // largest b present (0 if empty)
   };
-  using Scalar = unsigned char;  // 1 when the weight is nonzero (not bool: Mat stores a std::vector)
   // Beyond these (a degree, or word operations in all products so far) the
   // sets are too costly: mul throws TooCostly.
   std::size_t max_degree = 1 << 14;
   double max_work = 2e9;
   mutable double work = 0;
-  struct TooCostly : std::runtime_error {
-    using std::runtime_error::runtime_error;
-  };
-  Scalar scalar(const Fmpq& w) const { return !w.is_zero(); }
-  bool is_zero(Scalar s) const { return !s; }
   Elem zero() const { return {}; }
   static Elem monomial(std::size_t a, std::size_t b);
   void axpy(Elem& r, Scalar s, const Elem& x) const {
@@ -242,17 +247,11 @@ struct HeightRing {
 // number of terms an expansion can have, far below "every monomial of the
 // degree" (attention (2,4,2,6): 1,159,920, the exact count, against 2.8e7).
 // Beyond `max_work` vector operations mul throws TooCostly.
-struct TokenDegreeRing {
+struct TokenDegreeRing : PatternRing {
   using Vec = std::vector<std::uint32_t>;
   using Elem = std::vector<Vec>;  // sorted, unique; empty: the zero polynomial
-  using Scalar = unsigned char;   // 1 when the weight is nonzero
   double max_work = 4e6;
   mutable double work = 0;
-  struct TooCostly : std::runtime_error {
-    using std::runtime_error::runtime_error;
-  };
-  Scalar scalar(const Fmpq& w) const { return !w.is_zero(); }
-  bool is_zero(Scalar s) const { return !s; }
   Elem zero() const { return {}; }
   void add(Elem& r, const Elem& x) const {
     if (x.empty()) return;
