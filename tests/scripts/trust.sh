@@ -178,6 +178,13 @@ EOF
       umount "$dir/full"
       [ "$rc" -ne 0 ] || fail "table on a full disk exited 0"
       grep -q "tmp" "$dir/out" && fail "a temporary file was left behind"
+      # check --journal on a full disk exited 0 with an empty journal
+      mount -t tmpfs -o size=4k tmpfs "$dir/full" || fail "mount"
+      head -c 4096 /dev/zero >"$dir/full/filler" 2>/dev/null
+      "$np" check "$(dirname "$0")/../data/claims/pass/lemmas.np" --journal "$dir/full/j.jsonl" >/dev/null 2>"$dir/err"; rc=$?
+      umount "$dir/full"
+      [ "$rc" -ne 0 ] || fail "check --journal on a full disk exited 0"
+      grep -q "journal write failed" "$dir/err" || fail "no journal write message"
     fi
     ;;
   journal_lock)
