@@ -42,6 +42,11 @@ double expansion_memory_estimate(const Model& m);
 // no expansion, one forward pass.
 double coefficient_height_log2(const Model& m, const Entry& e);
 
+// log2 of a bound on |numerator| times denominator of the output entry's value
+// at a rational point (HeightRing with the point's sizes): about the bits of
+// the exact value there, known before evaluating it.
+double value_bits_bound(const Model& m, const Entry& e, const std::vector<Fmpq>& point);
+
 // Exponents are read as 64-bit words: an expansion whose degree bound
 // reaches 2^63 is refused (LimitError) whatever --max-terms says.
 inline constexpr double kMaxExpansionDegree = 0x1p63;

@@ -61,6 +61,12 @@ void set_stop_report(std::function<void(int code)> report);
 // with SIGINT ignored, and must still stop). `hint` says what was kept.
 void install_interrupt_handler(const std::string& what, const std::string& hint);
 
+// Called once the command is done (before main returns): no stop can begin
+// afterwards, so a watchdog or signal arriving during exit cannot turn a
+// finished run into a stopped one (or read what exit destroys). If a stop is
+// already under way, waits for its _exit.
+void finish_process();
+
 // Stops the process now: the stop report, then `message` on stderr, then
 // _exit(code). Only the first caller proceeds (a second signal is ignored).
 [[noreturn]] void stop_process(int code, const std::string& message);

@@ -59,6 +59,7 @@ int main(int argc, char** argv) {
     std::cerr << "netpoly: internal error: " << e.what() << "\n";
     code = static_cast<int>(netpoly::ExitCode::internal);
   }
+  netpoly::finish_process();
   flint_cleanup_master();
   return code;
 }

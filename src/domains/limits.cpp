@@ -22,9 +22,21 @@ namespace netpoly {
 
 namespace {
 
+// The watchdog and the signal watcher are detached threads that may still run
+// while the process exits: what they read lives until the very end (never
+// destroyed), and finish_process() keeps them from stopping a finished run.
+struct Shared {
+  std::mutex mu;
+  std::string what, hint, interrupt_message;
+  std::mutex report_mu;
+  std::function<void(int)> report;
+};
+Shared& shared() {
+  static Shared* s = new Shared;  // NOLINT: immortal on purpose
+  return *s;
+}
+
 Limits g_limits;
-std::mutex g_mu;
-std::string g_what, g_hint;
 std::chrono::steady_clock::time_point g_start = std::chrono::steady_clock::now();
 std::atomic<unsigned> g_generation{0};
 
@@ -45,15 +57,14 @@ std::string human(double bytes) {
   return b;
 }
 
-std::mutex g_report_mu;
-std::function<void(int)> g_report;
 std::atomic<bool> g_stopping{false};
 
 [[noreturn]] void stop(const std::string& msg) {
   std::string text;
   {
-    std::lock_guard<std::mutex> lock(g_mu);
-    text = "\nnetpoly: " + g_what + ": " + msg + (g_hint.empty() ? "" : "; " + g_hint) + "\n";
+    std::lock_guard<std::mutex> lock(shared().mu);
+    const Shared& g = shared();
+    text = "\nnetpoly: " + g.what + ": " + msg + (g.hint.empty() ? "" : "; " + g.hint) + "\n";
   }
   stop_process(static_cast<int>(ExitCode::limit), text);
 }
@@ -71,8 +82,8 @@ extern "C" void on_stop_signal(int) {
 void set_stop_report(std::function<void(int)> report) {
   const bool clearing = !report;
   {
-    std::lock_guard<std::mutex> lock(g_report_mu);
-    g_report = std::move(report);
+    std::lock_guard<std::mutex> lock(shared().report_mu);
+    shared().report = std::move(report);
   }
   // A stop already under way may be printing the old report, whose objects
   // the caller is about to destroy: wait for its _exit instead.
@@ -80,13 +91,18 @@ void set_stop_report(std::function<void(int)> report) {
     for (;;) pause();
 }
 
+void finish_process() {
+  if (g_stopping.exchange(true))
+    for (;;) pause();  // a stop is under way: it prints its report and exits
+}
+
 void stop_process(int code, const std::string& message) {
   if (g_stopping.exchange(true))
     for (;;) pause();  // another thread is stopping the process
   std::function<void(int)> report;
   {
-    std::lock_guard<std::mutex> lock(g_report_mu);
-    report = g_report;
+    std::lock_guard<std::mutex> lock(shared().report_mu);
+    report = shared().report;
   }
   if (report) report(code);
   std::fflush(stdout);
@@ -97,10 +113,9 @@ void stop_process(int code, const std::string& message) {
 
 void install_interrupt_handler(const std::string& what, const std::string& hint) {
   static std::once_flag once;
-  static std::string msg;
   {
-    std::lock_guard<std::mutex> lock(g_mu);
-    msg = "\nnetpoly: " + what + ": interrupted" + (hint.empty() ? "" : "; " + hint) + "\n";
+    std::lock_guard<std::mutex> lock(shared().mu);
+    shared().interrupt_message = "\nnetpoly: " + what + ": interrupted" + (hint.empty() ? "" : "; " + hint) + "\n";
   }
   std::call_once(once, [] {
     if (pipe(g_signal_pipe) != 0) return;
@@ -114,8 +129,8 @@ void install_interrupt_handler(const std::string& what, const std::string& hint)
       }
       std::string text;
       {
-        std::lock_guard<std::mutex> lock(g_mu);
-        text = msg;
+        std::lock_guard<std::mutex> lock(shared().mu);
+        text = shared().interrupt_message;
       }
       stop_process(static_cast<int>(ExitCode::interrupted), text);
     }).detach();
@@ -169,8 +184,8 @@ double resident_bytes() {
 }
 
 void set_stop_hint(const std::string& hint) {
-  std::lock_guard<std::mutex> lock(g_mu);
-  g_hint = hint;
+  std::lock_guard<std::mutex> lock(shared().mu);
+  shared().hint = hint;
 }
 
 const Limits& current_limits() { return g_limits; }
@@ -196,8 +211,8 @@ void start_watchdog(const Limits& limits, const std::string& what) {
   if (default_memory) l.max_memory_bytes = default_memory_limit();
   l.memory_default = default_memory;
   {
-    std::lock_guard<std::mutex> lock(g_mu);
-    g_what = what;
+    std::lock_guard<std::mutex> lock(shared().mu);
+    shared().what = what;
   }
   g_limits = l;
   g_start = std::chrono::steady_clock::now();

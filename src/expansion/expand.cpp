@@ -380,6 +380,15 @@ std::vector<NmodMpoly> expand_mod(const ModPolyRing& R, const Model& m, const st
   return expand_in(R, m, outputs, generators(R, m));
 }
 
+double value_bits_bound(const Model& m, const Entry& e, const std::vector<Fmpq>& point) {
+  HeightRing H;
+  std::vector<HeightRing::Elem> X;
+  X.reserve(point.size());
+  for (const auto& v : point) X.push_back(H.scalar(v));
+  auto y = expand_in(H, m, {e}, std::move(X));
+  return y.at(0).h == -HUGE_VAL ? 0 : std::max(0.0, y[0].h) + y[0].d;
+}
+
 double coefficient_height_log2(const Model& m, const Entry& e) {
   HeightRing H;
   // Each input variable: the polynomial x, ||x||_1 = 1, no denominator.
