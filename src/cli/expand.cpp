@@ -167,7 +167,7 @@ void setup_expand(CLI::App& app) {
   s->add_flag("--json", o->json, "machine-readable output");
   s->add_option("--max-terms", o->max_terms, "refuse expansions estimated larger than this")->capture_default_str();
   s->add_option("--threads", o->threads, "threads for FLINT multiplication (0 = all cores)")->capture_default_str();
-  s->add_option("--max-memory", o->max_memory, "stop (exit 3) beyond this resident size, e.g. 8G");
+  s->add_option("--max-memory", o->max_memory, "stop (exit 3, printing what finished) beyond this resident size, e.g. 8G (default: half the machine's memory)");
   s->add_option("--budget", o->budget, "stop (exit 3) after this many seconds");
   s->callback([o]() { run_expand(*o); });
 }

@@ -285,14 +285,14 @@ void setup_seprank(CLI::App& app) {
   s->add_option("--max-terms", o->sep.max_terms, "refuse expansions estimated larger than this")->capture_default_str();
   s->add_option("--budget", o->sep.budget,
                 "seconds: skip methods estimated to exceed what is left of it, stop (exit 3) when it runs out");
-  s->add_option("--max-memory", o->max_memory, "stop (exit 3) beyond this resident size, e.g. 8G");
+  s->add_option("--max-memory", o->max_memory, "stop (exit 3, printing what finished) beyond this resident size, e.g. 8G (default: half the machine's memory)");
   s->add_option("--seed", o->seed,
                 "seed (0..2^64-1) for the black-box's random prime and points, projections and templates "
                 "(default: the black-box's seed is drawn at random and printed; the others use 1)");
   s->add_option("--prime", o->prime,
                 "prime for modular and grid ranks (default: the first prime > 2^62); given, the black-box uses it "
                 "too and then makes no probability statement (default: a random prime in [2^49, 2^50))");
-  s->add_option("--templates", o->templates, "grid: templates per token, 2..1024 (default: automatic)");
+  s->add_option("--templates", o->templates, "grid: templates per token, 1..1024 (default: automatic)");
   s->add_option("--templates-file", o->templates_file, "grid: JSON file {\"templates\": [[...], ...]}");
   s->add_option("--max-points", o->max_points, "blackbox: most points per side, 1..2^20 (default 1024)");
   s->add_option("--threads", o->threads, "threads for FLINT multiplication (0 = all cores)")->capture_default_str();
