@@ -8,6 +8,7 @@
 #include <memory>
 #include <random>
 
+#include "netpoly/blackbox_prime.hpp"
 #include "netpoly/coeff_matrix.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
@@ -84,98 +85,6 @@ bool round_over_memory(double bytes, std::size_t k, std::size_t next, std::strin
          (current_limits().memory_default ? "the default memory limit " : "--max-memory ") + fmt_g(lim / 0x1p30) +
          " GiB";
   return true;
-}
-
-// The black-box's prime. Unless --prime fixes one, it is drawn uniformly at
-// random among the primes in [2^49, 2^50) (rejection sampling: uniform odd
-// numbers until one is prime, so every prime of the range is equally likely)
-// from the black-box seed. Below 2^50 the residues fit exactly in doubles, so
-// the batched forward passes run as AVX2/FMA vector loops (BatchF64Ring:
-// 2.2-2.8x faster than the nmod batches on attn(3,4,2,4)). A prime that
-// divides a weight's denominator is skipped (drawn again).
-//
-// Why random: a fixed, printed prime lets a model be built against it (every
-// weight q p + 1 reduces to 1), and the Schwartz-Zippel statement then fails
-// with certainty. With p random, the failure probability of one block of rank
-// r (true rank > r) is at most
-//   2 (r+1) D / 2^49                    the points (Schwartz-Zippel over F_p)
-// + (r+1) (h + log2(r+1)/2) / (49 n)    p divides a nonzero (r+1)-minor of the
-//                                       integral coefficient matrix, whose
-//                                       entries are below 2^h (Hadamard: |minor|
-//                                       <= (sqrt(r+1) 2^h)^(r+1), which has at most
-//                                       log2|minor| / 49 prime factors >= 2^49)
-// where n is a certified lower bound on the number of primes in the range.
-struct BlackboxPrime {
-  ulong p = 0;
-  bool fixed = false;       // --prime: no probability over the prime
-  std::uint64_t seed = 0;   // the black-box seed (points, and the prime when drawn)
-};
-
-constexpr ulong kBlackboxPrimeLow = UWORD(1) << 49;
-
-// A certified lower bound on the number of primes in [2^49, 2^50), from
-// Dusart's bounds pi(x) >= x/ln x (1 + 1/ln x) (x >= 599) and
-// pi(x) <= x/ln x (1 + 1/ln x + 2.51/ln^2 x) (x >= 355991): about 1.63e13
-// (the true count is about 1.64e13).
-double blackbox_prime_count() {
-  const long double x1 = 0x1p50L, x0 = 0x1p49L, l1 = std::log(x1), l0 = std::log(x0);
-  const long double lo1 = x1 / l1 * (1 + 1 / l1), hi0 = x0 / l0 * (1 + 1 / l0 + 2.51L / (l0 * l0));
-  return static_cast<double>((lo1 - hi0) * (1 - 1e-12L));
-}
-
-// One block's failure bound (see BlackboxPrime); `fixed` drops the prime's part
-// (the statement is then about rank mod p only, so it is not made).
-double blackbox_block_eps(std::size_t rank, double degree, double height_log2, ulong p, bool fixed) {
-  const double r1 = static_cast<double>(rank) + 1;
-  if (fixed) return 2.0 * r1 * degree / static_cast<double>(p);
-  return 2.0 * r1 * degree / static_cast<double>(kBlackboxPrimeLow) +
-         r1 * (height_log2 + 0.5 * std::log2(r1)) / (49.0 * blackbox_prime_count());
-}
-
-BlackboxPrime blackbox_prime(const Model& m, const SepOptions& o) {
-  BlackboxPrime bp;
-  bp.seed = o.blackbox_seed.value_or(o.seed);
-  if (o.prime) {
-    bp.p = o.prime;
-    bp.fixed = true;
-    return bp;
-  }
-  SplitMix64 g(bp.seed ^ 0x7a11d0b1e5ULL);
-  for (;;) {
-    const ulong q = (kBlackboxPrimeLow + g.below(kBlackboxPrimeLow)) | 1;
-    if (!n_is_prime(q)) continue;
-    try {
-      (void)prepare(ModpRing(q), m);  // every denominator invertible mod q
-    } catch (const DomainError&) {
-      continue;
-    }
-    bp.p = q;
-    return bp;
-  }
-}
-
-std::string blackbox_prime_text(const BlackboxPrime& bp) {
-  return bp.fixed ? "the fixed prime p = " + std::to_string(bp.p) + " (--prime)"
-                  : "p = " + std::to_string(bp.p) + ", a prime drawn at random from [2^49, 2^50) with seed " +
-                        std::to_string(bp.seed);
-}
-
-// With --prime the prime is not random, and a fixed prime can divide the
-// coefficients: only rank(C mod p) is then reached with a known probability.
-std::string fixed_prime_note(double eps) {
-  if (!(eps < 1))
-    return "no probability statement with --prime (a fixed prime may divide the coefficients, and this one is too "
-           "small for the degree); drop --prime for a random prime";
-  return "no probability statement for sep with --prime (a fixed prime may divide the coefficients): the rank equals "
-         "rank(C mod p) with probability >= 1 - " + fmt_g(std::min(eps, 1.0)) +
-         " over the points; drop --prime for a random prime";
-}
-
-void blackbox_prime_details(json& d, const BlackboxPrime& bp, double height_log2) {
-  d["prime"] = bp.p;
-  d["prime_source"] = bp.fixed ? "--prime" : "random in [2^49, 2^50)";
-  d["seed"] = bp.seed;
-  d["height_bits_bound"] = std::ceil(height_log2);
 }
 
 // Batched forward passes mod p of one output entry: the side-A inputs fixed
@@ -491,7 +400,7 @@ std::optional<MethodRun> run_blackbox_split(const Model& m, const Entry& e, cons
     const bool sat = c.rank == c.points;
     saturated = saturated || sat;
     // Per block (values of degree <= D in the points), union bound over blocks.
-    eps += blackbox_block_eps(c.rank, static_cast<double>(degree), height, p, bp.fixed);
+    eps += blackbox_block_eps(c.rank, static_cast<double>(degree), height, bp);
     parts.push_back({{"A_degrees", c.a_degrees}, {"rank", c.rank}, {"points", c.points}, {"saturated", sat}});
   }
   MethodRun r{Method::blackbox, "lower", rank,
@@ -501,27 +410,21 @@ std::optional<MethodRun> run_blackbox_split(const Model& m, const Entry& e, cons
                {"saturated", saturated}, {"blocks", parts.size()}, {"split", "A-degree components"},
                {"block_ranks", parts},   {"arithmetic", eval->ring()}};
   blackbox_prime_details(r.details, bp, height);
-  if (!saturated && eps < 1 && !bp.fixed) {
-    r.details["failure_probability"] = eps;
-    r.how += "; equals sep with probability >= 1 - " + fmt_g(eps) + " over the seed";
-  } else if (saturated) {
+  if (saturated)
     r.note = (stop_note.empty() ? "" : stop_note + "; ") + "some block was full rank at " + std::to_string(k) +
              " points: sep may be larger (raise --max-points)";
-  } else if (bp.fixed) {
-    r.note = fixed_prime_note(eps);
-  } else {
-    r.note = "no probability statement: the degree " + std::to_string(degree) + " is too large for the prime " +
-             std::to_string(p) + " (the rank is a certified lower bound only)";
-  }
+  else
+    state_blackbox_probability(r, eps, static_cast<double>(degree), bp);
   return r;
 }
 
 // ------------------------------------------------------------------ blackbox
+// `bp` is the run's prime (drawn once per analyse_network), `height` the
+// output entry's coefficient bound (once per entry).
 MethodRun run_blackbox(const Model& m, const Entry& e, const Partition& P, const SepOptions& o,
-                       double degree, std::optional<std::size_t> known_upper, BidegreeCache& bc) {
-  const BlackboxPrime bp = blackbox_prime(m, o);
+                       double degree, std::optional<std::size_t> known_upper, BidegreeCache& bc,
+                       const BlackboxPrime& bp, double height) {
   const ulong p = bp.p;
-  const double height = coefficient_height_log2(m, e);
   const auto va = side_vars(P, true), vb = side_vars(P, false);
   // rank(E) <= number of monomials on either side of degree <= D.
   auto monomials = [&](std::size_t nv) {
@@ -589,23 +492,16 @@ MethodRun run_blackbox(const Model& m, const Entry& e, const Partition& P, const
   // minor (blackbox_block_eps). D is the true degree bound (a double, never
   // clamped); eps >= 1 promises nothing, and the rank is then only a
   // certified lower bound.
-  double eps = saturated ? 1.0 : blackbox_block_eps(rank, degree, height, p, bp.fixed);
+  const double eps = blackbox_block_eps(rank, degree, height, bp);
   r.details = {{"points", k}, {"saturated", saturated}, {"arithmetic", eval->ring()}};
   blackbox_prime_details(r.details, bp, height);
   if (degree < 0x1p53) r.details["degree_bound"] = static_cast<std::uint64_t>(degree);
   else r.details["degree_bound"] = degree;
-  if (!saturated && eps < 1 && !bp.fixed) {
-    r.details["failure_probability"] = eps;
-    r.how += "; equals sep with probability >= 1 - " + fmt_g(eps) + " over the seed";
-  } else if (!saturated && bp.fixed) {
-    r.note = fixed_prime_note(eps);
-  } else if (!saturated) {
-    r.note = "no probability statement: the degree bound " + fmt_g(degree) + " is too large for the prime " +
-             std::to_string(p) + " (Schwartz-Zippel gives 2 (r+1) D / 2^49 = " + fmt_g(eps) + " >= 1)";
-  } else {
+  if (saturated)
     r.note = stop_note.empty() ? "matrix of " + std::to_string(k) + " points was full rank: sep may be larger (raise --max-points)"
                                : stop_note + "; the matrix was full rank, so sep may be larger";
-  }
+  else
+    state_blackbox_probability(r, eps, degree, bp);
   return r;
 }
 
@@ -699,8 +595,9 @@ using Clock = std::chrono::steady_clock;
 double method_cap(const SepOptions& o) { return std::min(o.budget, budget_left()); }
 
 // Evaluates the grid matrix in a ring whose Elem is its Scalar (Q, Z/p,
-// doubles), rows [0, row_end) (all by default). Past `deadline` it throws
-// OverBudget between two evaluations, so a method stops in time.
+// doubles): its first `count` entries in row order (all by default). Past
+// `deadline` it throws OverBudget between two evaluations, so a method stops
+// in time.
 template <class Ring>
 std::vector<typename Ring::Elem> eval_grid(const Ring& R, const Model& m, const Entry& e, const Grid& G,
                                            Clock::time_point deadline = Clock::time_point::max(),
@@ -778,8 +675,7 @@ MethodRun run_grid(const Model& m, const Entry& e, const Partition& P, const Sep
   for (std::size_t t = 0; t < G.va.size(); ++t) point[G.va[t]] = G.rows[0][t];
   for (std::size_t t = 0; t < G.vb.size(); ++t) point[G.vb[t]] = G.cols[0][t];
   const double bits = value_bits_bound(m, e, point);
-  const double cells = static_cast<double>(nr) * static_cast<double>(nc);
-  const double predicted = est_p / cells * (7 + 0.7 * std::pow(std::max(1.0, bits / 64), 1.6)) * cells * 1.5;
+  const double predicted = est_p * (7 + 0.7 * std::pow(std::max(1.0, bits / 64), 1.6)) * 1.5;
   // (The prediction runs high, about 20x on attention (3,3,1,4): it only
   // spares timing an evaluation that is far beyond the budget.)
   const double est_q =
@@ -1017,7 +913,11 @@ std::vector<SepResult> analyse_network(const Model& m, const std::vector<Entry>&
   std::vector<SepResult> results;
   // Lexicographic: expand_packed() can then pack variables (the analysis never prints the terms).
   PolyRing R(static_cast<slong>(m.num_inputs()), ORD_LEX);
+  // The black-box's prime, drawn once for the run, and each entry's
+  // coefficient bound, once per entry (both only if a black-box runs).
+  std::optional<BlackboxPrime> bb_prime;
   for (const auto& e : outputs) {
+    std::optional<double> bb_height;
     std::optional<PackedExpansion> y;  // read in its packed ring: the analysis never needs the terms unpacked
     double expand_seconds = 0;
     std::string expand_skip;
@@ -1068,7 +968,11 @@ std::vector<SepResult> analyse_network(const Model& m, const std::vector<Entry>&
           if ((run.kind == "upper" || run.kind == "exact") && run.value) upper = std::min(upper.value_or(SIZE_MAX), *run.value);
         MethodRun r;
         try {
-          r = mm == Method::blackbox ? run_blackbox(m, e, P, o, est.degree, upper, bidegrees)
+          if (mm == Method::blackbox) {
+            if (!bb_prime) bb_prime = draw_blackbox_prime(m, *o.blackbox_seed, o.prime);
+            if (!bb_height) bb_height = coefficient_height_log2(m, e);
+          }
+          r = mm == Method::blackbox ? run_blackbox(m, e, P, o, est.degree, upper, bidegrees, *bb_prime, *bb_height)
               : mm == Method::support ? run_support(bidegrees)
               : mm == Method::grid    ? run_grid(m, e, P, o)
                                       : run_numeric(m, e, P, o);

@@ -1,0 +1,46 @@
+// The black-box's prime and what its rank says about sep (README, "What the
+// black-box probability is over"). Unless --prime fixes one, the prime is drawn
+// uniformly at random among the primes in [2^49, 2^50) from the black-box seed,
+// so that no model can be built against it; the failure bound of a block of
+// rank r then covers both the random points and the prime dividing a minor.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "netpoly/model.hpp"
+#include "netpoly/seprank.hpp"
+
+namespace netpoly {
+
+struct BlackboxPrime {
+  ulong p = 0;
+  bool fixed = false;      // --prime: no probability over the prime
+  std::uint64_t seed = 0;  // the black-box seed (points, and the prime when drawn)
+};
+
+// Draws the prime from `seed` (rejection sampling: uniform odd numbers of the
+// range until one is prime, skipping primes that divide a weight's
+// denominator), or takes `fixed_prime` when it is nonzero.
+BlackboxPrime draw_blackbox_prime(const Model& m, std::uint64_t seed, ulong fixed_prime);
+
+// A certified lower bound on the number of primes in [2^49, 2^50) (Dusart).
+double blackbox_prime_count();
+
+// One block's failure bound: 2 (r+1) D / 2^49 (the points, Schwartz-Zippel)
+// + (r+1) (h + log2(r+1)/2) / (49 n) (the prime divides a nonzero (r+1)-minor
+// of the integral coefficient matrix, entries below 2^h). With a fixed prime
+// only the points' part 2 (r+1) D / p, which speaks of rank(C mod p).
+double blackbox_block_eps(std::size_t rank, double degree, double height_log2, const BlackboxPrime& bp);
+
+// "p = ..., a prime drawn at random from [2^49, 2^50) with seed S" or "the fixed prime p = ... (--prime)".
+std::string blackbox_prime_text(const BlackboxPrime& bp);
+
+// prime, prime_source, seed and height_bits_bound in a method's details.
+void blackbox_prime_details(nlohmann::json& details, const BlackboxPrime& bp, double height_log2);
+
+// For a black-box rank whose points did not saturate, with failure bound
+// `eps` (summed over blocks): the probability statement (details'
+// failure_probability, appended to `how`), or the note saying why none is made.
+void state_blackbox_probability(MethodRun& r, double eps, double degree, const BlackboxPrime& bp);
+
+}  // namespace netpoly
