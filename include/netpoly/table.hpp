@@ -38,6 +38,10 @@ struct SweepSpec {
 // The title an unsharded run of the sweep gives its table.
 std::string sweep_title(const SweepSpec& s);
 
+// The first option that differs between two row_options() objects, as
+// "--partition half there, A=0 in this run"; "" when they agree.
+std::string options_difference(const nlohmann::json& kept, const nlohmann::json& now);
+
 struct SweepConfig {
   std::size_t index = 0;  // position in the full sweep
   BoundParams params;

@@ -5,21 +5,16 @@
 // --json, a valid report of the finished claims with "interrupted": true is
 // printed), and the process exits with 130. With --journal FILE every finished
 // claim is also appended to FILE as one JSON line; a rerun with --resume skips
-// the claims found there (same file, title, clauses, --budget and --max-terms).
-#include <fcntl.h>
-#include <unistd.h>
+// the claims found there (same file, title, clauses, content of the files the
+// claim reads, --budget and --max-terms).
 
-#include <cerrno>
 #include <chrono>
-#include <csignal>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <sstream>
-#include <thread>
 
 #include "commands.hpp"
 #include "netpoly/claims.hpp"
@@ -58,11 +53,12 @@ std::string fingerprint(const Claim& c, const CheckOptions& o) {
   // The content of every file the claim reads: a verdict on model("net.json")
   // is not reused after net.json changed.
   for (const auto& path : c.reads) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
     mix(path);
-    mix(in ? text.str() : std::string("\x01unreadable"));
+    try {
+      mix(read_text_file(path, "the model file"));
+    } catch (const Error&) {
+      mix("\x01unreadable");  // the claim will report it; never a reused verdict
+    }
   }
   char b[64];
   std::snprintf(b, sizeof b, "%.17g/%.17g", o.budget, o.max_terms);
@@ -254,7 +250,7 @@ void run_check(const CheckCliOptions& o) {
     install_interrupt_handler("check", hint);
     set_stop_hint(hint);
   }
-  auto stop_watcher = [&] { set_stop_report({}); };
+  auto clear_stop_report = [&] { set_stop_report({}); };
 
   try {
     {
@@ -275,10 +271,10 @@ void run_check(const CheckCliOptions& o) {
     std::lock_guard<std::mutex> lock(rep.mu);
     emit_cached_before(claims.size());
   } catch (...) {
-    stop_watcher();
+    clear_stop_report();
     throw;
   }
-  stop_watcher();
+  clear_stop_report();
 
   const std::vector<ClaimResult>& results = rep.done;
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -2,8 +2,6 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <csignal>
-#include <cstring>
 #include <iomanip>
 #include <iostream>
 #include <algorithm>

@@ -119,44 +119,6 @@ TableRow TableRow::from_json(const json& j) {
   return r;
 }
 
-json SweepSpec::row_options() const {
-  std::string ms;
-  for (Method m : sep.methods) ms += (ms.empty() ? "" : ",") + std::string(method_name(m));
-  json b = std::isfinite(sep.budget) ? json(sep.budget) : json(nullptr);
-  return {{"range", range},          {"partition", partition}, {"output", "0,0"},
-          {"methods", ms.empty() ? "default" : ms}, {"budget", b}, {"max_terms", sep.max_terms}};
-}
-
-json SweepSpec::sweep_json() const {
-  return {{"arch", arch_name(arch)}, {"layers", layers},   {"widths", widths},   {"heads", heads},
-          {"tokens", tokens},        {"degrees", degrees}, {"residual", residual}, {"seeds", seeds},
-          {"options", row_options()}};
-}
-
-SweepSpec SweepSpec::from_sweep_json(const json& j) {
-  SweepSpec s;
-  try {
-    s.arch = parse_arch(j.at("arch").get<std::string>());
-    s.layers = j.at("layers").get<std::vector<std::uint64_t>>();
-    s.widths = j.at("widths").get<std::vector<std::uint64_t>>();
-    s.heads = j.at("heads").get<std::vector<std::uint64_t>>();
-    s.tokens = j.at("tokens").get<std::vector<std::uint64_t>>();
-    s.degrees = j.at("degrees").get<std::vector<std::uint64_t>>();
-    s.residual = j.at("residual").get<bool>();
-    s.seeds = j.at("seeds").get<std::uint64_t>();
-    const auto& o = j.at("options");
-    s.range = o.at("range").get<std::int64_t>();
-    s.partition = o.at("partition").get<std::string>();
-    const std::string ms = o.at("methods").get<std::string>();
-    if (ms != "default") s.sep.methods = parse_methods(ms);
-    if (!o.at("budget").is_null()) s.sep.budget = o["budget"].get<double>();
-    s.sep.max_terms = o.at("max_terms").get<double>();
-  } catch (const json::exception& e) {
-    throw InputError(std::string("not a netpoly sweep description: ") + e.what());
-  }
-  return s;
-}
-
 namespace {
 
 double log3_of(std::size_t v) { return v == 0 ? -HUGE_VAL : std::log(static_cast<double>(v)) / std::log(3.0); }
@@ -466,30 +428,6 @@ std::vector<TableRow> read_rows(const std::string& path) {
   return parse_lines(in, path + ".jsonl");
 }
 
-std::string sweep_title(const SweepSpec& s) {
-  return std::string("netpoly table: ") + arch_name(s.arch) + (s.residual ? " with residuals" : "") +
-         ", partition " + s.partition + ", output y[0][0], weights in [-" + std::to_string(s.range) + ", " +
-         std::to_string(s.range) + "]";
-}
-
-namespace {
-
-// The first option that differs between two row_options() objects, as
-// "--partition half (the journal) vs A=0 (this run)"; "" when they agree.
-std::string options_difference(const json& kept, const json& now) {
-  static const std::vector<std::pair<const char*, const char*>> names{
-      {"range", "--range"},     {"partition", "--partition"}, {"output", "the output entry"},
-      {"methods", "--methods"}, {"budget", "--budget"},       {"max_terms", "--max-terms"}};
-  auto text = [](const json& v) { return v.is_null() ? std::string("none") : v.is_string() ? v.get<std::string>() : v.dump(); };
-  if (!kept.is_object()) return "the options it was made with (an older journal does not record them)";
-  for (const auto& [k, flag] : names) {
-    const json a = kept.value(k, json(nullptr)), b = now.value(k, json(nullptr));
-    if (a != b) return std::string(flag) + " " + text(a) + " there, " + text(b) + " in this run";
-  }
-  return kept == now ? "" : "an option";
-}
-
-}  // namespace
 
 std::vector<TableRow> run_sweep(const SweepSpec& s, const SweepRunOptions& o) {
   if (o.shards == 0 || o.shard == 0 || o.shard > o.shards) throw InputError("--shard K/N: need 1 <= K <= N");

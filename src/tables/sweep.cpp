@@ -1,0 +1,70 @@
+// A sweep's identity: the options a row was measured with and the whole
+// sweep (SweepSpec, table.hpp), as the journals and a merge read them, and
+// the title an unsharded run gives its table.
+#include <cmath>
+
+#include "netpoly/error.hpp"
+#include "netpoly/table.hpp"
+
+namespace netpoly {
+
+using json = nlohmann::json;
+
+json SweepSpec::row_options() const {
+  std::string ms;
+  for (Method m : sep.methods) ms += (ms.empty() ? "" : ",") + std::string(method_name(m));
+  json b = std::isfinite(sep.budget) ? json(sep.budget) : json(nullptr);
+  return {{"range", range},          {"partition", partition}, {"output", "0,0"},
+          {"methods", ms.empty() ? "default" : ms}, {"budget", b}, {"max_terms", sep.max_terms}};
+}
+
+json SweepSpec::sweep_json() const {
+  return {{"arch", arch_name(arch)}, {"layers", layers},   {"widths", widths},   {"heads", heads},
+          {"tokens", tokens},        {"degrees", degrees}, {"residual", residual}, {"seeds", seeds},
+          {"options", row_options()}};
+}
+
+SweepSpec SweepSpec::from_sweep_json(const json& j) {
+  SweepSpec s;
+  try {
+    s.arch = parse_arch(j.at("arch").get<std::string>());
+    s.layers = j.at("layers").get<std::vector<std::uint64_t>>();
+    s.widths = j.at("widths").get<std::vector<std::uint64_t>>();
+    s.heads = j.at("heads").get<std::vector<std::uint64_t>>();
+    s.tokens = j.at("tokens").get<std::vector<std::uint64_t>>();
+    s.degrees = j.at("degrees").get<std::vector<std::uint64_t>>();
+    s.residual = j.at("residual").get<bool>();
+    s.seeds = j.at("seeds").get<std::uint64_t>();
+    const auto& o = j.at("options");
+    s.range = o.at("range").get<std::int64_t>();
+    s.partition = o.at("partition").get<std::string>();
+    const std::string ms = o.at("methods").get<std::string>();
+    if (ms != "default") s.sep.methods = parse_methods(ms);
+    if (!o.at("budget").is_null()) s.sep.budget = o["budget"].get<double>();
+    s.sep.max_terms = o.at("max_terms").get<double>();
+  } catch (const json::exception& e) {
+    throw InputError(std::string("not a netpoly sweep description: ") + e.what());
+  }
+  return s;
+}
+
+std::string sweep_title(const SweepSpec& s) {
+  return std::string("netpoly table: ") + arch_name(s.arch) + (s.residual ? " with residuals" : "") +
+         ", partition " + s.partition + ", output y[0][0], weights in [-" + std::to_string(s.range) + ", " +
+         std::to_string(s.range) + "]";
+}
+
+std::string options_difference(const json& kept, const json& now) {
+  static const std::vector<std::pair<const char*, const char*>> names{
+      {"range", "--range"},     {"partition", "--partition"}, {"output", "the output entry"},
+      {"methods", "--methods"}, {"budget", "--budget"},       {"max_terms", "--max-terms"}};
+  auto text = [](const json& v) { return v.is_null() ? std::string("none") : v.is_string() ? v.get<std::string>() : v.dump(); };
+  if (!kept.is_object()) return "the options it was made with (an older journal does not record them)";
+  for (const auto& [k, flag] : names) {
+    const json a = kept.value(k, json(nullptr)), b = now.value(k, json(nullptr));
+    if (a != b) return std::string(flag) + " " + text(a) + " there, " + text(b) + " in this run";
+  }
+  return kept == now ? "" : "an option";
+}
+
+}  // namespace netpoly
