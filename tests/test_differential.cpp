@@ -342,3 +342,30 @@ TEST_CASE("the token-degree term bound and the height bound hold on random model
     }
   }
 }
+
+TEST_CASE("the token-degree term bound at wider shapes: an upper bound, exact for attention", "[differential]") {
+  // Wider than the random models (d up to 6): the bound must still hold, and
+  // for attention with generic weights (range 50, no zero weight's accident)
+  // every monomial of a reachable token-degree vector appears, so it is the
+  // expansion's term count exactly.
+  struct Shape {
+    const char* arch;
+    std::size_t L, d, H, N, k;
+    bool residual, exact;
+  };
+  for (const Shape& s : {Shape{"attention", 1, 6, 2, 3, 2, false, true}, Shape{"attention", 2, 4, 1, 3, 2, false, true},
+                         Shape{"attention", 2, 3, 1, 3, 2, true, false}, Shape{"mixer", 2, 6, 1, 3, 2, false, false},
+                         Shape{"product", 2, 5, 1, 2, 3, false, false}, Shape{"mlp", 2, 6, 1, 1, 2, true, false}}) {
+    PresetOptions o{.arch = s.arch, .layers = s.L, .width = s.d, .heads = s.H, .tokens = s.N, .degree = s.k,
+                    .residual = s.residual, .seed = 7, .range = 50};
+    const Model m = make_preset(o);
+    INFO(m.name);
+    PolyRing R(static_cast<slong>(m.num_inputs()));
+    const auto outs = resolve_outputs(m, std::nullopt, true);
+    const double est = estimate_expansion(m).terms;
+    double most = 0;
+    for (const auto& p : expand(R, m, outs)) most = std::max(most, static_cast<double>(p.length()));
+    CHECK(most <= est);
+    if (s.exact) CHECK(most == est);
+  }
+}
