@@ -48,7 +48,4 @@ Model permute_network(const Model& m, const std::vector<std::size_t>& perm, bool
 // The first k layers (k = 0: the identity network).
 Model prefix_network(const Model& m, std::size_t k);
 
-// Number of non-zero weights.
-std::size_t nonzero_count(const Model& m);
-
 }  // namespace netpoly

@@ -3,125 +3,55 @@
 // and map_weights converts it once into a domain's scalars (mod p residues,
 // doubles, ...) before evaluation.
 //
-// Each layer type is one struct holding its weights, how to map them, its
-// output width, and its forward pass (written once, for every Ring).
-// Adding a layer type means adding a struct here and its JSON fields in
-// model_io.cpp.
+// Each layer kind is one header under layers/ holding everything about it
+// (weights, mapping, width, degree, matrices, JSON name and fields, forward
+// pass). LayerOp below lists the kinds; every other place reaches them by
+// std::visit, so adding a kind means its header, one line here, and its test.
 #pragma once
+#include <concepts>
 #include <cstddef>
 #include <optional>
 #include <string>
 #include <variant>
 #include <vector>
 
+#include "netpoly/layers/attention.hpp"
+#include "netpoly/layers/channel_mix.hpp"
+#include "netpoly/layers/common.hpp"
+#include "netpoly/layers/permute.hpp"
+#include "netpoly/layers/product.hpp"
+#include "netpoly/layers/token_mix.hpp"
+
 namespace netpoly {
 
-// A dense row-major matrix of scalars (PyTorch `Linear` convention: out x in).
+// The layer kinds, in the order the format document lists them.
 template <class S>
-struct Mat {
-  std::size_t rows = 0, cols = 0;
-  std::vector<S> a;
-  Mat() = default;
-  Mat(std::size_t r, std::size_t c) : rows(r), cols(c), a(r * c) {}
-  S& operator()(std::size_t i, std::size_t j) { return a[i * cols + j]; }
-  const S& operator()(std::size_t i, std::size_t j) const { return a[i * cols + j]; }
-  template <class F>
-  auto map(F&& f) const {
-    Mat<decltype(f(a[0]))> m(rows, cols);
-    for (std::size_t k = 0; k < a.size(); ++k) m.a[k] = f(a[k]);
-    return m;
-  }
-  bool operator==(const Mat&) const = default;
+using LayerOp = std::variant<Attention<S>, TokenMix<S>, ChannelMix<S>, Product<S>, Permute>;
+
+// What every layer kind must provide besides its templates (read, write,
+// apply, map), which the model reader, writer and forward pass instantiate
+// for every alternative of LayerOp.
+template <class L>
+concept LayerKind = requires(const L& l, std::size_t d) {
+  { L::kind } -> std::convertible_to<const char*>;
+  { L::role } -> std::convertible_to<LayerRole>;
+  { l.out_width(d) } -> std::same_as<std::size_t>;
+  { l.degree() } -> std::same_as<double>;
+  { l.family_size() } -> std::same_as<std::size_t>;
+  l.for_each_matrix([](const auto&) {});
 };
 
-enum class Activation { none, square };
-
-// Which output entries a layer must produce: empty = all of them.
-using Need = std::vector<char>;
-
-// --------------------------------------------------------------- attention
-template <class S>
-struct AttentionHead {
-  Mat<S> Q, K, V, O;  // Q,K,V: da x d; O: d x da
-  bool operator==(const AttentionHead&) const = default;
-};
-
-template <class S>
-struct Attention {
-  std::vector<AttentionHead<S>> heads;
-  template <class F>
-  auto map(F&& f) const {
-    Attention<decltype(f(std::declval<S>()))> r;
-    for (const auto& h : heads) r.heads.push_back({h.Q.map(f), h.K.map(f), h.V.map(f), h.O.map(f)});
-    return r;
-  }
-  std::size_t out_width(std::size_t d) const { return d; }
-  bool operator==(const Attention&) const = default;
-};
-
-// ---------------------------------------------------------- token mixing
-template <class S>
-struct TokenMix {
-  Mat<S> W;                  // N x N
-  std::optional<Mat<S>> W2;  // N x N
-  Activation activation = Activation::none;
-  template <class F>
-  auto map(F&& f) const {
-    TokenMix<decltype(f(std::declval<S>()))> r;
-    r.W = W.map(f);
-    if (W2) r.W2 = W2->map(f);
-    r.activation = activation;
-    return r;
-  }
-  std::size_t out_width(std::size_t d) const { return d; }
-  bool operator==(const TokenMix&) const = default;
-};
-
-// -------------------------------------------------------- channel mixing
-template <class S>
-struct ChannelMix {
-  Mat<S> W;                  // h x d
-  std::optional<Mat<S>> W2;  // d' x h
-  Activation activation = Activation::none;
-  template <class F>
-  auto map(F&& f) const {
-    ChannelMix<decltype(f(std::declval<S>()))> r;
-    r.W = W.map(f);
-    if (W2) r.W2 = W2->map(f);
-    r.activation = activation;
-    return r;
-  }
-  std::size_t out_width(std::size_t) const { return W2 ? W2->rows : W.rows; }
-  bool operator==(const ChannelMix&) const = default;
-};
-
-// --------------------------------------------------- degree-k product block
-template <class S>
-struct Product {
-  std::vector<Mat<S>> Ws;  // k matrices, each d' x d
-  template <class F>
-  auto map(F&& f) const {
-    Product<decltype(f(std::declval<S>()))> r;
-    for (const auto& w : Ws) r.Ws.push_back(w.map(f));
-    return r;
-  }
-  std::size_t out_width(std::size_t) const { return Ws.empty() ? 0 : Ws[0].rows; }
-  bool operator==(const Product&) const = default;
-};
-
-// ----------------------------------------------------------- permutation
-struct Permute {
-  std::vector<std::size_t> perm;  // vec(Y)[t] = vec(X)[perm[t]], row-major
-  template <class F>
-  Permute map(F&&) const { return *this; }
-  std::size_t out_width(std::size_t d) const { return d; }
-  bool operator==(const Permute&) const = default;
-};
+template <class V>
+struct all_layer_kinds;
+template <class... L>
+struct all_layer_kinds<std::variant<L...>> : std::bool_constant<(LayerKind<L> && ...)> {};
 
 template <class S>
 struct Layer {
-  std::variant<Attention<S>, TokenMix<S>, ChannelMix<S>, Product<S>, Permute> op;
+  LayerOp<S> op;
   bool residual = false;
+  static_assert(all_layer_kinds<LayerOp<S>>::value, "every layer kind provides the LayerKind parts");
+
   template <class F>
   auto map(F&& f) const {
     using T = decltype(f(std::declval<S>()));
@@ -133,8 +63,34 @@ struct Layer {
   std::size_t out_width(std::size_t d) const {
     return std::visit([&](const auto& o) { return o.out_width(d); }, op);
   }
+  double degree() const {
+    return std::visit([](const auto& o) { return o.degree(); }, op);
+  }
+  const char* kind() const {
+    return std::visit([](const auto& o) -> const char* { return std::decay_t<decltype(o)>::kind; }, op);
+  }
+  LayerRole role() const {
+    return std::visit([](const auto& o) { return std::decay_t<decltype(o)>::role; }, op);
+  }
+  std::size_t family_size() const {
+    return std::visit([](const auto& o) { return o.family_size(); }, op);
+  }
+  template <class F>
+  void for_each_matrix(F&& f) const {
+    std::visit([&](const auto& o) { o.for_each_matrix(f); }, op);
+  }
   bool operator==(const Layer&) const = default;
 };
+
+// The kinds' JSON names, in LayerOp's order.
+template <class S, std::size_t... I>
+std::vector<std::string> layer_kind_names_impl(std::index_sequence<I...>) {
+  return {std::variant_alternative_t<I, LayerOp<S>>::kind...};
+}
+template <class S = int>
+std::vector<std::string> layer_kind_names() {
+  return layer_kind_names_impl<S>(std::make_index_sequence<std::variant_size_v<LayerOp<S>>>{});
+}
 
 struct Entry {
   std::size_t token = 0, channel = 0;
@@ -168,6 +124,23 @@ struct Network {
   bool operator==(const Network&) const = default;
 };
 
-const char* layer_type_name(std::size_t variant_index);
+// Number of weights (every entry of every matrix).
+template <class S>
+std::size_t parameter_count(const Network<S>& m) {
+  std::size_t n = 0;
+  for (const auto& l : m.layers) l.for_each_matrix([&](const Mat<S>& W) { n += W.a.size(); });
+  return n;
+}
+
+// Number of non-zero weights.
+template <class S>
+std::size_t nonzero_count(const Network<S>& m) {
+  std::size_t n = 0;
+  for (const auto& l : m.layers)
+    l.for_each_matrix([&](const Mat<S>& W) {
+      for (const auto& x : W.a) n += !x.is_zero();
+    });
+  return n;
+}
 
 }  // namespace netpoly

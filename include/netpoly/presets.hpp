@@ -48,7 +48,4 @@ PresetOptions preset_options(const BoundParams& p, std::uint64_t seed = 1, std::
 // Builds the preset; throws InputError for impossible shapes (e.g. H not dividing d).
 Model make_preset(const PresetOptions& o);
 
-// Number of weights (parameters) of a model.
-std::size_t parameter_count(const Model& m);
-
 }  // namespace netpoly

@@ -102,15 +102,7 @@ ExpansionEstimate estimate_expansion(const Model& m) {
   ExpansionEstimate e;
   double deg = 1;
   for (const auto& l : m.layers) {
-    double f = std::visit(
-        [](const auto& op) -> double {
-          using T = std::decay_t<decltype(op)>;
-          if constexpr (std::is_same_v<T, Attention<Fmpq>>) return 3;
-          else if constexpr (std::is_same_v<T, Product<Fmpq>>) return static_cast<double>(op.Ws.size());
-          else if constexpr (std::is_same_v<T, Permute>) return 1;
-          else return op.activation == Activation::square ? 2 : 1;
-        },
-        l.op);
+    const double f = l.degree();
     deg *= f;
     if (l.residual && f != 1) e.homogeneous = false;
   }

@@ -254,6 +254,30 @@ class Reader {
   const std::string source_;
 };
 
+// The layer whose "type" is o["type"], read by its kind (layers/*.hpp);
+// false for an unknown type.
+template <std::size_t I = 0>
+bool read_layer_kind(const Reader& r, const json& o, const std::string& lp, std::size_t N, std::size_t d,
+                     LayerOp<Fmpq>& op) {
+  if constexpr (I == std::variant_size_v<LayerOp<Fmpq>>) {
+    return false;
+  } else {
+    using K = std::variant_alternative_t<I, LayerOp<Fmpq>>;
+    if (o["type"] != K::kind) return read_layer_kind<I + 1>(r, o, lp, N, d, op);
+    op = K::read(r, o, lp, N, d);
+    return true;
+  }
+}
+
+// "attention, token_mix, channel_mix, product or permute"
+std::string kind_list() {
+  const auto names = layer_kind_names();
+  std::string s;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    s += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return s;
+}
+
 }  // namespace
 
 bool parse_rational(const std::string& s, Fmpq& out) {
@@ -298,71 +322,8 @@ Model parse_model(const std::string& text, const std::string& source) {
     if (!o.contains("type")) r.fail(lp, "missing required field \"type\"");
     const json& t = o["type"];
     Layer<Fmpq> layer;
-    if (t == "attention") {
-      r.keys(o, lp, {"type", "residual", "heads"}, {"heads"});
-      const json& hs = o["heads"];
-      std::string hp = Reader::join(lp, "heads");
-      if (!hs.is_array() || hs.empty()) r.fail(hp, "expected a non-empty list of heads, got " + Reader::kind(hs));
-      Attention<Fmpq> a;
-      for (std::size_t h = 0; h < hs.size(); ++h) {
-        std::string p = Reader::idx(hp, h);
-        r.keys(hs[h], p, {"Q", "K", "V", "O"}, {"Q", "K", "V", "O"});
-        std::size_t da = r.row_count(hs[h]["Q"], Reader::join(p, "Q"));
-        a.heads.push_back({r.matrix(hs[h]["Q"], Reader::join(p, "Q"), da, d, "Q is da x d"),
-                           r.matrix(hs[h]["K"], Reader::join(p, "K"), da, d, "K is da x d"),
-                           r.matrix(hs[h]["V"], Reader::join(p, "V"), da, d, "V is da x d"),
-                           r.matrix(hs[h]["O"], Reader::join(p, "O"), d, da, "O is d x da")});
-      }
-      layer.op = std::move(a);
-    } else if (t == "token_mix") {
-      r.keys(o, lp, {"type", "residual", "W", "W2", "activation"}, {"W"});
-      TokenMix<Fmpq> tm;
-      tm.W = r.matrix(o["W"], Reader::join(lp, "W"), N, N, "W is N x N");
-      if (o.contains("W2")) tm.W2 = r.matrix(o["W2"], Reader::join(lp, "W2"), N, N, "W2 is N x N");
-      tm.activation = r.activation(o, lp);
-      layer.op = std::move(tm);
-    } else if (t == "channel_mix") {
-      r.keys(o, lp, {"type", "residual", "W", "W2", "activation"}, {"W"});
-      ChannelMix<Fmpq> cm;
-      std::size_t h = r.row_count(o["W"], Reader::join(lp, "W"));
-      cm.W = r.matrix(o["W"], Reader::join(lp, "W"), h, d, "W is h x d");
-      if (o.contains("W2")) {
-        std::size_t dd = r.row_count(o["W2"], Reader::join(lp, "W2"));
-        cm.W2 = r.matrix(o["W2"], Reader::join(lp, "W2"), dd, h, "W2 is d' x h");
-      }
-      cm.activation = r.activation(o, lp);
-      layer.op = std::move(cm);
-    } else if (t == "product") {
-      r.keys(o, lp, {"type", "residual", "Ws"}, {"Ws"});
-      const json& ws = o["Ws"];
-      std::string wp = Reader::join(lp, "Ws");
-      if (!ws.is_array() || ws.empty()) r.fail(wp, "expected a non-empty list of matrices, got " + Reader::kind(ws));
-      Product<Fmpq> pr;
-      std::size_t dd = r.row_count(ws[0], Reader::idx(wp, 0));
-      for (std::size_t k = 0; k < ws.size(); ++k)
-        pr.Ws.push_back(r.matrix(ws[k], Reader::idx(wp, k), dd, d, "each W is d' x d, all of the same d'"));
-      layer.op = std::move(pr);
-    } else if (t == "permute") {
-      r.keys(o, lp, {"type", "residual", "perm"}, {"perm"});
-      const json& p = o["perm"];
-      std::string pp = Reader::join(lp, "perm");
-      const std::size_t n = N * d;
-      if (!p.is_array() || p.size() != n)
-        r.fail(pp, "expected a permutation of 0 … " + std::to_string(n - 1) + " (" + std::to_string(n) +
-                       " entries), got " + Reader::kind(p));
-      Permute pe;
-      std::vector<char> seen(n, 0);
-      for (std::size_t k = 0; k < n; ++k) {
-        std::size_t v = r.count(p[k], Reader::idx(pp, k), 0, n - 1);
-        if (seen[v]) r.fail(Reader::idx(pp, k), "not a permutation: " + std::to_string(v) + " appears twice");
-        seen[v] = 1;
-        pe.perm.push_back(v);
-      }
-      layer.op = std::move(pe);
-    } else {
-      r.fail(Reader::join(lp, "type"),
-             "unknown layer type " + t.dump() + " (expected attention, token_mix, channel_mix, product or permute)");
-    }
+    if (!read_layer_kind(r, o, lp, N, d, layer.op))
+      r.fail(Reader::join(lp, "type"), "unknown layer type " + t.dump() + " (expected " + kind_list() + ")");
     if (o.contains("residual")) {
       if (!o["residual"].is_boolean())
         r.fail(Reader::join(lp, "residual"), "expected true or false, got " + Reader::kind(o["residual"]));
@@ -417,6 +378,17 @@ void put_matrix(std::ostringstream& os, const Mat<Fmpq>& m, const std::string& i
   os << "]";
 }
 
+// What a layer's write() is given: the stream, the indentation of its
+// fields, and the formats of a matrix and an activation.
+struct LayerWriter {
+  std::ostringstream& os;
+  const std::string& in;
+  void matrix(const Mat<Fmpq>& m, const std::string& indent) { put_matrix(os, m, indent); }
+  void activation(Activation a) {
+    os << ",\n" << in << "\"activation\": \"" << (a == Activation::square ? "square" : "none") << "\"";
+  }
+};
+
 }  // namespace
 
 std::string write_model(const Model& m) {
@@ -428,49 +400,10 @@ std::string write_model(const Model& m) {
   const std::string in = "      ";
   for (std::size_t l = 0; l < m.layers.size(); ++l) {
     const auto& layer = m.layers[l];
-    os << (l ? ",\n" : "\n") << "    {\"type\": \"" << layer_type_name(layer.op.index()) << "\"";
+    os << (l ? ",\n" : "\n") << "    {\"type\": \"" << layer.kind() << "\"";
     if (layer.residual) os << ", \"residual\": true";
-    auto act = [&](Activation a) { os << ",\n" << in << "\"activation\": \"" << (a == Activation::square ? "square" : "none") << "\""; };
-    std::visit(
-        [&](const auto& op) {
-          using T = std::decay_t<decltype(op)>;
-          if constexpr (std::is_same_v<T, Attention<Fmpq>>) {
-            os << ",\n" << in << "\"heads\": [";
-            for (std::size_t h = 0; h < op.heads.size(); ++h) {
-              const auto& hd = op.heads[h];
-              const std::string hi = in + "  ";
-              os << (h ? ",\n" : "\n") << hi << "{";
-              const char* names[] = {"Q", "K", "V", "O"};
-              const Mat<Fmpq>* mats[] = {&hd.Q, &hd.K, &hd.V, &hd.O};
-              for (int k = 0; k < 4; ++k) {
-                os << (k ? ",\n" + hi + " " : "") << "\"" << names[k] << "\": ";
-                put_matrix(os, *mats[k], hi + std::string(6, ' '));
-              }
-              os << "}";
-            }
-            os << "]";
-          } else if constexpr (std::is_same_v<T, TokenMix<Fmpq>> || std::is_same_v<T, ChannelMix<Fmpq>>) {
-            os << ",\n" << in << "\"W\": ";
-            put_matrix(os, op.W, in + "     ");
-            if (op.W2) {
-              os << ",\n" << in << "\"W2\": ";
-              put_matrix(os, *op.W2, in + "      ");
-            }
-            act(op.activation);
-          } else if constexpr (std::is_same_v<T, Product<Fmpq>>) {
-            os << ",\n" << in << "\"Ws\": [";
-            for (std::size_t k = 0; k < op.Ws.size(); ++k) {
-              if (k) os << ",\n" << in << "       ";
-              put_matrix(os, op.Ws[k], in + "       ");
-            }
-            os << "]";
-          } else {
-            os << ",\n" << in << "\"perm\": [";
-            for (std::size_t k = 0; k < op.perm.size(); ++k) os << (k ? ", " : "") << op.perm[k];
-            os << "]";
-          }
-        },
-        layer.op);
+    LayerWriter w{os, in};
+    std::visit([&](const auto& op) { op.write(w); }, layer.op);
     os << "}";
   }
   os << (m.layers.empty() ? "]" : "\n  ]");
@@ -479,9 +412,5 @@ std::string write_model(const Model& m) {
   return os.str();
 }
 
-const char* layer_type_name(std::size_t i) {
-  static const char* names[] = {"attention", "token_mix", "channel_mix", "product", "permute"};
-  return i < 5 ? names[i] : "?";
-}
 
 }  // namespace netpoly

@@ -108,22 +108,4 @@ Model make_preset(const PresetOptions& o) {
   return m;
 }
 
-std::size_t parameter_count(const Model& m) {
-  std::size_t n = 0;
-  for (const auto& l : m.layers)
-    std::visit(
-        [&](const auto& op) {
-          using T = std::decay_t<decltype(op)>;
-          if constexpr (std::is_same_v<T, Attention<Fmpq>>) {
-            for (const auto& h : op.heads) n += h.Q.a.size() + h.K.a.size() + h.V.a.size() + h.O.a.size();
-          } else if constexpr (std::is_same_v<T, TokenMix<Fmpq>> || std::is_same_v<T, ChannelMix<Fmpq>>) {
-            n += op.W.a.size() + (op.W2 ? op.W2->a.size() : 0);
-          } else if constexpr (std::is_same_v<T, Product<Fmpq>>) {
-            for (const auto& w : op.Ws) n += w.a.size();
-          }
-        },
-        l.op);
-  return n;
-}
-
 }  // namespace netpoly

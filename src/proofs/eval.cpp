@@ -68,18 +68,23 @@ NetFamily infer_family(const Model& m) {
   bool att = false, tok = false, ch = false, prod = false;
   for (const auto& l : m.layers) {
     f.residual = f.residual || l.residual;
-    if (const auto* a = std::get_if<Attention<Fmpq>>(&l.op)) {
-      if (!att) f.heads = a->heads.size();
-      att = true;
-    } else if (std::holds_alternative<TokenMix<Fmpq>>(l.op)) {
-      tok = true;
-    } else if (std::holds_alternative<ChannelMix<Fmpq>>(l.op)) {
-      ch = true;
-    } else if (const auto* p = std::get_if<Product<Fmpq>>(&l.op)) {
-      if (!prod) f.degree = p->Ws.size();
-      prod = true;
-    } else {
-      continue;  // permutations are not counted as layers
+    switch (l.role()) {
+      case LayerRole::attention:
+        if (!att) f.heads = l.family_size();
+        att = true;
+        break;
+      case LayerRole::token_mixing:
+        tok = true;
+        break;
+      case LayerRole::channel_mixing:
+        ch = true;
+        break;
+      case LayerRole::product:
+        if (!prod) f.degree = l.family_size();
+        prod = true;
+        break;
+      case LayerRole::structure:
+        continue;  // permutations are not counted as layers
     }
     ++f.layers;
   }

@@ -100,7 +100,7 @@ Model merged(const Model& m, bool column) {
       C = matmul(c->W, C);
       if (c->W2) C = matmul(*c->W2, C);
     } else {
-      throw InputError(where + " is a " + layer_type_name(L.op.index()) +
+      throw InputError(where + " is a " + L.kind() +
                        " layer; merge takes token_mix and channel_mix only");
     }
   }
@@ -167,8 +167,10 @@ Model wide_sparse(const Model& m, const WideSparseOptions& o) {
         b.switch_to(Order::row);  // the permutation is written over row-major entries
         b.out.push_back({*pm, L.residual});
       } else {
-        throw InputError("wide_sparse: layer " + std::to_string(l) +
-                         " is an attention layer; only token_mix, channel_mix, product and permute layers have a "
+        const std::string k = L.kind();
+        throw InputError("wide_sparse: layer " + std::to_string(l) + " is " +
+                         (std::string("aeiou").find(k[0]) != std::string::npos ? "an " : "a ") + k +
+                         " layer; only token_mix, channel_mix, product and permute layers have a "
                          "wide sparse MLP form");
       }
     }
@@ -215,33 +217,6 @@ Model prefix_network(const Model& m, std::size_t k) {
   if (r.output && r.output->channel >= dout) r.output = Entry{r.output->token, 0};
   validate_model(r, "prefix(" + m.name + ")");
   return r;
-}
-
-std::size_t nonzero_count(const Model& m) {
-  std::size_t n = 0;
-  auto count = [&](const Mat<Fmpq>& W) {
-    for (const auto& x : W.a) n += !x.is_zero();
-  };
-  for (const auto& l : m.layers)
-    std::visit(
-        [&](const auto& op) {
-          using T = std::decay_t<decltype(op)>;
-          if constexpr (std::is_same_v<T, Attention<Fmpq>>) {
-            for (const auto& h : op.heads) {
-              count(h.Q);
-              count(h.K);
-              count(h.V);
-              count(h.O);
-            }
-          } else if constexpr (std::is_same_v<T, TokenMix<Fmpq>> || std::is_same_v<T, ChannelMix<Fmpq>>) {
-            count(op.W);
-            if (op.W2) count(*op.W2);
-          } else if constexpr (std::is_same_v<T, Product<Fmpq>>) {
-            for (const auto& w : op.Ws) count(w);
-          }
-        },
-        l.op);
-  return n;
 }
 
 }  // namespace netpoly

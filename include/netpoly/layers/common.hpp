@@ -1,0 +1,128 @@
+// What every layer kind shares: the weight matrix, the activation, the
+// "which outputs are needed" mask, the role a kind plays when a model's
+// family is inferred, and the kernels the forward passes are written with.
+//
+// Each layer kind is one header in this folder: its weights, how to map them
+// into another number domain, its output width and degree, its matrices (for
+// parameter and nonzero counts), its JSON name and fields (read and write)
+// and its forward pass, written once for every Ring (rings.hpp). network.hpp
+// lists the kinds in one variant; every place that needs to know about
+// layers reaches them by std::visit, so a kind that misses a part does not
+// compile. docs/architecture.md says how to add one.
+#pragma once
+#include <algorithm>
+#include <cstddef>
+#include <vector>
+
+#include "netpoly/parallel.hpp"
+
+namespace netpoly {
+
+// A dense row-major matrix of scalars (PyTorch `Linear` convention: out x in).
+template <class S>
+struct Mat {
+  std::size_t rows = 0, cols = 0;
+  std::vector<S> a;
+  Mat() = default;
+  Mat(std::size_t r, std::size_t c) : rows(r), cols(c), a(r * c) {}
+  S& operator()(std::size_t i, std::size_t j) { return a[i * cols + j]; }
+  const S& operator()(std::size_t i, std::size_t j) const { return a[i * cols + j]; }
+  template <class F>
+  auto map(F&& f) const {
+    Mat<decltype(f(a[0]))> m(rows, cols);
+    for (std::size_t k = 0; k < a.size(); ++k) m.a[k] = f(a[k]);
+    return m;
+  }
+  bool operator==(const Mat&) const = default;
+};
+
+enum class Activation { none, square };
+
+// Which output entries a layer must produce: empty = all of them.
+using Need = std::vector<char>;
+
+// How a layer kind counts when the family of a model is inferred (claims,
+// tables): attention, a mixing layer (token or channel), a product block, or
+// structure that is not counted as a layer (permutations).
+enum class LayerRole { attention, token_mixing, channel_mixing, product, structure };
+
+namespace detail {
+
+inline bool wanted(const Need& need, std::size_t k) { return need.empty() || need[k]; }
+
+// Rings of big elements (polynomials) opt in with `static constexpr bool
+// parallel = true`: their independent products within a layer then run on
+// thread_count() threads (the ring's operations must be safe to call at once
+// on distinct results). Each task writes only its own slot and slots are
+// summed in a fixed order, so the result does not depend on the thread count.
+template <class Ring>
+constexpr bool parallel_ring() {
+  if constexpr (requires { Ring::parallel; }) return Ring::parallel;
+  else return false;
+}
+
+template <class Ring, class F>
+void tasks(const Ring&, std::size_t n, F&& fn, bool serial = false) {
+  if constexpr (parallel_ring<Ring>())
+    if (!serial) return parallel_for(n, fn);
+  for (std::size_t i = 0; i < n; ++i) fn(i);
+}
+
+// Whether products like a * b are big enough to be worth a thread (starting
+// one costs tens of microseconds); rings without the hook always are.
+template <class Ring, class E>
+bool worth_threads(const Ring& R, const E& a, const E& b) {
+  if constexpr (requires { R.worth_threads(a, b); }) return R.worth_threads(a, b);
+  else return true;
+}
+
+// Whether one of the products a[k] * b[k] is large enough for the ring's
+// multiplication to use every thread by itself (then they run one by one).
+template <class Ring, class E>
+bool threads_itself(const Ring& R, const std::vector<E>& a, const std::vector<E>& b) {
+  if constexpr (requires { R.threads_itself(a[0], b[0]); }) {
+    for (std::size_t k = 0; k < a.size() && k < b.size(); ++k)
+      if (R.threads_itself(a[k], b[k])) return true;
+  }
+  return false;
+}
+
+// r += sum_k a[k] * b[k]: the products as tasks (side by side for parallel
+// rings), then their sum; a ring with dot_balanced (PolyRing) may instead cut
+// them into equal shares per thread when they do not divide evenly.
+template <class Ring>
+void dot(const Ring& R, typename Ring::Elem& r, const std::vector<typename Ring::Elem>& a,
+         const std::vector<typename Ring::Elem>& b) {
+  const std::size_t n = std::min(a.size(), b.size());
+  if (n == 0) return;
+  if constexpr (requires(std::vector<const typename Ring::Elem*> p) { R.dot_balanced(r, p, p); }) {
+    std::vector<const typename Ring::Elem*> pa, pb;
+    for (std::size_t k = 0; k < n; ++k) {
+      pa.push_back(&a[k]);
+      pb.push_back(&b[k]);
+    }
+    if (R.dot_balanced(r, pa, pb)) return;
+  }
+  std::vector<typename Ring::Elem> t(n, R.zero());
+  tasks(R, n, [&](std::size_t k) { t[k] = R.mul(a[k], b[k]); },
+        threads_itself(R, a, b) || !worth_threads(R, a[0], b[0]));
+  for (auto& x : t) R.add(r, std::move(x));
+}
+
+// r += sum_k w(row, k) * x[xoff + k*xstride]
+template <class Ring>
+void lin_row(const Ring& R, typename Ring::Elem& r, const Mat<typename Ring::Scalar>& w, std::size_t row,
+             const std::vector<typename Ring::Elem>& x, std::size_t xoff, std::size_t xstride) {
+  for (std::size_t k = 0; k < w.cols; ++k) {
+    const auto& s = w(row, k);
+    if (!R.is_zero(s)) R.axpy(r, s, x[xoff + k * xstride]);
+  }
+}
+
+template <class Ring>
+void activate(const Ring& R, typename Ring::Elem& z, Activation a) {
+  if (a == Activation::square) z = R.mul(z, z);
+}
+
+}  // namespace detail
+}  // namespace netpoly

@@ -1,0 +1,90 @@
+// Token mixing (NB Def 3.2): Y = W2 act(W X), mixing the N tokens of each
+// channel. Format: {"type": "token_mix", "W", "W2"?, "activation"?}, W and W2
+// N x N, activation "none" or "square".
+#pragma once
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "netpoly/layers/common.hpp"
+
+namespace netpoly {
+
+template <class S>
+struct TokenMix {
+  static constexpr const char* kind = "token_mix";
+  static constexpr LayerRole role = LayerRole::token_mixing;
+  Mat<S> W;                  // N x N
+  std::optional<Mat<S>> W2;  // N x N
+  Activation activation = Activation::none;
+
+  template <class F>
+  auto map(F&& f) const {
+    TokenMix<decltype(f(std::declval<S>()))> r;
+    r.W = W.map(f);
+    if (W2) r.W2 = W2->map(f);
+    r.activation = activation;
+    return r;
+  }
+  std::size_t out_width(std::size_t d) const { return d; }
+  double degree() const { return activation == Activation::square ? 2 : 1; }
+  std::size_t family_size() const { return 0; }
+  template <class F>
+  void for_each_matrix(F&& f) const {
+    f(W);
+    if (W2) f(*W2);
+  }
+
+  template <class Rd, class Json>
+  static TokenMix read(const Rd& r, const Json& o, const std::string& lp, std::size_t N, std::size_t) {
+    r.keys(o, lp, {"type", "residual", "W", "W2", "activation"}, {"W"});
+    TokenMix tm;
+    tm.W = r.matrix(o["W"], Rd::join(lp, "W"), N, N, "W is N x N");
+    if (o.contains("W2")) tm.W2 = r.matrix(o["W2"], Rd::join(lp, "W2"), N, N, "W2 is N x N");
+    tm.activation = r.activation(o, lp);
+    return tm;
+  }
+
+  template <class Wr>
+  void write(Wr& w) const {
+    w.os << ",\n" << w.in << "\"W\": ";
+    w.matrix(W, w.in + "     ");
+    if (W2) {
+      w.os << ",\n" << w.in << "\"W2\": ";
+      w.matrix(*W2, w.in + "      ");
+    }
+    w.activation(activation);
+  }
+
+  template <class Ring>
+  std::vector<typename Ring::Elem> apply(const Ring& R, const std::vector<typename Ring::Elem>& X, std::size_t N,
+                                         std::size_t d, const Need& need) const {
+    using E = typename Ring::Elem;
+    using detail::wanted, detail::lin_row;
+    Need needZ(N * d, need.empty() ? 1 : 0);
+    if (!need.empty())
+      for (std::size_t i = 0; i < N; ++i)
+        for (std::size_t c = 0; c < d; ++c) {
+          if (!need[i * d + c]) continue;
+          if (!W2) { needZ[i * d + c] = 1; continue; }
+          for (std::size_t k = 0; k < N; ++k)
+            if (!R.is_zero((*W2)(i, k))) needZ[k * d + c] = 1;
+        }
+    std::vector<E> Z(N * d, R.zero());
+    detail::tasks(R, N * d, [&](std::size_t k) {
+      if (!needZ[k]) return;
+      lin_row(R, Z[k], W, k / d, X, k % d, d);
+      detail::activate(R, Z[k], activation);
+    }, !detail::worth_threads(R, X[0], X[0]));
+    if (!W2) return Z;
+    std::vector<E> Y(N * d, R.zero());
+    for (std::size_t i = 0; i < N; ++i)
+      for (std::size_t c = 0; c < d; ++c)
+        if (wanted(need, i * d + c)) lin_row(R, Y[i * d + c], *W2, i, Z, c, d);
+    return Y;
+  }
+
+  bool operator==(const TokenMix&) const = default;
+};
+
+}  // namespace netpoly
