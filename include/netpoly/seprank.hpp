@@ -1,14 +1,8 @@
-// Bracketing sep(y; A, B) for network outputs (../shared/spec/math.md §2).
-// Each method gives one end (or both) of [lower, upper] and says how:
-//   group    certified upper   min(#distinct alpha, #distinct beta) of the expansion
-//   exact    exact (both ends) rank_Q of the coefficient matrix, with a certificate (rank.hpp)
-//   modular  certified lower   rank_p of the coefficient matrix
-//   blackbox certified lower   rank_p of [y(a_i, b_j)] at random points, no expansion;
-//                              equal to sep with probability >= 1 - eps
-//   grid     certified lower   LV Claim 1: templates per token, grid matrix rank over Q and mod p
-//   numeric  estimate only     singular values of the double grid matrix
-//   support  certified upper   no expansion: monomial counts of the bidegrees (A-degree,
-//                              B-degree) the network can produce, min weighted vertex cover
+// Bracketing sep(y; A, B) for network outputs (docs/math.md §2). Each
+// method (methods.hpp; one file each in src/analysis/methods/) gives one end
+// of [lower, upper], or both, and says how; `netpoly seprank --help` and
+// docs/methods.md list them from the registry. The scheduler here runs the
+// default plan or the methods asked for, and combines their ends.
 #pragma once
 #include <functional>
 #include <limits>
@@ -17,15 +11,12 @@
 #include <string>
 #include <vector>
 
+#include "netpoly/methods.hpp"
 #include "netpoly/model.hpp"
 #include "netpoly/partition.hpp"
 #include "netpoly/rings.hpp"
 
 namespace netpoly {
-
-enum class Method { group, exact, modular, blackbox, grid, numeric, support };
-const char* method_name(Method m);
-std::vector<Method> parse_methods(const std::string& list);  // "group,exact" ; throws InputError
 
 struct SepOptions {
   std::vector<Method> methods;  // empty: the default (what is affordable; stop when the bracket closes)
@@ -58,7 +49,7 @@ struct End {
 
 struct MethodRun {
   Method method;
-  std::string kind;                    // "upper", "lower", "exact", "estimate"
+  RunKind kind = RunKind::none;
   std::optional<std::size_t> value;    // empty when skipped or failed
   std::string how;                     // e.g. "certified lower bound (mod p = ...)"
   std::string note;                    // skipped / budget / caveats

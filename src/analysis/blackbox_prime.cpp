@@ -5,7 +5,7 @@
 
 #include "netpoly/error.hpp"
 #include "netpoly/forward.hpp"
-#include "netpoly/presets.hpp"
+#include "netpoly/random.hpp"
 #include "netpoly/rings.hpp"
 
 namespace netpoly {

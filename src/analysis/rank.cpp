@@ -11,7 +11,7 @@
 
 #include "netpoly/error.hpp"
 #include "netpoly/parallel.hpp"
-#include "netpoly/presets.hpp"
+#include "netpoly/random.hpp"
 #include "netpoly/rings.hpp"
 
 namespace netpoly {

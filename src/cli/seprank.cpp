@@ -74,7 +74,7 @@ std::string end_text(const End& e) {
 std::optional<std::uint64_t> blackbox_seed_of(const std::vector<SepResult>& rs) {
   for (const auto& r : rs)
     for (const auto& run : r.runs)
-      if (run.method == Method::blackbox && run.details.contains("seed")) return run.details["seed"].get<std::uint64_t>();
+      if (run.details.contains("seed")) return run.details["seed"].get<std::uint64_t>();
   return std::nullopt;
 }
 
@@ -107,7 +107,10 @@ void print_result(std::ostream& os, const SepResult& r, std::size_t label_width)
   for (const auto& run : r.runs) {
     os << "    " << std::setw(9) << method_name(run.method);
     if (run.value)
-      os << (run.kind == "upper" ? "<= " : run.kind == "lower" ? ">= " : run.kind == "exact" ? "=  " : "~  ")
+      os << (run.kind == RunKind::upper   ? "<= "
+          : run.kind == RunKind::lower ? ">= "
+          : run.kind == RunKind::exact ? "=  "
+                                       : "~  ")
          << std::setw(7) << *run.value << run.how;
     else
       os << "   " << std::setw(7) << "-";
@@ -115,16 +118,16 @@ void print_result(std::ostream& os, const SepResult& r, std::size_t label_width)
     std::ostringstream t;
     t << std::fixed << std::setprecision(3) << run.seconds;
     os << " [" << t.str() << " s]";
-    if (run.method == Method::group || run.method == Method::exact || run.method == Method::modular)
-      if (r.sizes.contains("coefficient_matrix"))
+    // What the run worked on, from its details' common keys.
+    if (method_info(run.method).needs_expansion && r.sizes.contains("coefficient_matrix"))
         os << " (" << r.sizes["coefficient_matrix"][0] << " x " << r.sizes["coefficient_matrix"][1]
            << " coefficient matrix)";
-    if (run.method == Method::blackbox && run.details.contains("points"))
+    if (run.details.contains("points"))
       os << " (" << run.details["points"] << " x " << run.details["points"] << " points)";
-    if ((run.method == Method::grid || run.method == Method::numeric) && run.details.contains("grid"))
+    if (run.details.contains("grid"))
       os << " (" << run.details["grid"][0] << " x " << run.details["grid"][1] << " grid, "
          << run.details["templates"].get<std::string>() << ")";
-    if (run.method == Method::numeric && run.details.contains("threshold"))
+    if (run.details.contains("threshold"))
       os << " threshold " << run.details["threshold"].get<double>() << ", gap " << run.details["gap"].get<double>();
     os << "\n";
   }
@@ -279,8 +282,8 @@ void setup_seprank(CLI::App& app) {
                 "half | interleaved | A=0,2 (tokens) | A=x0_1,x1_0 (variables); repeatable (default: half)");
   s->add_flag("--all-balanced", o->all_balanced, "every balanced partition, each unordered pair once");
   s->add_option("--methods", o->methods,
-                "comma list of group,exact,modular,blackbox,grid,numeric,support (default: what is affordable, "
-                "stopping when the bracket closes)");
+                "comma list of " + method_list(",") +
+                    " (default: what is affordable, stopping when the bracket closes)");
   s->add_flag("--json", o->json, "machine-readable output");
   s->add_option("--max-terms", o->sep.max_terms, "refuse expansions estimated larger than this")->capture_default_str();
   s->add_option("--budget", o->sep.budget,

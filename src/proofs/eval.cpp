@@ -192,7 +192,7 @@ Quantity from_result(const SepResult& r) {
     return q;
   }
   for (const auto& run : r.runs)
-    if (run.method == Method::numeric && run.value) {
+    if (run.kind == RunKind::estimate && run.value) {
       XRat v(static_cast<slong>(*run.value));
       if (cmp(lo, v) <= 0 && cmp(v, hi) <= 0) {
         q.trust = Trust::numeric;
@@ -231,7 +231,7 @@ std::vector<Quantity> network_seps(const Model& m, const std::vector<Entry>& out
     Quantity q = from_result(r);
     if (is_default(so) && !q.cert.is_point()) {
       SepOptions bb = so;
-      bb.methods = {Method::blackbox};
+      bb.methods = plan_followup(false);
       auto more = analyse_network(m, {r.output}, {r.partition}, bb);
       q = intersect(q, from_result(more.at(0)));
     }
@@ -240,15 +240,23 @@ std::vector<Quantity> network_seps(const Model& m, const std::vector<Entry>& out
   return qs;
 }
 
+// "group, exact, modular": the methods that take a polynomial.
+std::string polynomial_methods() {
+  std::string s;
+  for (const MethodInfo* m : method_registry())
+    if (m->accepts_polynomial) s += (s.empty() ? "" : ", ") + std::string(m->id.id());
+  return s;
+}
+
 Quantity poly_sep(const FmpqMpoly& p, const Partition& P, const SepOptions& so) {
   for (Method m : so.methods)
-    if (m != Method::group && m != Method::exact && m != Method::modular)
+    if (!method_info(m).accepts_polynomial)
       throw InputError(std::string("sep: method ") + method_name(m) +
-                       " needs a network; a polynomial expression takes group, exact, modular");
+                       " needs a network; a polynomial expression takes " + polynomial_methods());
   Quantity q = from_result(analyse_polynomial(p, P, so));
   if (is_default(so) && !q.cert.is_point()) {
     SepOptions mo = so;
-    mo.methods = {Method::modular};
+    mo.methods = plan_followup(true);
     q = intersect(q, from_result(analyse_polynomial(p, P, mo)));
   }
   return q;

@@ -9,6 +9,7 @@
 #include "netpoly/claim_bounds.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/io.hpp"
+#include "netpoly/methods.hpp"
 #include "netpoly/model.hpp"
 
 namespace netpoly {
@@ -161,7 +162,11 @@ std::vector<std::string> symbol_values(const std::string& option) {
   if (option == "vec") return {"row", "column"};
   if (option == "blocks") return {"kron", "diagonal"};
   if (option == "at") return {"output", "input"};
-  if (option == "methods") return {"group", "exact", "modular", "blackbox", "grid", "numeric", "support"};
+  if (option == "methods") {
+    std::vector<std::string> ids;
+    for (const MethodInfo* m : method_registry()) ids.emplace_back(m->id.id());
+    return ids;
+  }
   if (option == "arch") return {"attention", "mixer", "mlp", "product"};
   return {};
 }
@@ -581,7 +586,7 @@ class Parser {
     while (true) {
       const Token& w = cur();
       auto n = node(Expr::Kind::name, w);
-      n->str = expect_ident("a method name (group, exact, modular, blackbox, grid, numeric)");
+      n->str = expect_ident("a method name (" + method_list() + ")");
       n->text = n->str;
       list->kids.push_back(n);
       if (!(is_op(",") && peek().kind == Token::Kind::ident &&

@@ -1,0 +1,78 @@
+// What a separation-rank method is given and the helpers methods share.
+// Each method is one file in this folder holding its descriptor (methods.hpp)
+// and registering it; the scheduler (seprank.cpp) runs what the plan or
+// --methods asks for through the descriptors alone.
+#pragma once
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "netpoly/blackbox_prime.hpp"
+#include "netpoly/coeff_matrix.hpp"
+#include "netpoly/methods.hpp"
+#include "netpoly/rank.hpp"
+#include "netpoly/support.hpp"
+
+namespace netpoly::methods {
+
+// The coefficient matrix of one (output, partition), its blocks, and the
+// blocks' rank profiles mod the default prime once the modular method ran
+// (the exact method starts from them instead of eliminating again).
+struct MatrixCache {
+  std::optional<SparseIntMatrix> C;
+  std::vector<SparseIntMatrix> blocks;
+  std::vector<RankProfile> profiles;
+};
+
+// The bidegrees of one (output, partition), computed once and shared by the
+// support bound and the split black-box.
+struct BidegreeCache {
+  const Model& m;
+  const Entry& e;
+  const Partition& P;
+  bool tried = false;
+  std::optional<Bidegrees> bd;  // empty when too costly
+  std::string why;
+  const Bidegrees* get();
+};
+
+// Everything one method run on one (output, partition) pair may read. The
+// scheduler fills it; what is costly is built once and shared.
+struct MethodContext {
+  const Model* model = nullptr;  // null: a polynomial given directly
+  Entry e;
+  const Partition& P;
+  const SepOptions& o;
+  const SepResult& res;  // the pair's runs so far
+  bool by_default = false;
+  double degree = 0;                   // the network's degree bound (estimate_expansion)
+  MatrixCache* matrix = nullptr;       // built before a needs_expansion method runs
+  BidegreeCache* bidegrees = nullptr;  // networks only
+  std::function<const BlackboxPrime&()> blackbox_prime;  // drawn once per analysis
+  std::function<double()> blackbox_height;               // once per output entry
+
+  // The smallest certified upper end among the runs so far.
+  std::optional<std::size_t> best_upper() const;
+  // Seconds a method may take from now: --budget per method and what is left
+  // of the command's budget.
+  double cap() const;
+};
+
+// ------------------------------------------------------------------ helpers
+double seconds_since(std::chrono::steady_clock::time_point t0);
+std::string fmt_g(double x);  // "%.3g"
+ulong default_prime(const SepOptions& o);
+MethodRun skipped(Method m, const std::string& why);
+// The variables of side A (a = true) or B of a partition.
+std::vector<std::size_t> side_vars(const Partition& P, bool a);
+// Only entry e of the last layer is computed.
+Need single_need(const Model& m, const Entry& e);
+// Rough seconds of a coefficient-matrix method (factor 40 for exact).
+double matrix_cost(const MatrixCache& mc, double factor);
+// Whether a round estimated at `bytes` more than now would pass --max-memory;
+// then `note` says where the method stopped.
+bool round_over_memory(double bytes, std::size_t k, std::size_t next, std::string& note);
+
+}  // namespace netpoly::methods

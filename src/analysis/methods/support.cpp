@@ -1,0 +1,40 @@
+// support: a structural upper bound without expansion (support.hpp): the
+// monomials of the bidegrees (A-degree, B-degree) the network can produce,
+// and a minimum weighted vertex cover of them.
+#include "method.hpp"
+#include "netpoly/seprank.hpp"
+
+namespace netpoly::methods {
+namespace {
+
+MethodRun run(MethodContext& ctx) {
+  const Bidegrees* bd = ctx.bidegrees->get();
+  if (!bd) return skipped(Method::support, "skipped: " + ctx.bidegrees->why);
+  const SupportBound sb = support_bound(*bd, ctx.P);
+  MethodRun r;
+  r.method = Method::support;
+  r.kind = RunKind::upper;
+  r.how = "certified upper bound (monomials of the bidegrees the network can produce)";
+  r.details = {{"bidegrees", sb.bidegrees},
+               {"degree", sb.degree},
+               {"cover", {{"A_degrees", sb.rows_cut}, {"B_degrees", sb.cols_cut}}},
+               {"bound", sb.value.str()}};
+  if (fmpz_cmp_ui(sb.value.get(), static_cast<ulong>(1) << 62) <= 0)
+    r.value = static_cast<std::size_t>(fmpz_get_ui(sb.value.get()));
+  else
+    r.note = "the bound " + sb.value.str() + " is beyond 2^62";
+  return r;
+}
+
+const MethodInfo info{
+    .id = Method::support,
+    .order = 6,
+    .kind = RunKind::upper,
+    .summary = "no expansion: monomial counts of the bidegrees the network can produce, min weighted vertex cover",
+    .plan = {.expandable = 0, .unexpandable = 0, .polynomial = -1},
+    .run = run,
+};
+const RegisterMethod registered(info);
+
+}  // namespace
+}  // namespace netpoly::methods
