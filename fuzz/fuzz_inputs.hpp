@@ -22,7 +22,7 @@
 #include <cstdio>
 #include <sstream>
 
-#include "netpoly/claim_ast.hpp"
+#include "netpoly/claim_parser.hpp"
 #include "netpoly/claims.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "netpoly/claim_ast.hpp"
+#include "netpoly/claim_parser.hpp"
 #include "netpoly/claim_interval.hpp"
 
 namespace netpoly {

@@ -9,7 +9,7 @@
 #include <thread>
 #include <utility>
 
-#include "eval.hpp"
+#include "claim_eval.hpp"
 #include "netpoly/claims.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "netpoly/claim_ast.hpp"
+#include "netpoly/claim_parser.hpp"
 #include "netpoly/claim_interval.hpp"
 #include "netpoly/claims.hpp"
 #include "netpoly/model.hpp"

@@ -1,5 +1,5 @@
 // Evaluation of claim expressions: values, generators, quantities (eval.hpp).
-#include "eval.hpp"
+#include "claim_eval.hpp"
 
 #include <algorithm>
 #include <cmath>

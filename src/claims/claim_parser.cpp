@@ -1,11 +1,11 @@
-// Lexer, parser and static checks of the claim language (claim_ast.hpp).
+// Lexer, parser and static checks of the claim language (claim_parser.hpp).
 #include <algorithm>
 #include <cctype>
 #include <fstream>
 #include <set>
 #include <sstream>
 
-#include "netpoly/claim_ast.hpp"
+#include "netpoly/claim_parser.hpp"
 #include "netpoly/claim_bounds.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/io.hpp"
