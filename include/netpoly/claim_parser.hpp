@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "netpoly/claim_interval.hpp"
@@ -115,14 +116,30 @@ ClaimFile parse_claims(const std::string& text, const std::string& path, const s
 // Reads and parses a file.
 ClaimFile parse_claim_file(const std::string& path);
 
-// The functions of the language and the options each accepts (for the README and messages).
+namespace claims_detail {
+class Evaluator;
+struct Value;
+using Env = std::vector<std::pair<std::string, Value>>;
+}  // namespace claims_detail
+
+// The functions of the language: each entry holds its signature (what the
+// parser checks), its one-line summary (README, messages) and its behaviour
+// (what the evaluator runs), so a signature without behaviour cannot exist.
+// The table is src/claims/functions/functions.cpp; the entries live with
+// their handlers in that folder.
 struct FunctionInfo {
+  using Call = claims_detail::Value (*)(claims_detail::Evaluator&, const Expr&, const claims_detail::Env&);
+  using Generate = std::vector<claims_detail::Value> (*)(claims_detail::Evaluator&, const Expr&,
+                                                         const claims_detail::Env&);
   std::string name;
   int min_pos = 0, max_pos = 0;  // positional arguments (max -1: any number)
   enum class Part { none, required, optional } part = Part::none;
   std::vector<std::string> named;    // accepted named arguments / options
   std::vector<std::string> symbols;  // named arguments whose values are words (methods = exact)
   std::string summary;
+  // Exactly one is set: a value, or (generators) the values a `for` runs over.
+  Call call = nullptr;
+  Generate generate = nullptr;
 };
 const std::vector<FunctionInfo>& claim_functions();
 const FunctionInfo* find_claim_function(const std::string& name);

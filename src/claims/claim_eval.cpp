@@ -15,13 +15,7 @@
 
 namespace netpoly::claims_detail {
 
-namespace {
-
 [[noreturn]] void fail(const SrcLoc& at, const std::string& msg) { throw InputError(at.str() + ": " + msg); }
-
-const std::set<std::string> kGenerators = {"attention", "mixer", "mlp",      "product", "random_poly",
-                                           "poly",      "model", "balanced", "splits",  "outputs"};
-const std::set<std::string> kSepLike = {"sep", "grid", "max_sep", "min_sep", "sup_sep", "inf_sep"};
 
 Quantity need_number(const Value& v, const SrcLoc& at, const std::string& what) {
   if (v.kind != Value::Kind::number) fail(at, "expected a number for " + what + ", got a " + kind_name(v.kind));
@@ -102,10 +96,13 @@ NetFamily infer_family(const Model& m) {
 
 Entry default_output(const Model& m) { return m.output ? *m.output : Entry{0, 0}; }
 
+namespace {
 std::string var_label(std::size_t k, std::size_t width, bool flat) {
   if (flat) return "x" + std::to_string(k);
   return "x" + std::to_string(k / width) + "_" + std::to_string(k % width);
 }
+
+}  // namespace
 
 void shape_of(const Value& v, std::size_t& tokens, std::size_t& width, bool& flat, const SrcLoc& at) {
   if (v.kind == Value::Kind::net || v.kind == Value::Kind::output) {
@@ -138,7 +135,6 @@ std::string part_label(const Partition& P, std::size_t width, bool flat) {
   return s + "}";
 }
 
-}  // namespace
 
 std::string poly_text(const FmpqMpoly& p, std::size_t width, bool flat, std::size_t max_chars) {
   std::ostringstream os;
@@ -221,6 +217,8 @@ Quantity intersect(const Quantity& a, const Quantity& b) {
 
 bool is_default(const SepOptions& so) { return so.methods.empty(); }
 
+}  // namespace
+
 // sep of network outputs for partitions; a default analysis that does not
 // close the bracket is followed by a black-box run (cheap, no expansion).
 std::vector<Quantity> network_seps(const Model& m, const std::vector<Entry>& outs, const std::vector<Partition>& parts,
@@ -240,6 +238,7 @@ std::vector<Quantity> network_seps(const Model& m, const std::vector<Entry>& out
   return qs;
 }
 
+namespace {
 // "group, exact, modular": the methods that take a polynomial.
 std::string polynomial_methods() {
   std::string s;
@@ -247,6 +246,8 @@ std::string polynomial_methods() {
     if (m->accepts_polynomial) s += (s.empty() ? "" : ", ") + std::string(m->id.id());
   return s;
 }
+
+}  // namespace
 
 Quantity poly_sep(const FmpqMpoly& p, const Partition& P, const SepOptions& so) {
   for (Method m : so.methods)
@@ -262,7 +263,6 @@ Quantity poly_sep(const FmpqMpoly& p, const Partition& P, const SepOptions& so) 
   return q;
 }
 
-}  // namespace
 
 const char* kind_name(Value::Kind k) {
   switch (k) {
@@ -386,7 +386,7 @@ Value Evaluator::eval(const Expr& e, const Env& env) {
       return binary(e, eval(*e.kids[0], env), eval(*e.kids[1], env));
     case Expr::Kind::call: {
       Value v = call(e, env);
-      if (trace_ && (kSepLike.count(e.str) || v.kind == Value::Kind::number)) {
+      if (trace_ && v.kind == Value::Kind::number) {
         bool dup = false;
         for (const auto& t : *trace_) dup = dup || t.first == e.text;
         if (!dup) trace_->emplace_back(e.text, display(v));
@@ -425,7 +425,8 @@ Value Evaluator::eval(const Expr& e, const Env& env) {
 }
 
 std::vector<Value> Evaluator::generate(const Expr& e, const Env& env) {
-  if (e.kind == Expr::Kind::call && kGenerators.count(e.str)) return gen_call(e, env);
+  if (e.kind == Expr::Kind::call)
+    if (const FunctionInfo* f = find_claim_function(e.str); f && f->generate) return f->generate(*this, e, env);
   Value v = eval(e, env);
   if (v.kind == Value::Kind::list) return *v.list;
   return {v};
@@ -835,8 +836,6 @@ RelOutcome Evaluator::condition(const Condition& c, const Env& env,
 }
 
 // ------------------------------------------------------------------ calls
-namespace {
-
 const Arg* named(const Expr& e, const std::string& n) {
   for (const auto& a : e.args)
     if (a.name == n) return &a;
@@ -852,557 +851,22 @@ std::vector<const Arg*> positional(const Expr& e) {
 
 std::string word(const Arg* a, const std::string& dflt) { return a ? a->value->str : dflt; }
 
-}  // namespace
+CallArgs::CallArgs(Evaluator& ev, const Expr& e, const Env& env) : ev(ev), e(e), env(env), pos(positional(e)) {}
+Value CallArgs::arg(std::size_t k) const { return ev.eval(*pos[k]->value, env); }
+Quantity CallArgs::num(std::size_t k) const { return need_number(arg(k), pos[k]->loc, e.str + "(...)"); }
 
-std::vector<Value> Evaluator::gen_call(const Expr& e, const Env& env) {
-  const std::string& f = e.str;
-  auto pos = positional(e);
-  if (f == "attention" || f == "mixer" || f == "mlp" || f == "product") {
-    // Each parameter a value or a list; every combination, the first written parameter outermost.
-    struct Param {
-      std::string name;
-      std::vector<Value> values;
-      SrcLoc loc;
-    };
-    std::vector<Param> ps;
-    std::string activation = "square";
-    for (const auto& a : e.args) {
-      if (a.name == "activation") {
-        activation = a.value->str;
-        continue;
-      }
-      Value v = eval(*a.value, env);
-      Param p{a.name, {}, a.loc};
-      if (v.kind == Value::Kind::list)
-        p.values = *v.list;
-      else
-        p.values = {v};
-      if (p.values.empty()) return {};
-      ps.push_back(std::move(p));
-    }
-    std::vector<Value> out;
-    std::size_t skipped = 0;
-    std::vector<std::size_t> at(ps.size(), 0);
-    for (bool done = false; !done;) {
-      PresetOptions o;
-      o.arch = f;
-      if (f == "product") o.tokens = 1;
-      std::string desc = f + "(";
-      for (std::size_t k = 0; k < ps.size(); ++k) {
-        const Value& v = ps[k].values[at[k]];
-        const std::string& n = ps[k].name;
-        const std::size_t x = need_size(v, ps[k].loc, n);
-        if (n == "layers")
-          o.layers = x;
-        else if (n == "width")
-          o.width = x;
-        else if (n == "heads")
-          o.heads = x;
-        else if (n == "tokens")
-          o.tokens = x;
-        else if (n == "degree")
-          o.degree = x;
-        else if (n == "seed")
-          o.seed = x;
-        else if (n == "residual")
-          o.residual = x != 0;
-        else if (n == "range")
-          o.range = static_cast<std::int64_t>(x);
-        desc += (k ? ", " : "") + n + " = " + (n == "residual" ? std::string(x ? "true" : "false") : std::to_string(x));
-      }
-      if (activation == "none") desc += std::string(ps.empty() ? "" : ", ") + "activation = none";
-      desc += ")";
-      if (f == "attention" && (o.heads == 0 || o.width % o.heads != 0)) {
-        ++skipped;
-      } else {
-        Model m = make_preset(o);
-        if (activation == "none")
-          for (auto& l : m.layers) {
-            if (auto* t = std::get_if<TokenMix<Fmpq>>(&l.op)) t->activation = Activation::none;
-            if (auto* c = std::get_if<ChannelMix<Fmpq>>(&l.op)) c->activation = Activation::none;
-          }
-        NetFamily fam;
-        fam.arch = f;
-        fam.layers = o.layers;
-        fam.width = o.width;
-        fam.heads = f == "attention" ? o.heads : 1;
-        fam.tokens = m.tokens;
-        fam.degree = o.degree;
-        fam.residual = o.residual;
-        out.push_back(make_net(std::move(m), fam, desc));
-      }
-      // next combination: the last parameter varies fastest
-      done = true;
-      for (std::size_t k = ps.size(); k-- > 0;) {
-        if (++at[k] < ps[k].values.size()) {
-          done = false;
-          break;
-        }
-        at[k] = 0;
-      }
-    }
-    if (skipped)
-      notes.push_back(std::to_string(skipped) + " shape(s) of " + e.text + " skipped: heads must divide width");
-    return out;
-  }
-  if (f == "random_poly") {
-    auto list_of = [&](const char* n, std::vector<slong> dflt) {
-      const Arg* a = named(e, n);
-      if (!a) return dflt;
-      Value v = eval(*a->value, env);
-      std::vector<slong> r;
-      if (v.kind == Value::Kind::list)
-        for (const auto& x : *v.list) r.push_back(need_int(x, a->loc, n));
-      else
-        r.push_back(need_int(v, a->loc, n));
-      return r;
-    };
-    // terms and degree: a value or a range a..b to draw from
-    auto span = [&](const char* n, slong lo_dflt, slong hi_dflt, bool single_is_max) {
-      const Arg* a = named(e, n);
-      if (!a) return std::make_pair(lo_dflt, hi_dflt);
-      if (a->value->kind == Expr::Kind::range)
-        return std::make_pair(need_int(eval(*a->value->kids[0], env), a->loc, n),
-                              need_int(eval(*a->value->kids[1], env), a->loc, n));
-      const slong x = need_int(eval(*a->value, env), a->loc, n);
-      return std::make_pair(single_is_max ? std::min<slong>(1, x) : x, x);
-    };
-    const auto vars = list_of("vars", {4});
-    const auto seeds = list_of("seed", {1});
-    const auto [tlo, thi] = span("terms", 2, 6, false);
-    const auto [dlo, dhi] = span("degree", 1, 2, true);
-    slong R = 3;
-    if (const Arg* a = named(e, "coeffs")) R = need_int(eval(*a->value, env), a->loc, "coeffs");
-    if (tlo < 0 || thi < tlo || dlo < 0 || dhi < dlo || R < 1 || dhi > 64)
-      fail(e.loc, "random_poly: need 0 <= terms lo <= hi, 0 <= degree lo <= hi <= 64, coeffs >= 1");
-    std::vector<Value> out;
-    for (slong n : vars) {
-      if (n < 1 || n > 64) fail(e.loc, "random_poly: vars must be in [1, 64]");
-      for (slong s : seeds) {
-        SplitMix64 g(static_cast<std::uint64_t>(s));
-        auto C = ctx(static_cast<std::size_t>(n));
-        auto pv = std::make_shared<PolyVal>(FmpqMpoly(C));
-        pv->tokens = static_cast<std::size_t>(n);
-        pv->width = 1;
-        pv->flat = true;
-        const slong nt = tlo + static_cast<slong>(g.below(static_cast<std::uint64_t>(thi - tlo + 1)));
-        std::vector<ulong> ex(static_cast<std::size_t>(n));
-        FmpqMpoly t(C);
-        for (slong k = 0; k < nt; ++k) {
-          std::fill(ex.begin(), ex.end(), 0);
-          const slong deg = dlo + static_cast<slong>(g.below(static_cast<std::uint64_t>(dhi - dlo + 1)));
-          for (slong j = 0; j < deg; ++j) ++ex[g.below(static_cast<std::uint64_t>(n))];
-          slong c = static_cast<slong>(g.below(static_cast<std::uint64_t>(2 * R)));
-          c = c < R ? c - R : c - R + 1;  // uniform in [-R, R] without 0
-          Fmpq cq(c);
-          fmpq_mpoly_zero(t.get(), C->get());
-          fmpq_mpoly_set_coeff_fmpq_ui(t.get(), cq.get(), ex.data(), C->get());
-          fmpq_mpoly_add(pv->p.get(), pv->p.get(), t.get(), C->get());
-        }
-        Value v;
-        v.kind = Value::Kind::poly;
-        v.poly = pv;
-        v.desc = "random_poly(vars = " + std::to_string(n) + ", terms = " + std::to_string(tlo) + ".." +
-                 std::to_string(thi) + ", degree = " + std::to_string(dlo) + ".." + std::to_string(dhi) +
-                 ", coeffs = " + std::to_string(R) + ", seed = " + std::to_string(s) + ")";
-        out.push_back(std::move(v));
-      }
-    }
-    return out;
-  }
-  if (f == "poly") {
-    // Variables: x{k} flat, or x{i}_{c} with tokens/width given.
-    std::size_t tokens = 0, width = 1, nvars = 0;
-    const Arg* av = named(e, "vars");
-    const Arg* at = named(e, "tokens");
-    const Arg* aw = named(e, "width");
-    bool flat = true;
-    if (at || aw) {
-      if (!at || !aw || av) fail(e.loc, "poly: give vars = n, or tokens = N and width = d");
-      tokens = need_size(eval(*at->value, env), at->loc, "tokens");
-      width = need_size(eval(*aw->value, env), aw->loc, "width");
-      nvars = tokens * width;
-      flat = false;
-    } else if (av) {
-      nvars = need_size(eval(*av->value, env), av->loc, "vars");
-      tokens = nvars;
-    }
-    // Without a size: one more than the largest flat index written.
-    std::function<void(const Expr&)> scan = [&](const Expr& x) {
-      if (x.kind == Expr::Kind::name && !av && !at) {
-        if (x.str.find('_') != std::string::npos) fail(x.loc, "poly: variables x{i}_{c} need tokens = N, width = d");
-        const std::size_t k = std::stoul(x.str.substr(1));
-        nvars = std::max(nvars, k + 1);
-        tokens = nvars;
-      }
-      for (const auto& k : x.kids) scan(*k);
-    };
-    scan(*e.poly);
-    if (nvars == 0) nvars = tokens = 1;
-    auto C = ctx(nvars);
-    std::function<FmpqMpoly(const Expr&)> ev = [&](const Expr& x) -> FmpqMpoly {
-      FmpqMpoly r(C);
-      switch (x.kind) {
-        case Expr::Kind::number:
-          fmpq_mpoly_set_fmpq(r.get(), x.number.get(), C->get());
-          return r;
-        case Expr::Kind::name: {
-          std::size_t k = 0;
-          const auto us = x.str.find('_');
-          if (us == std::string::npos) {
-            k = std::stoul(x.str.substr(1));
-          } else {
-            const std::size_t i = std::stoul(x.str.substr(1, us - 1)), c = std::stoul(x.str.substr(us + 1));
-            if (flat || c >= width || i >= tokens) fail(x.loc, "variable " + x.str + " out of range");
-            k = i * width + c;
-          }
-          if (k >= nvars)
-            fail(x.loc,
-                 "variable " + x.str + " out of range (the polynomial has " + std::to_string(nvars) + " variables)");
-          fmpq_mpoly_gen(r.get(), static_cast<slong>(k), C->get());
-          return r;
-        }
-        case Expr::Kind::neg:
-          fmpq_mpoly_neg(r.get(), ev(*x.kids[0]).get(), C->get());
-          return r;
-        case Expr::Kind::binary: {
-          FmpqMpoly a = ev(*x.kids[0]);
-          if (x.op == '^' || x.op == '/') {
-            if (x.kids[1]->kind != Expr::Kind::number) fail(x.kids[1]->loc, "poly: expected a number here");
-            const Fmpq& q = x.kids[1]->number;
-            if (x.op == '/') {
-              if (q.is_zero()) fail(x.loc, "division by zero");
-              fmpq_mpoly_scalar_div_fmpq(r.get(), a.get(), q.get(), C->get());
-              return r;
-            }
-            if (!q.is_integer() || fmpz_sgn(q.num()) < 0 || fmpz_cmp_ui(q.num(), 1000) > 0)
-              fail(x.kids[1]->loc, "poly: exponents are integers 0..1000");
-            if (!fmpq_mpoly_pow_ui(r.get(), a.get(), fmpz_get_ui(q.num()), C->get()))
-              throw FlintFailure("poly: power failed");
-            return r;
-          }
-          FmpqMpoly b = ev(*x.kids[1]);
-          if (x.op == '+')
-            fmpq_mpoly_add(r.get(), a.get(), b.get(), C->get());
-          else if (x.op == '-')
-            fmpq_mpoly_sub(r.get(), a.get(), b.get(), C->get());
-          else
-            fmpq_mpoly_mul(r.get(), a.get(), b.get(), C->get());
-          return r;
-        }
-        default:
-          fail(x.loc, "poly: expected numbers, variables, + - * / ^ and parentheses");
-      }
-    };
-    auto pv = std::make_shared<PolyVal>(ev(*e.poly));
-    pv->tokens = tokens;
-    pv->width = width;
-    pv->flat = flat;
-    Value v;
-    v.kind = Value::Kind::poly;
-    v.poly = pv;
-    v.desc = e.text;
-    return {v};
-  }
-  if (f == "model") {
-    std::string path = pos[0]->value->str;
-    if (!path.empty() && path[0] != '/') path = claim_.base_dir + "/" + path;
-    Model m = read_model(path);
-    NetFamily fam = infer_family(m);
-    return {make_net(std::move(m), fam, "model(\"" + pos[0]->value->str + "\")")};
-  }
-  Value target = eval(*pos[0]->value, env);
-  if (f == "outputs") {
-    const NetVal& n = need_net(target, pos[0]->loc, "outputs(...)");
-    std::vector<Value> out;
-    for (const auto& en : resolve_outputs(n.model, std::nullopt, true)) {
-      Value v;
-      v.kind = Value::Kind::output;
-      v.net = target.net;
-      v.entry = en;
-      out.push_back(std::move(v));
-    }
-    return out;
-  }
-  // balanced / splits
-  std::size_t tokens = 0, width = 0;
-  bool flat = true;
-  shape_of(target, tokens, width, flat, pos[0]->loc);
-  std::vector<Partition> parts;
-  if (f == "balanced") {
-    try {
-      parts = all_balanced(tokens, width);
-    } catch (const InputError& x) {
-      fail(e.loc, x.what());
-    }
-  } else {
-    const bool channels = tokens == 1;
-    const std::size_t n = channels ? width : tokens;
-    if (n < 2 || n > 16) fail(e.loc, "splits: needs 2 to 16 " + std::string(channels ? "channels" : "tokens"));
-    for (unsigned long mask = 1; mask < (1ul << n) - 1; ++mask) {
-      if (!(mask & 1)) continue;  // item 0 in A: each unordered pair once
-      std::vector<std::size_t> items;
-      for (std::size_t t = 0; t < n; ++t)
-        if (mask >> t & 1) items.push_back(t);
-      parts.push_back(channels ? partition_from_vars(items, tokens, width)
-                               : partition_from_tokens(items, tokens, width));
-    }
-  }
-  std::vector<Value> out;
-  for (auto& P : parts) {
-    auto pv = std::make_shared<PartVal>();
-    pv->label = part_label(P, width, flat);
-    pv->P = std::move(P);
-    Value v;
-    v.kind = Value::Kind::partition;
-    v.part = pv;
-    out.push_back(std::move(v));
-  }
-  return out;
-}
-
+// A call: its function's handler (a generator must give exactly one value here).
 Value Evaluator::call(const Expr& e, const Env& env) {
-  const std::string& f = e.str;
-  if (kGenerators.count(f)) {
-    auto vs = gen_call(e, env);
+  const FunctionInfo* f = find_claim_function(e.str);
+  if (!f) fail(e.loc, "unknown function " + e.str);
+  if (f->generate) {
+    auto vs = f->generate(*this, e, env);
     if (vs.size() != 1)
-      fail(e.loc, f + "(...) gives " + std::to_string(vs.size()) +
-                      " values here; iterate over them with `for NAME in " + f + "(...)`");
+      fail(e.loc, e.str + "(...) gives " + std::to_string(vs.size()) +
+                      " values here; iterate over them with `for NAME in " + e.str + "(...)`");
     return vs[0];
   }
-  auto pos = positional(e);
-  auto arg = [&](std::size_t k) { return eval(*pos[k]->value, env); };
-  auto num = [&](std::size_t k) { return need_number(arg(k), pos[k]->loc, f + "(...)"); };
-  // ---- quantities
-  if (f == "sep" || f == "grid" || f == "max_sep" || f == "min_sep") {
-    Value target = arg(0);
-    PartVal P = partition(e, target, env);
-    SepOptions so = sep_options(e, env);
-    std::string status;
-    Quantity q;
-    if (f == "sep") {
-      q = sep_quantity(e, target, P, so, &status);
-    } else if (f == "grid") {
-      const NetVal& n = need_net(target, pos[0]->loc, "grid(...)");
-      const Entry en = target.kind == Value::Kind::output ? target.entry : default_output(n.model);
-      so.methods = {Method::grid};
-      auto rs = analyse_network(n.model, {en}, {P.P}, so);
-      const MethodRun* run = nullptr;
-      for (const auto& r : rs.at(0).runs)
-        if (r.method == Method::grid && r.value) run = &r;
-      if (!run) throw LimitError("grid(...): the grid rank was not computed");
-      q = Quantity::exact(XRat(static_cast<slong>(*run->value)));
-      status = "exact";
-    } else {
-      std::vector<Quantity> qs;
-      if (target.kind == Value::Kind::net) {
-        qs = network_seps(target.net->model, resolve_outputs(target.net->model, std::nullopt, true), {P.P}, so);
-      } else {
-        qs.push_back(sep_quantity(e, target, P, so, &status));
-      }
-      q = qs.at(0);
-      for (std::size_t k = 1; k < qs.size(); ++k) q = f == "max_sep" ? q_max(q, qs[k]) : q_min(q, qs[k]);
-      status = q.status();
-    }
-    record(e, status);
-    return Value::number(q);
-  }
-  if (f == "sup_sep" || f == "inf_sep") {
-    Value target = arg(0);
-    const NetVal& n = need_net(target, pos[0]->loc, f + "(...)");
-    SepOptions so = sep_options(e, env);
-    std::vector<Entry> outs = target.kind == Value::Kind::output ? std::vector<Entry>{target.entry}
-                                                                 : resolve_outputs(n.model, std::nullopt, true);
-    std::vector<Partition> parts;
-    try {
-      parts = all_balanced(n.model.tokens, n.model.width);
-    } catch (const InputError& x) {
-      fail(e.loc, x.what());
-    }
-    auto qs = network_seps(n.model, outs, parts, so);
-    Quantity q = qs.at(0);
-    for (std::size_t k = 1; k < qs.size(); ++k) q = f == "sup_sep" ? q_max(q, qs[k]) : q_min(q, qs[k]);
-    record(e, q.status());
-    return Value::number(q);
-  }
-  if (f == "degree" || f == "terms" || f == "vars") {
-    Value target = arg(0);
-    if (f == "vars") {
-      std::size_t t = 0, w = 0;
-      bool flat = true;
-      shape_of(target, t, w, flat, pos[0]->loc);
-      return make_int(static_cast<slong>(t * w));
-    }
-    auto p = as_poly(target, pos[0]->loc);
-    if (f == "terms") return make_int(p->p.length());
-    // The zero polynomial's degree is -infinity, which no claim value can be:
-    // refused rather than read as -1.
-    if (p->p.is_zero()) fail(e.loc, "degree of the zero polynomial (it is -infinity); test terms(...) > 0 first");
-    check_exponents_fit(p->p, e.loc.str() + ": degree");
-    if (!e.part) return make_int(fmpq_mpoly_total_degree_si(p->p.get(), p->p.c()));
-    PartVal P = partition(e, target, env);
-    slong best = 0;
-    const slong nv = p->p.ctx()->nvars();
-    std::vector<ulong> ex(static_cast<std::size_t>(nv));
-    for (slong t = 0; t < p->p.length(); ++t) {
-      fmpq_mpoly_get_term_exp_ui(ex.data(), p->p.get(), t, p->p.c());
-      slong s = 0;
-      for (slong v = 0; v < nv; ++v)
-        if (static_cast<std::size_t>(v) < P.P.in_A.size() && P.P.in_A[static_cast<std::size_t>(v)])
-          s += static_cast<slong>(ex[static_cast<std::size_t>(v)]);
-      best = std::max(best, s);
-    }
-    return make_int(best);
-  }
-  if (f == "bound" || f == "log3bound" || f == "regime") {
-    BoundCall bc;
-    bc.id = pos[0]->value->str;
-    if (pos.size() > 1) {
-      Value n = arg(1);
-      const NetVal& nv = need_net(n, pos[1]->loc, f + "(id, net)");
-      if (nv.fam.arch.empty())
-        fail(pos[1]->loc, "the architecture of " + nv.desc + " is not known; give arch = ... and the shape instead");
-      BoundParams p;
-      p.arch = parse_arch(nv.fam.arch);
-      p.layers = nv.fam.layers;
-      p.width = nv.fam.width;
-      p.heads = nv.fam.heads;
-      p.tokens = nv.fam.tokens;
-      p.degree = nv.fam.degree;
-      p.residual = nv.fam.residual;
-      bc.shape = p;
-    }
-    for (const auto& a : e.args) {
-      if (a.name.empty()) continue;
-      if (a.name == "arch")
-        bc.words["arch"] = a.value->str;
-      else
-        bc.numbers[a.name] = need_number(eval(*a.value, env), a.loc, a.name);
-    }
-    Quantity q;
-    try {
-      q = claim_bound(bc, f == "bound" ? BoundWant::value : f == "log3bound" ? BoundWant::log3 : BoundWant::regime);
-    } catch (const InputError& x) {
-      fail(e.loc, x.what());
-    }
-    return Value::number(q);
-  }
-  // ---- network shape
-  if (f == "layers" || f == "width" || f == "heads" || f == "tokens" || f == "params" || f == "nonzeros" ||
-      f == "block_degree" || f == "residual") {
-    const NetVal& n = need_net(arg(0), pos[0]->loc, f + "(...)");
-    if (f == "layers") return make_int(static_cast<slong>(n.fam.layers));
-    if (f == "width") return make_int(static_cast<slong>(n.model.width));
-    if (f == "heads") return make_int(static_cast<slong>(n.fam.heads));
-    if (f == "tokens") return make_int(static_cast<slong>(n.model.tokens));
-    if (f == "params") return make_int(static_cast<slong>(parameter_count(n.model)));
-    if (f == "nonzeros") return make_int(static_cast<slong>(nonzero_count(n.model)));
-    if (f == "block_degree") return make_int(static_cast<slong>(n.fam.degree));
-    return make_int(n.fam.residual ? 1 : 0);
-  }
-  // ---- network transformations
-  if (f == "wide_sparse") {
-    Value t = arg(0);
-    const NetVal& n = need_net(t, pos[0]->loc, "wide_sparse(...)");
-    WideSparseOptions o;
-    o.column = word(named(e, "vec"), "row") == "column";
-    o.block_diagonal = word(named(e, "blocks"), "kron") == "diagonal";
-    if (const Arg* m = named(e, "merge")) o.merge = need_int(eval(*m->value, env), m->loc, "merge") != 0;
-    Model w;
-    try {
-      w = wide_sparse(n.model, o);
-    } catch (const InputError& x) {
-      fail(e.loc, x.what());
-    }
-    NetFamily fam = infer_family(w);
-    std::string desc = "wide_sparse(" + n.desc + (o.column ? ", vec = column" : "") +
-                       (o.block_diagonal ? ", blocks = diagonal" : "") + (o.merge ? ", merge = true" : "") + ")";
-    return make_net(std::move(w), fam, desc);
-  }
-  if (f == "permute" || f == "prefix") {
-    Value t = arg(0);
-    const NetVal& n = need_net(t, pos[0]->loc, f + "(...)");
-    Model m;
-    std::string desc;
-    if (f == "permute") {
-      Value l = arg(1);
-      if (l.kind != Value::Kind::list) fail(pos[1]->loc, "permute(net, LIST): expected a list");
-      std::vector<std::size_t> perm;
-      for (const auto& x : *l.list) perm.push_back(need_size(x, pos[1]->loc, "a permutation entry"));
-      const bool input = word(named(e, "at"), "output") == "input";
-      try {
-        m = permute_network(n.model, perm, input);
-      } catch (const InputError& x) {
-        fail(e.loc, x.what());
-      }
-      desc = "permute(" + n.desc + ", " + display(l, 80) + (input ? ", at = input" : "") + ")";
-    } else {
-      const std::size_t k = need_size(arg(1), pos[1]->loc, "prefix length");
-      try {
-        m = prefix_network(n.model, k);
-      } catch (const InputError& x) {
-        fail(e.loc, x.what());
-      }
-      desc = "prefix(" + n.desc + ", " + std::to_string(k) + ")";
-    }
-    NetFamily fam = infer_family(m);
-    if (!n.fam.arch.empty() && fam.arch == n.fam.arch) {
-      fam.heads = n.fam.heads;
-      fam.degree = n.fam.degree;
-    }
-    return make_net(std::move(m), fam, desc);
-  }
-  if (f == "shuffle") {
-    const std::size_t n = need_size(arg(0), pos[0]->loc, "shuffle(n)");
-    std::uint64_t seed = 1;
-    if (const Arg* s = named(e, "seed"))
-      seed = static_cast<std::uint64_t>(need_int(eval(*s->value, env), s->loc, "seed"));
-    if (n > 1000000) fail(e.loc, "shuffle: n too large");
-    std::vector<std::size_t> p(n);
-    for (std::size_t k = 0; k < n; ++k) p[k] = k;
-    SplitMix64 g(seed);
-    for (std::size_t k = n; k > 1; --k) std::swap(p[k - 1], p[g.below(k)]);  // Fisher-Yates
-    auto items = std::make_shared<std::vector<Value>>();
-    for (auto x : p) items->push_back(make_int(static_cast<slong>(x)));
-    Value v;
-    v.kind = Value::Kind::list;
-    v.list = items;
-    return v;
-  }
-  if (f == "len") {
-    Value l = arg(0);
-    if (l.kind != Value::Kind::list) fail(pos[0]->loc, "len: expected a list");
-    return make_int(static_cast<slong>(l.list->size()));
-  }
-  // ---- arithmetic
-  if (f == "binom") return Value::number(q_binom(num(0), num(1)));
-  if (f == "multiset") {  // ((n k)) = binom(n + k - 1, k)
-    Quantity n = num(0), k = num(1);
-    if (n.is_exact() && n.cert.lo.sign() == 0)
-      return Value::number(Quantity::exact(XRat(k.is_exact() && k.cert.lo.sign() == 0 ? 1 : 0)));
-    return Value::number(q_binom(q_sub(q_add(n, k), Quantity::exact(XRat(1))), k));
-  }
-  if (f == "min" || f == "max") {
-    std::vector<Quantity> qs;
-    for (std::size_t k = 0; k < pos.size(); ++k) {
-      Value v = arg(k);
-      if (v.kind == Value::Kind::list)
-        for (const auto& x : *v.list) qs.push_back(need_number(x, pos[k]->loc, f));
-      else
-        qs.push_back(need_number(v, pos[k]->loc, f));
-    }
-    if (qs.empty()) fail(e.loc, f + " of an empty list");
-    Quantity q = qs[0];
-    for (std::size_t k = 1; k < qs.size(); ++k) q = f == "min" ? q_min(q, qs[k]) : q_max(q, qs[k]);
-    return Value::number(q);
-  }
-  if (f == "log3") return Value::number(q_log(num(0), Quantity::exact(XRat(3))));
-  if (f == "log2") return Value::number(q_log(num(0), Quantity::exact(XRat(2))));
-  if (f == "log") return Value::number(q_log(num(0), num(1)));
-  if (f == "floor") return Value::number(q_floor(num(0)));
-  if (f == "ceil") return Value::number(q_ceil(num(0)));
-  if (f == "abs") return Value::number(q_abs(num(0)));
-  fail(e.loc, "unknown function " + f);
+  return f->call(*this, e, env);
 }
 
 }  // namespace netpoly::claims_detail

@@ -93,16 +93,20 @@ class Evaluator {
   FmpqMpolyCtxPtr ctx(std::size_t nvars);
   std::shared_ptr<const PolyVal> as_poly(const Value& v, const SrcLoc& at);
 
- private:
-  Value call(const Expr& e, const Env& env);
-  std::vector<Value> gen_call(const Expr& e, const Env& env);
-  Value binary(const Expr& e, const Value& a, const Value& b);
-  Value index(const Expr& e, const Env& env);
+  // What the functions (functions/) use: the call's partition section, its
+  // sep options over the claim's defaults, a sep quantity (cached per
+  // network), and the per-call status counts.
   PartVal partition(const Expr& call, const Value& target, const Env& env);
   SepOptions sep_options(const Expr& call, const Env& env);
   Quantity sep_quantity(const Expr& call, const Value& target, const PartVal& P, const SepOptions& so,
                         std::string* status);
   void record(const Expr& e, const std::string& status);
+  const Claim& claim() const { return claim_; }
+
+ private:
+  Value call(const Expr& e, const Env& env);
+  Value binary(const Expr& e, const Value& a, const Value& b);
+  Value index(const Expr& e, const Env& env);
 
   // Network seps already computed in this claim: the same network, output,
   // partition and options give the same quantity (kept small).
@@ -119,6 +123,41 @@ class Evaluator {
   SepOptions sep_;
   std::map<std::size_t, FmpqMpolyCtxPtr> ctxs_;
   std::vector<std::pair<std::string, std::string>>* trace_ = nullptr;
+};
+
+// ------------------------------------------------------------------ helpers
+// Shared by the evaluator and the functions; each throws InputError
+// "file:line:col: ..." naming what was expected.
+[[noreturn]] void fail(const SrcLoc& at, const std::string& msg);
+Quantity need_number(const Value& v, const SrcLoc& at, const std::string& what);
+slong need_int(const Value& v, const SrcLoc& at, const std::string& what);  // an exact integer
+std::size_t need_size(const Value& v, const SrcLoc& at, const std::string& what);
+const NetVal& need_net(const Value& v, const SrcLoc& at, const std::string& what);
+Value make_int(slong x);
+Value make_net(Model m, NetFamily fam, std::string desc);
+NetFamily infer_family(const Model& m);
+Entry default_output(const Model& m);
+// Shape of the variables of a network, output or polynomial.
+void shape_of(const Value& v, std::size_t& tokens, std::size_t& width, bool& flat, const SrcLoc& at);
+std::string part_label(const Partition& P, std::size_t width, bool flat);
+// sep of network outputs (a default analysis that does not close the
+// bracket asks plan_followup for one more call), and of a polynomial.
+std::vector<Quantity> network_seps(const Model& m, const std::vector<Entry>& outs, const std::vector<Partition>& parts,
+                                   const SepOptions& so);
+Quantity poly_sep(const FmpqMpoly& p, const Partition& P, const SepOptions& so);
+
+// A call's arguments: named ones by name, positional ones evaluated on demand.
+const Arg* named(const Expr& e, const std::string& n);
+std::vector<const Arg*> positional(const Expr& e);
+std::string word(const Arg* a, const std::string& dflt);  // a symbol argument's word, or dflt
+struct CallArgs {
+  Evaluator& ev;
+  const Expr& e;
+  const Env& env;
+  std::vector<const Arg*> pos;
+  CallArgs(Evaluator& ev, const Expr& e, const Env& env);
+  Value arg(std::size_t k) const;     // positional argument k
+  Quantity num(std::size_t k) const;  // ... as a number
 };
 
 // Expands (with the evaluator's shared contexts) output `e` of a network value, cached.

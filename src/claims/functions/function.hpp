@@ -1,0 +1,28 @@
+// What a claim-language function file needs: the evaluator, its values and
+// helpers, and the table sections the files contribute (functions.cpp joins
+// them in order). A function is one FunctionInfo entry holding its
+// signature, summary and handler; docs/architecture.md says how to add one.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "../claim_eval.hpp"
+#include "netpoly/claim_parser.hpp"
+
+namespace netpoly::claims_detail {
+
+// Named arguments of bound(...), log3bound(...) and regime(...).
+const std::vector<std::string>& bound_option_names();
+
+// The sections of the table, in the order the language reference lists them.
+std::vector<FunctionInfo> network_constructors();     // networks.cpp
+std::vector<FunctionInfo> polynomial_constructors();  // polynomials.cpp
+std::vector<FunctionInfo> partition_functions();      // partitions.cpp
+std::vector<FunctionInfo> network_transforms();       // networks.cpp
+std::vector<FunctionInfo> sep_functions();            // seps.cpp
+std::vector<FunctionInfo> polynomial_measures();      // polynomials.cpp
+std::vector<FunctionInfo> bound_functions();          // bounds.cpp
+std::vector<FunctionInfo> network_measures();         // networks.cpp
+std::vector<FunctionInfo> arithmetic_functions();     // arithmetic.cpp
+
+}  // namespace netpoly::claims_detail
