@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "../fuzz/fuzz_inputs.hpp"
-#include "netpoly/claim_ast.hpp"
+#include "netpoly/claim_parser.hpp"
 #include "netpoly/claims.hpp"
 #include "netpoly/coeff_matrix.hpp"
 #include "netpoly/error.hpp"
@@ -32,6 +32,7 @@
 #include "netpoly/partition.hpp"
 #include "netpoly/presets.hpp"
 #include "netpoly/rank.hpp"
+#include "netpoly/rings.hpp"
 #include "netpoly/seprank.hpp"
 
 using namespace netpoly;
@@ -437,4 +438,20 @@ TEST_CASE("the degree bound is not clamped, and a bound of 2^63 or more is refus
   po39.heads = 1;
   CHECK(estimate_expansion(make_preset(po39)).degree < kMaxExpansionDegree);
   CHECK_THROWS_WITH(check_expansion_size(make_preset(po39), 1e6), Catch::Contains("--max-terms"));
+}
+
+TEST_CASE("errors: one hierarchy, an internal error is not a failed check", "[errors]") {
+  // The exit code each kind maps to (README "Exit codes").
+  CHECK(InputError("x").code() == ExitCode::input);
+  CHECK(DomainError("x").code() == ExitCode::input);
+  CHECK(LimitError("x").code() == ExitCode::limit);
+  CHECK(CheckFailed("x").code() == ExitCode::check_failed);
+  CHECK(InternalError("x").code() == ExitCode::internal);
+  CHECK(static_cast<int>(ExitCode::internal) == 70);
+  // The rings' "too costly" signals are limits inside the hierarchy (callers
+  // that do not catch them report exit 3, not an unexpected exception).
+  CHECK_THROWS_AS(throw SupportRing::TooCostly("x"), LimitError);
+  CHECK_THROWS_AS(throw TokenDegreeRing::TooCostly("x"), LimitError);
+  // Guards of internal invariants are internal errors.
+  CHECK_THROWS_AS(nth_check_prime(0, 19), InternalError);
 }

@@ -48,6 +48,13 @@ class CheckFailed : public Error {
   explicit CheckFailed(const std::string& what) : Error(what, ExitCode::check_failed) {}
 };
 
+// A bug: an invariant of netpoly does not hold (never the user's input):
+// exit code 70, distinct from a failed check (1) and an input error (2).
+class InternalError : public Error {
+ public:
+  explicit InternalError(const std::string& what) : Error("internal: " + what, ExitCode::internal) {}
+};
+
 // A FLINT call reported failure (e.g. exponent overflow in pow): an internal limit.
 class FlintFailure : public Error {
  public:

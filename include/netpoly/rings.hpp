@@ -131,8 +131,8 @@ struct DoubleRing {
 // only by being nonzero, and their sets can grow too costly (TooCostly).
 struct PatternRing {
   using Scalar = unsigned char;  // 1 when the weight is nonzero (not bool: Mat stores a std::vector)
-  struct TooCostly : std::runtime_error {
-    using std::runtime_error::runtime_error;
+  struct TooCostly : LimitError {
+    using LimitError::LimitError;
   };
   Scalar scalar(const Fmpq& w) const { return !w.is_zero(); }
   bool is_zero(Scalar s) const { return !s; }

@@ -25,7 +25,7 @@ ulong nth_prime(std::size_t i) {
 }
 
 ulong nth_check_prime(std::size_t i, unsigned bits) {
-  if (bits < 20 || bits > kMaxCheckPrimeBits) throw std::invalid_argument("nth_check_prime: bits must be in [20, 26]");
+  if (bits < 20 || bits > kMaxCheckPrimeBits) throw InternalError("nth_check_prime: bits must be in [20, 26]");
   static std::mutex mu;
   static std::vector<ulong> primes[kMaxCheckPrimeBits + 1];
   std::lock_guard<std::mutex> lock(mu);
@@ -765,7 +765,7 @@ std::size_t rank_dense_modp(const NmodMat& M) {
 }
 
 std::vector<double> reduce_doubles_mod(const std::vector<double>& x, ulong q, bool vector) {
-  if (vector && !BatchF64Ring::supported()) throw std::invalid_argument("reduce_doubles_mod: no AVX2 on this CPU");
+  if (vector && !BatchF64Ring::supported()) throw InternalError("reduce_doubles_mod: no AVX2 on this CPU");
   const double dq = static_cast<double>(q);
   Mx A = Eigen::Map<const Mx>(x.data(), static_cast<Eigen::Index>(x.size()), 1);
   Mx R = reduced_mod(A, dq, 1.0 / dq, vector);

@@ -44,10 +44,9 @@ void combine(SepResult& res) {
         res.upper = {r.value, method_name(r.method)};
   }
   if (res.lower.value && res.upper.value && *res.lower.value > *res.upper.value)
-    throw Error("internal inconsistency: certified lower bound " + std::to_string(*res.lower.value) + " (" +
+    throw InternalError("inconsistency: certified lower bound " + std::to_string(*res.lower.value) + " (" +
                     res.lower.method + ") exceeds certified upper bound " + std::to_string(*res.upper.value) + " (" +
-                    res.upper.method + ")",
-                ExitCode::check_failed);
+                    res.upper.method + ")");
   if (res.lower.value && res.upper.value && *res.lower.value == *res.upper.value) {
     res.status = "exact";
   } else if (lower_run && lower_run->method == Method::blackbox && lower_run->details.contains("failure_probability")) {

@@ -47,7 +47,7 @@ namespace {
 
 XRat x_add(const XRat& a, const XRat& b) {
   if (a.inf_sign() && b.inf_sign() && a.inf_sign() != b.inf_sign())
-    throw Error("internal: inf - inf in interval arithmetic", ExitCode::check_failed);
+    throw InternalError("inf - inf in interval arithmetic");
   if (a.inf_sign()) return a;
   if (b.inf_sign()) return b;
   Fmpq r;

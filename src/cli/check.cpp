@@ -95,7 +95,7 @@ ClaimResult result_from_json(const nlohmann::json& j) {
   } else if (v == verdict_name(Verdict::fail)) {
     r.verdict = Verdict::fail;
   } else if (v != verdict_name(Verdict::inconclusive)) {
-    throw std::runtime_error("unknown verdict \"" + v + "\"");
+    throw InputError("unknown verdict \"" + v + "\"");
   }
   r.instances = j.at("instances").get<std::size_t>();
   r.passed = j.at("passed").get<std::size_t>();

@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
     code = static_cast<int>(netpoly::ExitCode::input);
   } catch (const netpoly::Error& e) {
     std::cout.flush();
-    std::cerr << "netpoly: error: " << e.what() << "\n";
+    std::cerr << "netpoly: " << (e.code() == netpoly::ExitCode::internal ? "" : "error: ") << e.what() << "\n";
     code = static_cast<int>(e.code());
   } catch (const std::bad_alloc&) {
     std::cout.flush();

@@ -76,7 +76,7 @@ NETPOLY_AVX2 void f64_loop(double* r, const double* x, const double* y, double s
 }  // namespace
 
 BatchF64Ring::BatchF64Ring(ulong prime, std::size_t n) : p(static_cast<double>(prime)), pinv(1.0 / static_cast<double>(prime)), batch(n) {
-  if (prime < 3 || prime >= kMaxPrime) throw std::invalid_argument("BatchF64Ring: the prime must be below 2^50");
+  if (prime < 3 || prime >= kMaxPrime) throw InternalError("BatchF64Ring: the prime must be below 2^50");
 }
 
 bool BatchF64Ring::supported() {

@@ -21,8 +21,8 @@ struct Grid {
 Grid make_grid(const Model& m, const Partition& P, const SepOptions& o);
 
 // A grid method's work would pass what is left of --budget.
-struct OverBudget : std::runtime_error {
-  using std::runtime_error::runtime_error;
+struct OverBudget : LimitError {
+  using LimitError::LimitError;
 };
 
 using Clock = std::chrono::steady_clock;
