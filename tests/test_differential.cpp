@@ -3,7 +3,7 @@
 // weights, product, permute), rational weights and residual connections,
 // written as netpoly-model/1 JSON. Each is
 //  * evaluated at random rational points by an evaluator of the format
-//    written here from ../shared/spec/model-format.md (its own JSON reading,
+//    written here from docs/model-format.md (its own JSON reading,
 //    plain fmpq arithmetic, the formulas of the spec's table; not netpoly's
 //    reader or forward pass), and compared with netpoly's exact expansion
 //    evaluated at the same points;

@@ -1,5 +1,5 @@
 // Model files (netpoly-model/1): the reader, the writer, and every rejection
-// rule of ../shared/spec/model-format.md with the message it must give.
+// rule of docs/model-format.md with the message it must give.
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <sstream>

@@ -1,7 +1,7 @@
 """Reading netpoly-model/1 files and partitions for the peer scripts.
 
 Independent of netpoly's C++ reader on purpose: the peers must compute the
-network from the spec (../shared/spec/model-format.md), not from netpoly's
+network from the spec (docs/model-format.md), not from netpoly's
 output. Weights come back as fractions.Fraction; each peer converts them to
 its own number type.
 """

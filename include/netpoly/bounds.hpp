@@ -1,4 +1,4 @@
-// The seeds' separation-rank bounds (math.md §3) as records a table can
+// The seeds' separation-rank bounds (docs/math.md §3) as records a table can
 // compare: LV (Levine et al., self-attention depth-to-width), NB (Navon &
 // Bronstein, mixer gap), AO (Navon, degree-k blocks).
 //
@@ -53,7 +53,7 @@ struct Bound {
   std::string source;      // where in the seed paper
   std::string applies_to;  // "attention (no residual)", "mixer", ...
   BoundKind kind = BoundKind::upper;
-  std::string formula;     // the formula in math.md notation
+  std::string formula;     // the formula in docs/math.md notation
   std::string condition;   // regime as stated, e.g. "L < log3 d"
   bool in_regime = false;  // the condition holds for these parameters
   bool defined = true;     // false when the formula has no value here (e.g. log3(d - H) with d = H)

@@ -1,5 +1,5 @@
 // Models: networks with exact rational weights, read from and written to the
-// `netpoly-model/1` JSON format (../shared/spec/model-format.md).
+// `netpoly-model/1` JSON format (docs/model-format.md).
 #pragma once
 #include <string>
 

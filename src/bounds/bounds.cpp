@@ -1,4 +1,4 @@
-// The formulas of math.md §3, checked against the seed papers. Where the two
+// The formulas of docs/math.md §3, checked against the seed papers. Where the two
 // differ we follow the paper and say so next to the formula.
 #include "netpoly/bounds.hpp"
 
@@ -260,7 +260,7 @@ void attention_residual_bounds(const Ctx& c, std::vector<Draft>& out) {
   {  // LV Thm 5 (App. A.4): sep <= prod_{l=1..L} (l + 1) (N d^4 / H)^(3^(l-1)) = (L+1)! K^C(L), K = N d^4/H.
      // The theorem's headline form, log3 sep <= L log3 L + C(L)(4 log3 d + log3 N - log3 H), is smaller
      // than this product for L <= 2 ((L+1)! > L^L); we use the product the proof ends with (and
-     // math.md states).
+     // docs/math.md states).
     Draft x = draft("LV Thm 5", "LV App. A.4, Theorem 5", kAttnRes, BoundKind::upper,
                     "prod_{l=1..L} (l + 1) (N d^4 / H)^(3^(l-1))", "none", true,
                     "the theorem's log form L log3 L + C(L) log3(N d^4/H) differs for L <= 2; "

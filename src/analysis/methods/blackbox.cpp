@@ -1,5 +1,5 @@
 // blackbox: rank mod p of [y(a_i, b_j)] at random points, no expansion
-// (math.md §2.4): a certified lower bound, equal to sep with probability
+// (docs/math.md §2.4): a certified lower bound, equal to sep with probability
 // >= 1 - eps over the black-box seed (blackbox_prime.hpp). Where the bidegree
 // graph splits the coefficient matrix into blocks, each block is seen on its
 // own (fewer points per block). One doubling driver serves both.

@@ -1,5 +1,5 @@
 // group: certified upper bound min(#distinct alpha, #distinct beta), the
-// coefficient matrix's dimensions (math.md §2.1), with the per-block sum.
+// coefficient matrix's dimensions (docs/math.md §2.1), with the per-block sum.
 #include "method.hpp"
 #include "netpoly/seprank.hpp"
 
