@@ -4,6 +4,7 @@
 // depth-to-width shapes at a budget.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -418,4 +419,32 @@ TEST_CASE("display helpers", "[bounds]") {
   CHECK(format_value(find(bs, "LV Thm 2 (lower)")) == "3^-4");
   CHECK(std::string(bound_kind_name(BoundKind::order)) == "asymptotic order");
   CHECK(std::string(value_kind_name(ValueKind::exact)) == "exact");
+}
+
+TEST_CASE("the bounds registry: every id is listed once, and compute_bounds gives registered ids only", "[bounds]") {
+  const auto ids = bound_ids();
+  std::set<std::string> seen(ids.begin(), ids.end());
+  CHECK(seen.size() == ids.size());
+  // Each id appears for some shape (none is dead), and every record comes from the registry.
+  std::set<std::string> produced;
+  for (Arch a : {Arch::attention, Arch::mixer, Arch::mlp, Arch::product})
+    for (bool res : {false, true}) {
+      if (a == Arch::product && res) continue;
+      BoundParams p;
+      p.arch = a;
+      p.residual = res;
+      p.layers = 2;
+      p.width = 6;
+      p.heads = 2;
+      p.tokens = 2;
+      p.degree = 3;
+      const auto bs = compute_bounds(p);
+      REQUIRE(!bs.empty());
+      CHECK(bs.back().kind == BoundKind::degree);  // the degree record comes last
+      for (const auto& b : bs) {
+        CHECK(seen.count(b.id) == 1);
+        produced.insert(b.id);
+      }
+    }
+  CHECK(produced == seen);
 }

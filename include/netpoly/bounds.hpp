@@ -74,6 +74,10 @@ struct BoundOptions {
 // Validates p first (InputError).
 std::vector<Bound> compute_bounds(const BoundParams& p, const BoundOptions& o = {});
 
+// The ids of every bound in the registry (src/bounds/, one file per paper),
+// in listing order: what claims may name and `netpoly bounds --list` prints.
+std::vector<std::string> bound_ids();
+
 // Display helpers: log3 to `digits` significant digits ("-" when undefined);
 // the value as an integer when at most `max_digits` long, else in
 // "d.ddddde<exp>" form with its length, or "3^x" when only log3 is known.

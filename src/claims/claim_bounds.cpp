@@ -22,27 +22,6 @@ std::string lower(std::string s) {
   return s;
 }
 
-std::vector<std::string> library_ids() {
-  std::vector<std::string> ids;
-  auto add = [&](const BoundParams& p) {
-    for (const auto& b : compute_bounds(p, BoundOptions{0}))
-      if (std::find(ids.begin(), ids.end(), b.id) == ids.end()) ids.push_back(b.id);
-  };
-  for (Arch a : {Arch::attention, Arch::mixer, Arch::mlp, Arch::product})
-    for (bool res : {false, true}) {
-      BoundParams p;
-      p.arch = a;
-      p.residual = res;
-      p.layers = 2;
-      p.width = 6;
-      p.heads = 2;
-      p.tokens = 2;
-      p.degree = 3;
-      add(p);
-    }
-  return ids;
-}
-
 // The first of the names present in the call, as an exact non-negative integer.
 std::optional<std::uint64_t> get_uint(const BoundCall& c, std::initializer_list<const char*> names) {
   for (const char* n : names) {
@@ -113,7 +92,7 @@ std::vector<std::string> claim_bound_ids() {
   static std::once_flag once;
   static std::vector<std::string> ids;
   std::call_once(once, [] {
-    ids = library_ids();
+    ids = bound_ids();  // the registry (src/bounds/)
     for (const auto& l : kLemmas) ids.push_back(l);
   });
   return ids;

@@ -1,0 +1,35 @@
+// AO: Navon, the attention-optimal block
+// (../shared/seeds/navon-attention-optimal-block.txt): the orders of eq. (1)
+// and eq. (3), asymptotic with unstated constants.
+#include "bound_entry.hpp"
+
+namespace netpoly::bounds_detail {
+namespace {
+
+using bounds_detail::log3;
+
+// AO eq. (1), from LV Thm 2: sep = Theta(3^(L d)) when L > log3 d. An order, not a bound.
+Draft ao_eq1(const Ctx& c) {
+  Draft x = draft("AO eq. (1)", "AO §1.1, eq. (1) (from LV Thm 2)", kAttn, BoundKind::order, "Theta(3^(L d))",
+                  "L > log3 d", c.deep, "asymptotic order with unstated constants, not a certified bound");
+  x.log3 = c.Lr * c.dr;
+  return x;
+}
+
+Draft ao_eq3(const Ctx& c) {
+  // AO eq. (3): sep = Theta(k^(L d)) for L > log_k d (k >= 2). An order, not a bound.
+  Draft x = draft("AO eq. (3)", "AO §1.2, eq. (3)", "product", BoundKind::order, "Theta(k^(L d))", "L > log_k d, k >= 2",
+                  c.k >= 2 && cmp_pow(c.k, c.L, c.d) > 0, "asymptotic order with unstated constants, not a certified bound");
+  x.log3 = c.Lr * c.dr * log3(c.kr);
+  return x;
+}
+
+
+// AO does not treat residual connections.
+bool product_plain(const BoundParams& p) { return p.arch == Arch::product && !p.residual; }
+
+const RegisterBound ao_eq1_entry({"AO eq. (1)", 18, attention_plain, ao_eq1});
+const RegisterBound ao_eq3_entry({"AO eq. (3)", 40, product_plain, ao_eq3});
+
+}  // namespace
+}  // namespace netpoly::bounds_detail
