@@ -289,7 +289,7 @@ TEST_CASE("random models: every method's bracket contains the certified exact ra
     SepOptions ex;
     ex.methods = {Method::exact};
     const auto exact = analyse_network(m, {e}, {P}, ex)[0];
-    REQUIRE(exact.status == "exact");
+    REQUIRE(exact.status == BracketStatus::exact);
     const std::size_t r = *exact.lower.value;
     for (Method meth : {Method::group, Method::modular, Method::blackbox, Method::grid, Method::support}) {
       SepOptions o;
@@ -302,7 +302,7 @@ TEST_CASE("random models: every method's bracket contains the certified exact ra
       if (res.lower.value) CHECK(*res.lower.value <= r);
       if (res.upper.value) CHECK(*res.upper.value >= r);
       // the black-box, not saturated, finds the rank (failure probability < 1e-9 here)
-      if (meth == Method::blackbox && res.status == "probabilistic") CHECK(*res.lower.value == r);
+      if (meth == Method::blackbox && res.status == BracketStatus::probabilistic) CHECK(*res.lower.value == r);
     }
   }
 }

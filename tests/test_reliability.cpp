@@ -302,7 +302,7 @@ TEST_CASE("200-bit weights: expansion, forward passes and ranks agree exactly", 
     o.methods = {Method::group, Method::exact, Method::modular, Method::blackbox};
     auto rs = analyse_network(m, {Entry{0, 0}, outs.back()}, {parse_partition("half", m.tokens, m.width)}, o);
     for (const auto& r : rs) {
-      REQUIRE(r.status == "exact");
+      REQUIRE(r.status == BracketStatus::exact);
       std::map<Method, std::size_t> v;
       for (const auto& run : r.runs) {
         INFO(method_name(run.method) << ": " << run.note);

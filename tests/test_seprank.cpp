@@ -96,7 +96,7 @@ std::size_t value_of(const SepResult& r, Method m) {
 std::size_t sep_all_ways(const FmpqMpoly& y, const Partition& P) {
   auto r = analyse_polynomial(y, P, with({Method::group, Method::exact, Method::modular}));
   const std::size_t ex = value_of(r, Method::exact);
-  CHECK(r.status == "exact");
+  CHECK(r.status == BracketStatus::exact);
   CHECK(r.lower.value == ex);
   CHECK(r.upper.value == ex);
   CHECK(value_of(r, Method::group) >= ex);
@@ -148,7 +148,7 @@ TEST_CASE("sep of a product f(A) g(B) is 1", "[seprank]") {
   CHECK(sep_all_ways(y, P) == 1);
   auto r = analyse_polynomial(y, P, with({Method::group}));
   CHECK(value_of(r, Method::group) == 2);
-  CHECK(r.status == "bracket");
+  CHECK(r.status == BracketStatus::bracket);
   CHECK(!r.lower.value);
   CHECK(r.upper.value == 2u);
   // the same with rational coefficients
@@ -387,7 +387,7 @@ TEST_CASE("analyse_polynomial: defaults, budget and refusals", "[seprank]") {
   auto y = poly(R, 2, 2, square_of_inner(2));
   // default: group then exact, stopping when the bracket closes
   auto d = analyse_polynomial(y, P, SepOptions{});
-  CHECK(d.status == "exact");
+  CHECK(d.status == BracketStatus::exact);
   CHECK(d.lower.value == 3u);
   CHECK(d.upper.value == 3u);
   CHECK(d.lower.method == "exact");
@@ -396,7 +396,7 @@ TEST_CASE("analyse_polynomial: defaults, budget and refusals", "[seprank]") {
   SepOptions tight = with({Method::group, Method::exact});
   tight.budget = 1e-30;
   auto t = analyse_polynomial(y, P, tight);
-  CHECK(t.status == "bracket");
+  CHECK(t.status == BracketStatus::bracket);
   CHECK(!t.lower.value);
   CHECK(!t.upper.value);
   for (const auto& run : t.runs) {
@@ -436,13 +436,13 @@ TEST_CASE("a hand-expanded attention network: every method gives 2", "[seprank]"
   REQUIRE(rs.size() == 2);
   for (const auto& r : rs) {
     for (Method mm : o.methods) CHECK(value_of(r, mm) == 2);
-    CHECK(r.status == "exact");
+    CHECK(r.status == BracketStatus::exact);
   }
   CHECK(rs[1].output == Entry{1, 0});
   CHECK(run_of(rs[0], Method::blackbox)->details["saturated"] == false);
   // the default stops at exact
   auto def = analyse_network(m, {Entry{0, 0}}, {P}, SepOptions{});
-  CHECK(def[0].status == "exact");
+  CHECK(def[0].status == BracketStatus::exact);
   CHECK(def[0].lower.value == 2u);
   // too large to expand: the default falls back to support, blackbox and
   // grid; the black-box rank 2 meets the support bound 2 (bidegrees (3,0)
@@ -453,14 +453,14 @@ TEST_CASE("a hand-expanded attention network: every method gives 2", "[seprank]"
   CHECK(run_of(fb[0], Method::exact) == nullptr);
   CHECK(value_of(fb[0], Method::support) == 2);
   CHECK(value_of(fb[0], Method::blackbox) == 2);
-  CHECK(fb[0].status == "exact");
+  CHECK(fb[0].status == BracketStatus::exact);
   CHECK(fb[0].upper.method == "support");
   // the black-box alone: probabilistic, with its failure bound
   SepOptions bb = with({Method::blackbox});
   bb.max_terms = 1;
   auto pb = analyse_network(m, {Entry{0, 0}}, {P}, bb);
   CHECK(value_of(pb[0], Method::blackbox) == 2);
-  CHECK(pb[0].status == "probabilistic");
+  CHECK(pb[0].status == BracketStatus::probabilistic);
   // Per block of the split, summed: the bidegrees (3,0) and (1,2) are two
   // blocks of rank 1 each; each block's bound is 2 (1+1) 3 / 2^49 for the
   // points (Schwartz-Zippel, D = 3, the prime at least 2^49) plus
@@ -484,7 +484,7 @@ TEST_CASE("a hand-expanded attention network: every method gives 2", "[seprank]"
   REQUIRE(run_of(sk[0], Method::exact));
   CHECK(!run_of(sk[0], Method::exact)->value);
   CHECK(run_of(sk[0], Method::exact)->note.find("--max-terms") != std::string::npos);
-  CHECK(sk[0].status == "bracket");
+  CHECK(sk[0].status == BracketStatus::bracket);
   // JSON of a result
   auto j = to_json(rs[0]);
   CHECK(j["status"] == "exact");
@@ -558,7 +558,7 @@ TEST_CASE("methods bracket each other on every preset family", "[seprank]") {
       for (const auto& r : rs) {
         INFO(r.partition.label());
         const std::size_t ex = value_of(r, Method::exact);
-        CHECK(r.status == "exact");
+        CHECK(r.status == BracketStatus::exact);
         CHECK(value_of(r, Method::group) >= ex);
         CHECK(value_of(r, Method::modular) <= ex);
         CHECK(value_of(r, Method::grid) <= ex);
@@ -605,7 +605,7 @@ TEST_CASE("LV Proposition 1: attention has the same sep for every balanced parti
     const double cl = c.layers == 1 ? 1 : 4;
     CHECK(static_cast<double>(*seps.rbegin()) <= std::pow(static_cast<double>(c.heads) * (da + 1), cl));
     CHECK(*seps.begin() > 1);
-    auto j = sup_inf_json(rs, true), k = sup_inf_json(rs, false);
+    auto j = sup_of(rs).values_json(), k = inf_of(rs).values_json();
     CHECK(j["lower"] == k["lower"]);
     CHECK(j["status"] == "exact");
   }
@@ -628,7 +628,7 @@ TEST_CASE("the mixer of examples/ has partition-dependent sep", "[seprank]") {
     CHECK(value_of(r, Method::blackbox) == value_of(r, Method::exact));
   }
   CHECK(seps == std::map<std::string, std::size_t>{{"A={0,1}", 105}, {"A={0,2}", 105}, {"A={0,3}", 97}});
-  auto sup = sup_inf_json(rs, true), inf = sup_inf_json(rs, false);
+  auto sup = sup_of(rs).values_json(), inf = inf_of(rs).values_json();
   CHECK(sup["lower"] == 105);
   CHECK(sup["upper"] == 105);
   CHECK(inf["lower"] == 97);
@@ -656,7 +656,7 @@ TEST_CASE("grid with explicit templates and blackbox limits, worked by hand", "[
   CHECK(value_of(r[0], Method::grid) == 2);
   CHECK(value_of(r[0], Method::numeric) == 2);
   CHECK(run_of(r[0], Method::grid)->details["grid"] == nlohmann::json::array({2, 2}));
-  CHECK(r[0].status == "bracket");  // grid is a lower bound only
+  CHECK(r[0].status == BracketStatus::bracket);  // grid is a lower bound only
   CHECK(r[0].lower.value == 2u);
   CHECK(!r[0].upper.value);
   o.template_vectors = {{Fmpq(1)}};
@@ -672,7 +672,7 @@ TEST_CASE("grid with explicit templates and blackbox limits, worked by hand", "[
   r = analyse_network(m, {Entry{0, 0}}, {P}, b);
   CHECK(value_of(r[0], Method::blackbox) == 1);
   CHECK(run_of(r[0], Method::blackbox)->details["saturated"] == true);
-  CHECK(r[0].status == "bracket");
+  CHECK(r[0].status == BracketStatus::bracket);
   CHECK(run_of(r[0], Method::blackbox)->note.find("--max-points") != std::string::npos);
   // split by A-degree (bidegrees (3,0) and (1,2): two blocks, x0^3 * 1 and
   // x0 * x1^2), one point per block: each 1 x 1 matrix has rank 1, total 2
@@ -682,7 +682,7 @@ TEST_CASE("grid with explicit templates and blackbox limits, worked by hand", "[
   CHECK(value_of(r[0], Method::blackbox) == 2);
   CHECK(run_of(r[0], Method::blackbox)->details["blocks"] == 2);
   CHECK(run_of(r[0], Method::blackbox)->details["saturated"] == true);
-  CHECK(r[0].status == "bracket");
+  CHECK(r[0].status == BracketStatus::bracket);
 }
 
 TEST_CASE("partitions and outputs that do not fit the model are refused", "[seprank]") {
@@ -712,11 +712,11 @@ TEST_CASE("sup-sep and inf-sep brackets", "[seprank]") {
     SepResult r;
     r.lower = {lo, lo ? "exact" : ""};
     r.upper = {hi, hi ? "group" : ""};
-    r.status = lo && hi && *lo == *hi ? "exact" : "bracket";
+    r.status = lo && hi && *lo == *hi ? BracketStatus::exact : BracketStatus::bracket;
     return r;
   };
   std::vector<SepResult> rs = {result(5, 5), result(1, 4)};
-  auto sup = sup_inf_json(rs, true), inf = sup_inf_json(rs, false);
+  auto sup = sup_of(rs).values_json(), inf = inf_of(rs).values_json();
   CHECK(sup["lower"] == 5);
   CHECK(sup["upper"] == 5);
   CHECK(sup["status"] == "exact");  // the ends meet
@@ -725,8 +725,8 @@ TEST_CASE("sup-sep and inf-sep brackets", "[seprank]") {
   CHECK(inf["status"] == "bracket");
   // a result without an upper end: sup-sep is unbounded above; inf-sep is not
   rs = {result(3, 3), result(2, std::nullopt)};
-  sup = sup_inf_json(rs, true);
-  inf = sup_inf_json(rs, false);
+  sup = sup_of(rs).values_json();
+  inf = inf_of(rs).values_json();
   CHECK(sup["lower"] == 3);
   CHECK(sup["upper"].is_null());
   CHECK(sup["status"] == "bracket");
@@ -734,15 +734,15 @@ TEST_CASE("sup-sep and inf-sep brackets", "[seprank]") {
   CHECK(inf["upper"] == 3);
   // a result without a lower end: inf-sep's lower end is 0 (null); sup-sep's is not
   rs = {result(3, 3), result(std::nullopt, 7)};
-  CHECK(sup_inf_json(rs, true)["lower"] == 3);
-  CHECK(sup_inf_json(rs, true)["upper"] == 7);
-  CHECK(sup_inf_json(rs, false)["lower"].is_null());
-  CHECK(sup_inf_json(rs, false)["upper"] == 3);
-  CHECK(sup_inf_json({}, true).is_null());
+  CHECK(sup_of(rs).values_json()["lower"] == 3);
+  CHECK(sup_of(rs).values_json()["upper"] == 7);
+  CHECK(inf_of(rs).values_json()["lower"].is_null());
+  CHECK(inf_of(rs).values_json()["upper"] == 3);
+  CHECK(!Bracket::sup({}).lower.value);  // no results: no ends (the CLI writes null)
   // all exact and equal
   rs = {result(4, 4), result(4, 4)};
-  CHECK(sup_inf_json(rs, false)["status"] == "exact");
-  CHECK(sup_inf_json(rs, true)["upper"] == 4);
+  CHECK(inf_of(rs).values_json()["status"] == "exact");
+  CHECK(sup_of(rs).values_json()["upper"] == 4);
 }
 
 TEST_CASE("numeric rank across a wide spread of singular values", "[seprank]") {
@@ -765,4 +765,52 @@ TEST_CASE("numeric rank across a wide spread of singular values", "[seprank]") {
   const auto& nd = run_of(r[0], Method::numeric)->details;
   CHECK(nd["sigma_above"].get<double>() < 1e-4 * nd["sigma_max"].get<double>());
   CHECK(nd["gap"].get<double>() > 1e6);
+}
+
+TEST_CASE("Bracket: combine, statuses and the row round trip", "[seprank][bracket]") {
+  auto run = [](Method m, RunKind k, std::optional<std::size_t> v) {
+    MethodRun r;
+    r.method = m;
+    r.kind = k;
+    r.value = v;
+    return r;
+  };
+  // upper 9 (support), upper 7 (group), lower 5 (modular): [5, 7], named by the best ends.
+  Bracket b = Bracket::combine({run(Method::support, RunKind::upper, 9), run(Method::group, RunKind::upper, 7),
+                                run(Method::modular, RunKind::lower, 5)});
+  CHECK(b.lower.value == std::optional<std::size_t>(5));
+  CHECK(b.lower.method == "modular");
+  CHECK(b.upper.value == std::optional<std::size_t>(7));
+  CHECK(b.upper.method == "group");
+  CHECK(b.status == BracketStatus::bracket);
+  CHECK(b.compact_text() == "[5,7]");
+  CHECK(b.table_text() == "[5, 7]");
+  // An exact run equal to both ends names them (it wins ties), status exact.
+  b = Bracket::combine({run(Method::modular, RunKind::lower, 7), run(Method::exact, RunKind::exact, 7),
+                        run(Method::group, RunKind::upper, 7)});
+  CHECK(b.lower.method == "exact");
+  CHECK(b.upper.method == "exact");
+  CHECK(b.status == BracketStatus::exact);
+  CHECK(b.compact_text() == "7");
+  // A run carrying a failure probability at the lower end makes it probabilistic.
+  MethodRun bb = run(Method::blackbox, RunKind::lower, 6);
+  bb.details["failure_probability"] = 1e-9;
+  b = Bracket::combine({run(Method::support, RunKind::upper, 10), bb});
+  CHECK(b.status == BracketStatus::probabilistic);
+  CHECK(b.failure_probability == 1e-9);
+  CHECK(b.compact_text() == "6?");
+  CHECK(b.table_text() == "6 (prob.)");
+  // Crossed ends are a bug, not a failed check.
+  CHECK_THROWS_AS(Bracket::combine({run(Method::group, RunKind::upper, 3), run(Method::modular, RunKind::lower, 4)}),
+                  InternalError);
+  // Row JSON round trip.
+  nlohmann::json j;
+  b.write_row_json(j);
+  Bracket back = Bracket::from_row_json(j);
+  CHECK(back.lower.value == b.lower.value);
+  CHECK(back.upper.method == b.upper.method);
+  CHECK(back.status == b.status);
+  CHECK(back.failure_probability == b.failure_probability);
+  j["status"] = "maybe";
+  CHECK_THROWS_AS(Bracket::from_row_json(j), InputError);
 }

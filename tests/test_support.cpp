@@ -54,7 +54,7 @@ std::size_t exact_sep(const Model& m, const Partition& P) {
   SepOptions o;
   o.methods = {Method::exact};
   auto r = analyse_network(m, {Entry{0, 0}}, {P}, o);
-  REQUIRE(r[0].status == "exact");
+  REQUIRE(r[0].status == BracketStatus::exact);
   return *r[0].lower.value;
 }
 
@@ -156,7 +156,7 @@ TEST_CASE("support: black-box lower bound meets the support bound, exact without
   SepOptions o;
   o.methods = {Method::support, Method::blackbox};
   auto r = analyse_network(m, {Entry{0, 0}}, {P}, o);
-  REQUIRE(r[0].status == "exact");
+  REQUIRE(r[0].status == BracketStatus::exact);
   CHECK(r[0].upper.method == "support");
   CHECK(r[0].lower.method == "blackbox");
   CHECK(*r[0].lower.value == 105);
@@ -188,7 +188,7 @@ TEST_CASE("blackbox split by A-degree blocks agrees with the plain black-box and
     const std::size_t ex = exact_sep(m, P);
     CHECK(*split[0].lower.value == ex);
     CHECK(*plain[0].lower.value == ex);
-    CHECK(split[0].status == "probabilistic");
+    CHECK(split[0].status == BracketStatus::probabilistic);
     const auto& d = split[0].runs[0].details;
     if (d.contains("split")) {
       std::size_t sum = 0;

@@ -14,9 +14,9 @@ TableRow synthetic_row(std::optional<std::size_t> lo, std::optional<std::size_t>
   r.config.params = {Arch::attention, 1, 2, 1, 2, 2, false};
   r.config.seed = 1;
   r.params = "16";
-  r.lower = lo;
-  r.upper = hi;
-  r.status = lo && hi && *lo == *hi ? "exact" : "bracket";
+  r.lower.value = lo;
+  r.upper.value = hi;
+  r.status = lo && hi && *lo == *hi ? BracketStatus::exact : BracketStatus::bracket;
   BoundCell up;  // an upper bound of exactly 10
   up.id = "U";
   up.kind = "upper";
@@ -123,7 +123,7 @@ TEST_CASE("renderers: CSV and JSON parse back, markdown and LaTeX are well forme
   CHECK(j["timings"].is_object());
   auto back = TableRow::from_json(j["rows"][1]);
   CHECK(back.config.key() == b.config.key());
-  CHECK(back.upper == b.upper);
+  CHECK(back.upper.value == b.upper.value);
   CHECK(back.bounds[1].violated);
 
   std::string md = render_table(rows, TableFormat::md, "t");
@@ -157,8 +157,8 @@ TEST_CASE("a measured row: small attention network, exact sep and no violated bo
   REQUIRE(c.size() == 1);
   auto r = measure_row(c[0], s);
   // L=1, d=2, H=1: sep = 3 = LV Thm 3's (H (d_a + 1))^C(1) = (1 * 3)^1 for generic weights
-  CHECK(r.status == "exact");
-  CHECK(r.lower == std::optional<std::size_t>(3));
+  CHECK(r.status == BracketStatus::exact);
+  CHECK(r.lower.value == std::optional<std::size_t>(3));
   for (const auto& b : r.bounds) CHECK_FALSE(b.violated);
   auto j = r.to_json();
   CHECK(TableRow::from_json(j).to_json() == j);

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "netpoly/bracket.hpp"
 #include "netpoly/methods.hpp"
 #include "netpoly/model.hpp"
 #include "netpoly/partition.hpp"
@@ -42,11 +43,6 @@ struct SepResult;
 // is done (finished = true), so a caller can show and keep work as it goes.
 using SepProgress = std::function<void(const SepResult& result, bool finished)>;
 
-struct End {
-  std::optional<std::size_t> value;
-  std::string method;  // "" when nothing bounds this end
-};
-
 struct MethodRun {
   Method method;
   RunKind kind = RunKind::none;
@@ -57,12 +53,11 @@ struct MethodRun {
   nlohmann::json details = nlohmann::json::object();
 };
 
-struct SepResult {
+// One (output, partition) pair: its bracket (Bracket::combine of the runs)
+// and the runs behind it.
+struct SepResult : Bracket {
   Entry output;
   Partition partition;
-  End lower, upper;
-  std::string status;  // exact | probabilistic | bracket
-  double failure_probability = 0;  // for probabilistic: sep = lower with probability >= 1 - this
   std::vector<MethodRun> runs;
   nlohmann::json sizes = nlohmann::json::object();
 };
@@ -79,6 +74,7 @@ SepResult analyse_polynomial(const FmpqMpoly& y, const Partition& P, const SepOp
 // JSON of one result (timings under "timings", apart from the values).
 nlohmann::json to_json(const SepResult& r);
 // Bracket of the max / min over results (NB §4.2 sup-sep / inf-sep).
-nlohmann::json sup_inf_json(const std::vector<SepResult>& rs, bool sup);
+Bracket sup_of(const std::vector<SepResult>& rs);
+Bracket inf_of(const std::vector<SepResult>& rs);
 
 }  // namespace netpoly

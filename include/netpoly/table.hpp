@@ -63,12 +63,11 @@ struct BoundCell {
   bool violated = false;   // a certified measurement contradicts this bound
 };
 
-struct TableRow {
+// A measured configuration: its bracket (status error when it could not be
+// measured; lower.method then says why) and every bound next to it.
+struct TableRow : Bracket {
   SweepConfig config;
   std::string params;  // parameter count (decimal)
-  std::optional<std::size_t> lower, upper;
-  std::string lower_method, upper_method, status;
-  double failure_probability = 0;
   std::vector<BoundCell> bounds;
   double seconds = 0;  // kept out of md/csv/latex so reruns compare byte for byte
   nlohmann::json options = nullptr;  // SweepSpec::row_options() of the run that measured it

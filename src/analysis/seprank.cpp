@@ -21,48 +21,12 @@ using methods::skipped;
 
 namespace {
 
-// ------------------------------------------------------------------ combining
-void combine(SepResult& res) {
-  res.lower = {};
-  res.upper = {};
-  const MethodRun* lower_run = nullptr;
-  for (const auto& r : res.runs) {
-    if (!r.value) continue;
-    // On ties the exact method names the end: it certifies both.
-    const bool tie_wins = r.kind == RunKind::exact;
-    if (r.kind == RunKind::lower || r.kind == RunKind::exact)
-      if (!res.lower.value || *r.value > *res.lower.value || (tie_wins && *r.value == *res.lower.value)) {
-        res.lower = {r.value, method_name(r.method)};
-        lower_run = &r;
-      }
-    // A black-box rank equal to the best lower end carries the probability statement.
-    if (r.method == Method::blackbox && res.lower.value && *r.value == *res.lower.value && lower_run &&
-        lower_run->kind != RunKind::exact)
-      lower_run = &r;
-    if (r.kind == RunKind::upper || r.kind == RunKind::exact)
-      if (!res.upper.value || *r.value < *res.upper.value || (tie_wins && *r.value == *res.upper.value))
-        res.upper = {r.value, method_name(r.method)};
-  }
-  if (res.lower.value && res.upper.value && *res.lower.value > *res.upper.value)
-    throw InternalError("inconsistency: certified lower bound " + std::to_string(*res.lower.value) + " (" +
-                    res.lower.method + ") exceeds certified upper bound " + std::to_string(*res.upper.value) + " (" +
-                    res.upper.method + ")");
-  if (res.lower.value && res.upper.value && *res.lower.value == *res.upper.value) {
-    res.status = "exact";
-  } else if (lower_run && lower_run->method == Method::blackbox && lower_run->details.contains("failure_probability")) {
-    res.status = "probabilistic";
-    res.failure_probability = lower_run->details["failure_probability"].get<double>();
-  } else {
-    res.status = "bracket";
-  }
-}
+void combine(SepResult& res) { static_cast<Bracket&>(res) = Bracket::combine(res.runs); }
 
 bool closed(const SepResult& res) {
   for (const auto& r : res.runs)
     if (r.kind == RunKind::exact && r.value) return true;
-  SepResult t = res;
-  combine(t);
-  return t.status == "exact";
+  return Bracket::combine(res.runs).status == BracketStatus::exact;
 }
 
 void check_partition(const Partition& P, std::size_t nvars, const std::string& what) {
@@ -244,15 +208,7 @@ json to_json(const SepResult& r) {
   j["output"] = {{"token", r.output.token}, {"channel", r.output.channel}};
   j["partition"] = {{"A", r.partition.a_names()}, {"B", r.partition.b_names()},
                     {"by", r.partition.by_tokens ? "tokens" : "variables"}};
-  auto end = [](const End& e) {
-    json x = {{"value", nullptr}, {"method", e.method.empty() ? json(nullptr) : json(e.method)}};
-    if (e.value) x["value"] = *e.value;
-    return x;
-  };
-  j["lower"] = end(r.lower);
-  j["upper"] = end(r.upper);
-  j["status"] = r.status;
-  if (r.status == "probabilistic") j["failure_probability"] = r.failure_probability;
+  r.write_ends_json(j);
   json sizes = r.sizes;
   sizes.erase("expansion_seconds");
   j["sizes"] = sizes;
@@ -270,24 +226,7 @@ json to_json(const SepResult& r) {
   return j;
 }
 
-json sup_inf_json(const std::vector<SepResult>& rs, bool sup) {
-  if (rs.empty()) return nullptr;
-  // sup-sep = max over results of sep: bracket [max lower, max upper]; inf: [min lower, min upper].
-  std::optional<std::size_t> lo, hi;
-  bool lo_all = true, hi_all = true;
-  for (const auto& r : rs) {
-    if (r.lower.value) lo = !lo ? *r.lower.value : (sup ? std::max(*lo, *r.lower.value) : std::min(*lo, *r.lower.value));
-    else lo_all = false;
-    if (r.upper.value) hi = !hi ? *r.upper.value : (sup ? std::max(*hi, *r.upper.value) : std::min(*hi, *r.upper.value));
-    else hi_all = false;
-  }
-  json j;
-  // For sup, a missing lower end (0) does not change the max; a missing upper makes it unbounded.
-  j["lower"] = (lo && (sup || lo_all)) ? json(*lo) : json(nullptr);
-  j["upper"] = (hi && (hi_all || !sup)) ? json(*hi) : json(nullptr);
-  // "exact" when the ends meet (they may while some results are only bracketed).
-  j["status"] = !j["lower"].is_null() && j["lower"] == j["upper"] ? "exact" : "bracket";
-  return j;
-}
+Bracket sup_of(const std::vector<SepResult>& rs) { return Bracket::sup({rs.begin(), rs.end()}); }
+Bracket inf_of(const std::vector<SepResult>& rs) { return Bracket::inf({rs.begin(), rs.end()}); }
 
 }  // namespace netpoly

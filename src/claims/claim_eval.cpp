@@ -181,7 +181,7 @@ Quantity from_result(const SepResult& r) {
   const XRat hi = r.upper.value ? XRat(static_cast<slong>(*r.upper.value)) : XRat::inf(1);
   Quantity q = Quantity::bracket(lo, hi);
   if (q.cert.is_point()) return q;
-  if (r.status == "probabilistic") {
+  if (r.status == BracketStatus::probabilistic) {
     q.trust = Trust::probabilistic;
     q.likely = Interval::point(lo);
     q.failure_probability = r.failure_probability;

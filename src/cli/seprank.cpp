@@ -88,10 +88,7 @@ void print_header(std::ostream& os, const Model& m, std::size_t label_width) {
 // One (output, partition) result and its method lines.
 void print_result(std::ostream& os, const SepResult& r, std::size_t label_width) {
   std::string out = "y" + std::to_string(r.output.token) + "_" + std::to_string(r.output.channel);
-  std::string sep = r.status == "exact"           ? std::to_string(*r.lower.value)
-                    : r.status == "probabilistic" ? std::to_string(*r.lower.value) + "?"
-                    : "[" + (r.lower.value ? std::to_string(*r.lower.value) : std::string("0")) + "," +
-                          (r.upper.value ? std::to_string(*r.upper.value) : std::string("inf")) + "]";
+  const std::string sep = r.compact_text();
   const std::string label = r.partition.label();
   // A partition label longer than its column gets a line of its own.
   if (label.size() >= label_width) {
@@ -100,8 +97,8 @@ void print_result(std::ostream& os, const SepResult& r, std::size_t label_width)
   }
   os << std::left << std::setw(8) << out << std::setw(static_cast<int>(label_width))
      << (label.size() >= label_width ? std::string() : label) << std::setw(14) << sep
-     << std::setw(16) << end_text(r.lower) << std::setw(16) << end_text(r.upper) << r.status;
-  if (r.status == "probabilistic")
+     << std::setw(16) << end_text(r.lower) << std::setw(16) << end_text(r.upper) << status_name(r.status);
+  if (r.status == BracketStatus::probabilistic)
     os << " (sep = " << *r.lower.value << " with probability >= 1 - " << r.failure_probability << ")";
   os << "\n";
   for (const auto& run : r.runs) {
@@ -135,12 +132,9 @@ void print_result(std::ostream& os, const SepResult& r, std::size_t label_width)
 
 void print_footer(std::ostream& os, const std::vector<SepResult>& rs, bool seed_given) {
   if (rs.size() > 1) {
-    auto s = sup_inf_json(rs, true), i = sup_inf_json(rs, false);
-    auto b = [](const nlohmann::json& x) {
-      return "[" + (x["lower"].is_null() ? std::string("0") : x["lower"].dump()) + ", " +
-             (x["upper"].is_null() ? std::string("inf") : x["upper"].dump()) + "] (" + x["status"].get<std::string>() + ")";
-    };
-    os << "sup-sep " << b(s) << ", inf-sep " << b(i) << " over " << rs.size() << " (output, partition) pairs\n";
+    auto b = [](const Bracket& x) { return x.range_text() + " (" + status_name(x.status) + ")"; };
+    os << "sup-sep " << b(sup_of(rs)) << ", inf-sep " << b(inf_of(rs)) << " over " << rs.size()
+       << " (output, partition) pairs\n";
   }
   if (auto seed = blackbox_seed_of(rs); seed && !seed_given)
     os << "black-box seed " << *seed << " (drawn at random; --seed " << *seed << " reproduces this run)\n";
@@ -151,8 +145,8 @@ nlohmann::json results_json(const Model& m, const std::vector<SepResult>& rs) {
   j["model"] = m.name;
   j["results"] = nlohmann::json::array();
   for (const auto& r : rs) j["results"].push_back(to_json(r));
-  j["sup"] = sup_inf_json(rs, true);
-  j["inf"] = sup_inf_json(rs, false);
+  j["sup"] = rs.empty() ? nlohmann::json(nullptr) : sup_of(rs).values_json();
+  j["inf"] = rs.empty() ? nlohmann::json(nullptr) : inf_of(rs).values_json();
   return j;
 }
 

@@ -165,9 +165,9 @@ void run_param_budget(const TableOptions& o) {
       if (r.lower.value) {
         double v = *r.lower.value ? std::log(static_cast<double>(*r.lower.value)) / std::log(3.0) : 0;
         char b[64];
-        std::snprintf(b, sizeof b, "%.3f%s", v, r.status == "exact" ? "" : " (lower)");
+        std::snprintf(b, sizeof b, "%.3f%s", v, r.status == BracketStatus::exact ? "" : " (lower)");
         measured[i] = b;
-        if (r.status == "exact" && v > best_meas) {
+        if (r.status == BracketStatus::exact && v > best_meas) {
           best_meas = v;
           arg_meas = i;
         }
@@ -258,7 +258,7 @@ void run_table(const TableOptions& o) {
   std::size_t errors = 0;
   std::string first;
   for (const auto& row : rows)
-    if (row.status == "error" && errors++ == 0) first = row.config.key() + ": " + row.lower_method;
+    if (row.status == BracketStatus::error && errors++ == 0) first = row.config.key() + ": " + row.lower.method;
   if (errors)
     throw LimitError(std::to_string(errors) + " row(s) could not be measured (marked error), the first: " + first);
 }

@@ -40,7 +40,7 @@ std::string render_plot(const std::vector<TableRow>& rows, const std::string& ti
   std::vector<std::string> bound_ids;
   double xmin = 1e9, xmax = -1e9, ymax = 1;
   for (const auto& r : rows) {
-    if (r.status == "error") continue;
+    if (r.status == BracketStatus::error) continue;
     const auto& p = r.config.params;
     std::string s = "d=" + std::to_string(p.width);
     if (p.arch == Arch::attention) s += " H=" + std::to_string(p.heads);
@@ -49,8 +49,8 @@ std::string render_plot(const std::vector<TableRow>& rows, const std::string& ti
     const double x = static_cast<double>(p.layers);
     xmin = std::min(xmin, x);
     xmax = std::max(xmax, x);
-    double lo = r.lower ? l3(*r.lower) : 0.0, hi = r.upper ? l3(*r.upper) : lo;
-    series[s].push_back({x, lo, hi, r.status == "exact"});
+    double lo = r.lower.value ? l3(*r.lower.value) : 0.0, hi = r.upper.value ? l3(*r.upper.value) : lo;
+    series[s].push_back({x, lo, hi, r.status == BracketStatus::exact});
     ymax = std::max(ymax, lo);
     if (r.config.seed != 1) continue;
     for (const auto& b : r.bounds) {

@@ -63,12 +63,7 @@ json TableRow::to_json() const {
   j["config"] = {{"arch", arch_name(p.arch)}, {"layers", p.layers}, {"width", p.width},   {"heads", p.heads},
                  {"tokens", p.tokens},        {"degree", p.degree}, {"residual", p.residual}, {"seed", config.seed}};
   j["params"] = params;
-  j["lower"] = lower ? json(*lower) : json(nullptr);
-  j["upper"] = upper ? json(*upper) : json(nullptr);
-  j["lower_method"] = lower_method;
-  j["upper_method"] = upper_method;
-  j["status"] = status;
-  if (status == "probabilistic") j["failure_probability"] = failure_probability;
+  write_row_json(j);
   json bs = json::array();
   for (const auto& b : bounds) {
     json x = {{"id", b.id},         {"kind", b.kind},         {"value", b.value}, {"log3", b.defined ? json(b.log3) : json(nullptr)},
@@ -94,12 +89,7 @@ TableRow TableRow::from_json(const json& j) {
                      c.at("residual").get<bool>()};
   r.config.seed = c.at("seed").get<std::uint64_t>();
   r.params = j.at("params").get<std::string>();
-  if (!j.at("lower").is_null()) r.lower = j["lower"].get<std::size_t>();
-  if (!j.at("upper").is_null()) r.upper = j["upper"].get<std::size_t>();
-  r.lower_method = j.value("lower_method", "");
-  r.upper_method = j.value("upper_method", "");
-  r.status = j.at("status").get<std::string>();
-  r.failure_probability = j.value("failure_probability", 0.0);
+  static_cast<Bracket&>(r) = Bracket::from_row_json(j);
   for (const auto& x : j.at("bounds")) {
     BoundCell b;
     b.id = x.at("id").get<std::string>();
@@ -146,8 +136,8 @@ void flag_violations(TableRow& r) {
     b.violated = false;
     if (!b.in_regime || !b.defined || std::isnan(b.log3)) continue;
     // A certified lower end above an upper bound, or a lower bound above a certified upper end.
-    if (b.kind == "upper" && r.lower && compare(*r.lower, b) > 0) b.violated = true;
-    if (b.kind == "lower" && r.upper && compare(*r.upper, b) < 0) b.violated = true;
+    if (b.kind == "upper" && r.lower.value && compare(*r.lower.value, b) > 0) b.violated = true;
+    if (b.kind == "lower" && r.upper.value && compare(*r.upper.value, b) < 0) b.violated = true;
   }
 }
 
@@ -161,12 +151,7 @@ TableRow measure_row(const SweepConfig& c, const SweepSpec& s) {
   Partition P = parse_partition(s.partition, m.tokens, m.width);
   auto rs = analyse_network(m, {Entry{0, 0}}, {P}, s.sep);
   const auto& r = rs.at(0);
-  row.lower = r.lower.value;
-  row.upper = r.upper.value;
-  row.lower_method = r.lower.method;
-  row.upper_method = r.upper.method;
-  row.status = r.status;
-  row.failure_probability = r.failure_probability;
+  static_cast<Bracket&>(row) = r;
   for (const auto& b : compute_bounds(p)) {
     BoundCell cell;
     cell.id = b.id;
@@ -202,13 +187,6 @@ TableFormat table_format_for(const std::string& path) {
 
 namespace {
 
-std::string sep_text(const TableRow& r) {
-  if (r.status == "exact") return std::to_string(*r.lower);
-  if (r.status == "probabilistic") return std::to_string(*r.lower) + " (prob.)";
-  if (r.status == "error") return "error";
-  return "[" + (r.lower ? std::to_string(*r.lower) : std::string("0")) + ", " +
-         (r.upper ? std::to_string(*r.upper) : std::string("inf")) + "]";
-}
 
 std::vector<std::string> config_columns(Arch a) {
   std::vector<std::string> c{"L", "d"};
@@ -322,7 +300,7 @@ std::string render_table(const std::vector<TableRow>& rows_in, TableFormat f, co
     for (const auto& r : rows) {
       os << "|";
       for (const auto& v : config_values(r)) os << " " << v << " |";
-      os << " " << r.params << " | " << sep_text(r) << " | " << r.status << " |";
+      os << " " << r.params << " | " << r.table_text() << " | " << status_name(r.status) << " |";
       for (const auto& id : ids) {
         const BoundCell* b = cell_for(r, id);
         os << " " << (b ? md_value(*b) : "") << " |";
@@ -345,8 +323,9 @@ std::string render_table(const std::vector<TableRow>& rows_in, TableFormat f, co
       std::vector<std::string> v{arch_name(p.arch), std::to_string(p.layers), std::to_string(p.width),
                                  std::to_string(p.heads), std::to_string(p.tokens), std::to_string(p.degree),
                                  p.residual ? "true" : "false", std::to_string(r.config.seed), r.params,
-                                 r.lower ? std::to_string(*r.lower) : "", r.lower_method,
-                                 r.upper ? std::to_string(*r.upper) : "", r.upper_method, r.status};
+                                 r.lower.value ? std::to_string(*r.lower.value) : "", r.lower.method,
+                                 r.upper.value ? std::to_string(*r.upper.value) : "", r.upper.method,
+                                 status_name(r.status)};
       for (const auto& id : ids) {
         const BoundCell* b = cell_for(r, id);
         char l3[64] = "";
@@ -369,7 +348,7 @@ std::string render_table(const std::vector<TableRow>& rows_in, TableFormat f, co
     os << " \\\\\n\\midrule\n";
     for (const auto& r : rows) {
       for (const auto& v : config_values(r)) os << v << " & ";
-      os << r.params << " & " << tex_escape(sep_text(r)) << " & " << r.status;
+      os << r.params << " & " << tex_escape(r.table_text()) << " & " << status_name(r.status);
       for (const auto& id : ids) {
         const BoundCell* b = cell_for(r, id);
         os << " & " << (b ? tex_value(*b) : "");
@@ -508,8 +487,8 @@ std::vector<TableRow> run_sweep(const SweepSpec& s, const SweepRunOptions& o) {
         return;
       } catch (const Error& e) {
         r.config = todo[i];
-        r.status = "error";
-        r.lower_method = e.what();
+        r.status = BracketStatus::error;
+        r.lower.method = e.what();
         r.options = s.row_options();
         r.sweep = s.sweep_json();
       }
