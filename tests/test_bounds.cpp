@@ -16,8 +16,8 @@ using namespace netpoly;
 
 namespace {
 
-BoundParams attn(std::uint64_t L, std::uint64_t d, std::uint64_t H, std::uint64_t N, bool residual = false) {
-  BoundParams p;
+NetworkShape attn(std::uint64_t L, std::uint64_t d, std::uint64_t H, std::uint64_t N, bool residual = false) {
+  NetworkShape p;
   p.arch = Arch::attention;
   p.layers = L;
   p.width = d;
@@ -27,8 +27,8 @@ BoundParams attn(std::uint64_t L, std::uint64_t d, std::uint64_t H, std::uint64_
   return p;
 }
 
-BoundParams shape(Arch a, std::uint64_t L, std::uint64_t d, std::uint64_t N = 1, std::uint64_t k = 2) {
-  BoundParams p;
+NetworkShape shape(Arch a, std::uint64_t L, std::uint64_t d, std::uint64_t N = 1, std::uint64_t k = 2) {
+  NetworkShape p;
   p.arch = a;
   p.layers = L;
   p.width = d;
@@ -44,11 +44,11 @@ Bound find(const std::vector<Bound>& bs, const std::string& id) {
   return {};
 }
 
-Bound get(const BoundParams& p, const std::string& id, const BoundOptions& o = {}) {
+Bound get(const NetworkShape& p, const std::string& id, const BoundOptions& o = {}) {
   return find(compute_bounds(p, o), id);
 }
 
-bool has(const BoundParams& p, const std::string& id) {
+bool has(const NetworkShape& p, const std::string& id) {
   for (const auto& b : compute_bounds(p))
     if (b.id == id) return true;
   return false;
@@ -185,7 +185,7 @@ TEST_CASE("NB bounds by hand", "[bounds]") {
   CHECK(b.in_regime);
   CHECK(exact_str(get(shape(Arch::mixer, 2, 2, 2), "NB Thm 5.5")) == "1048576");
   // H = 2: (2 * 2 * 4 * 4)^2 = 4096.
-  BoundParams p = shape(Arch::mixer, 1, 2, 2);
+  NetworkShape p = shape(Arch::mixer, 1, 2, 2);
   p.heads = 2;
   CHECK(exact_str(get(p, "NB Thm 5.5")) == "4096");
   // mlp: one token, n = 1 whatever `tokens` says: p = 1, m = 3: (2 * 9)^2 = 324.
@@ -233,7 +233,7 @@ TEST_CASE("helpers by hand", "[bounds]") {
 }
 
 TEST_CASE("which bounds apply to which architecture", "[bounds]") {
-  BoundParams a = attn(2, 4, 2, 4), r = attn(2, 4, 2, 4, true);
+  NetworkShape a = attn(2, 4, 2, 4), r = attn(2, 4, 2, 4, true);
   for (const char* id : {"LV Thm 3", "LV Thm 4", "LV Thm 1 (upper)", "LV Thm 1 (lower)", "LV Thm 2 (upper)",
                          "LV Thm 2 (lower)", "LV B.2 witness", "NB Thm 5.7", "AO eq. (1)", "degree 3^L"}) {
     CHECK(has(a, id));
@@ -347,7 +347,7 @@ TEST_CASE("parameter counts match the presets", "[bounds]") {
                  Case{"mixer", 4, 2, 1, 5, 2, true}, Case{"mixer", 1, 3, 1, 2, 2, false}, Case{"mlp", 2, 3, 1, 1, 2, false},
                  Case{"product", 2, 2, 1, 1, 3, false}, Case{"product", 3, 3, 1, 2, 2, false}}) {
     INFO(c.arch << " L=" << c.L << " d=" << c.d);
-    const BoundParams bp{parse_arch(c.arch), c.L, c.d, c.H, c.N, c.k, c.residual};
+    const NetworkShape bp{parse_arch(c.arch), c.L, c.d, c.H, c.N, c.k, c.residual};
     // the closed form against the weights of the network actually built
     CHECK(parameter_count(bp).str() == std::to_string(parameter_count(make_preset(preset_options(bp)))));
   }
@@ -373,7 +373,7 @@ TEST_CASE("invalid parameters are input errors", "[bounds]") {
 TEST_CASE("depth-to-width shapes at a budget", "[bounds]") {
   // Attention, H = 1, B = 1000: 4 L d^2 <= 1000, so d = floor(sqrt(250 / L)): (1, 15), (2, 11), ...,
   // and d = 1 up to L = 250 (4 * 250 = 1000); L = 251 does not fit.
-  BoundParams base = attn(1, 1, 1, 4);
+  NetworkShape base = attn(1, 1, 1, 4);
   auto pts = depth_width_points(base, Fmpz(1000));
   REQUIRE(pts.size() == 250);
   CHECK(pts[0].depth == 1);
@@ -383,7 +383,7 @@ TEST_CASE("depth-to-width shapes at a budget", "[bounds]") {
   CHECK(pts.back().width == 1);
   for (const auto& pt : pts) {
     CHECK(fmpz_cmp_ui(pt.params.get(), 1000) <= 0);
-    BoundParams wider = attn(pt.depth, pt.width + 1, 1, 4);
+    NetworkShape wider = attn(pt.depth, pt.width + 1, 1, 4);
     CHECK(fmpz_cmp_ui(parameter_count(wider).get(), 1000) > 0);
     for (const auto& b : pt.bounds) CHECK(b.value_kind == ValueKind::log3);  // tables compare log3
   }
@@ -430,7 +430,7 @@ TEST_CASE("the bounds registry: every id is listed once, and compute_bounds give
   for (Arch a : {Arch::attention, Arch::mixer, Arch::mlp, Arch::product})
     for (bool res : {false, true}) {
       if (a == Arch::product && res) continue;
-      BoundParams p;
+      NetworkShape p;
       p.arch = a;
       p.residual = res;
       p.layers = 2;

@@ -288,7 +288,7 @@ TEST_CASE("sub-additivity, Hadamard squares and bounds on seeded random polynomi
 TEST_CASE("wide_sparse: every form equals the mixer as exact polynomials", "[claims]") {
   for (std::uint64_t seed : {1, 2})
     for (bool res : {false, true}) {
-      PresetOptions o{.arch = "mixer", .layers = 3, .width = 2, .tokens = 3, .residual = res, .seed = seed};
+      PresetOptions o{.shape = {.arch = Arch::mixer, .layers = 3, .width = 2, .tokens = 3, .residual = res}, .seed = seed};
       Model m = make_preset(o);
       PolyRing R(6);
       auto all = [](const Model& x) { return resolve_outputs(x, std::nullopt, true); };
@@ -306,7 +306,7 @@ TEST_CASE("wide_sparse: every form equals the mixer as exact polynomials", "[cla
       }
     }
   PresetOptions a;
-  a.arch = "attention";
+  a.shape.arch = Arch::attention;
   CHECK_THROWS_AS(wide_sparse(make_preset(a)), InputError);
 }
 

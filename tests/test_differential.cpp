@@ -356,8 +356,7 @@ TEST_CASE("the token-degree term bound at wider shapes: an upper bound, exact fo
   for (const Shape& s : {Shape{"attention", 1, 6, 2, 3, 2, false, true}, Shape{"attention", 2, 4, 1, 3, 2, false, true},
                          Shape{"attention", 2, 3, 1, 3, 2, true, false}, Shape{"mixer", 2, 6, 1, 3, 2, false, false},
                          Shape{"product", 2, 5, 1, 2, 3, false, false}, Shape{"mlp", 2, 6, 1, 1, 2, true, false}}) {
-    PresetOptions o{.arch = s.arch, .layers = s.L, .width = s.d, .heads = s.H, .tokens = s.N, .degree = s.k,
-                    .residual = s.residual, .seed = 7, .range = 50};
+    PresetOptions o{.shape = {.arch = parse_arch(s.arch), .layers = s.L, .width = s.d, .heads = s.H, .tokens = s.N, .degree = s.k, .residual = s.residual}, .seed = 7, .range = 50};
     const Model m = make_preset(o);
     INFO(m.name);
     PolyRing R(static_cast<slong>(m.num_inputs()));

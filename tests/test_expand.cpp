@@ -88,13 +88,13 @@ std::vector<Fmpq> random_point(SplitMix64& g, std::size_t n) {
 PresetOptions preset(const char* arch, std::size_t L, std::size_t d, std::size_t H, std::size_t N, std::size_t k,
                      bool res, std::uint64_t seed = 1) {
   PresetOptions o;
-  o.arch = arch;
-  o.layers = L;
-  o.width = d;
-  o.heads = H;
-  o.tokens = N;
-  o.degree = k;
-  o.residual = res;
+  o.shape.arch = parse_arch(arch);
+  o.shape.layers = L;
+  o.shape.width = d;
+  o.shape.heads = H;
+  o.shape.tokens = N;
+  o.shape.degree = k;
+  o.shape.residual = res;
   o.seed = seed;
   o.range = 50;  // makes vanishing weight rows (and so lost degrees) unlikely
   return o;

@@ -45,7 +45,7 @@ std::vector<PresetOptions> presets() {
   std::vector<PresetOptions> r;
   auto add = [&](const char* arch, std::size_t L, std::size_t d, std::size_t H, std::size_t N, std::size_t k,
                  bool res) {
-    PresetOptions o{.arch = arch, .layers = L, .width = d, .heads = H, .tokens = N, .degree = k, .residual = res};
+    PresetOptions o{.shape = {.arch = parse_arch(arch), .layers = L, .width = d, .heads = H, .tokens = N, .degree = k, .residual = res}};
     r.push_back(o);
   };
   add("attention", 1, 2, 1, 2, 0, false);
@@ -128,7 +128,7 @@ TEST_CASE("token_mix, channel_mix, product and permute, by hand", "[forward]") {
 }
 
 TEST_CASE("multi-head attention is the sum of its heads", "[forward]") {
-  PresetOptions o{.arch = "attention", .layers = 1, .width = 4, .heads = 2, .tokens = 3, .seed = 3};
+  PresetOptions o{.shape = {.arch = Arch::attention, .layers = 1, .width = 4, .heads = 2, .tokens = 3}, .seed = 3};
   Model m = make_preset(o);
   Model h0 = m, h1 = m;
   std::get<Attention<Fmpq>>(h0.layers[0].op).heads.pop_back();

@@ -133,13 +133,13 @@ TEST_CASE("write then read gives the same network", "[model]") {
     for (bool residual : {false, true})
       for (std::uint64_t seed : {1u, 5u}) {
         PresetOptions o;
-        o.arch = arch;
-        o.layers = 2;
-        o.width = 4;
-        o.heads = 2;
-        o.tokens = 3;
-        o.degree = 3;
-        o.residual = residual;
+        o.shape.arch = parse_arch(arch);
+        o.shape.layers = 2;
+        o.shape.width = 4;
+        o.shape.heads = 2;
+        o.shape.tokens = 3;
+        o.shape.degree = 3;
+        o.shape.residual = residual;
         o.seed = seed;
         o.range = seed == 5 ? (INT64_C(1) << 40) : 3;  // large weights too
         models.push_back(make_preset(o));
@@ -160,7 +160,7 @@ TEST_CASE("write then read gives the same network", "[model]") {
 }
 
 TEST_CASE("presets are deterministic in the seed and have the documented shapes", "[model]") {
-  PresetOptions o{.arch = "attention", .layers = 2, .width = 4, .heads = 2, .tokens = 3, .seed = 11};
+  PresetOptions o{.shape = {.arch = Arch::attention, .layers = 2, .width = 4, .heads = 2, .tokens = 3}, .seed = 11};
   Model a = make_preset(o), b = make_preset(o);
   CHECK(a == b);
   o.seed = 12;
@@ -175,7 +175,7 @@ TEST_CASE("presets are deterministic in the seed and have the documented shapes"
   for (const auto& m : {h.Q, h.K, h.V, h.O})
     for (const auto& w : m.a) CHECK(fmpz_cmpabs(w.num(), Fmpz(3).get()) <= 0);
 
-  PresetOptions mx{.arch = "mixer", .layers = 3, .width = 2, .tokens = 3};
+  PresetOptions mx{.shape = {.arch = Arch::mixer, .layers = 3, .width = 2, .tokens = 3}};
   Model m = make_preset(mx);
   REQUIRE(m.layers.size() == 3);  // NB Def 3.2: token, channel, token
   CHECK(std::holds_alternative<TokenMix<Fmpq>>(m.layers[0].op));
@@ -183,21 +183,19 @@ TEST_CASE("presets are deterministic in the seed and have the documented shapes"
   CHECK(std::holds_alternative<TokenMix<Fmpq>>(m.layers[2].op));
   CHECK(std::get<TokenMix<Fmpq>>(m.layers[0].op).activation == Activation::square);
 
-  PresetOptions ml{.arch = "mlp", .width = 3, .tokens = 5};
+  PresetOptions ml{.shape = {.arch = Arch::mlp, .width = 3, .tokens = 5}};
   CHECK(make_preset(ml).tokens == 1);
 
   PresetOptions bad = o;
-  bad.heads = 3;  // does not divide 4
+  bad.shape.heads = 3;  // does not divide 4
+  CHECK_THROWS_AS(make_preset(bad), InputError);
+  CHECK_THROWS_AS(parse_arch("cnn"), InputError);  // an unknown architecture is refused where it is named
+  bad = o;
+  bad.shape.layers = 0;
   CHECK_THROWS_AS(make_preset(bad), InputError);
   bad = o;
-  bad.arch = "cnn";
-  CHECK_THROWS_AS(make_preset(bad), InputError);
-  bad = o;
-  bad.layers = 0;
-  CHECK_THROWS_AS(make_preset(bad), InputError);
-  bad = o;
-  bad.arch = "product";
-  bad.degree = 0;
+  bad.shape.arch = Arch::product;
+  bad.shape.degree = 0;
   CHECK_THROWS_AS(make_preset(bad), InputError);
 }
 

@@ -88,7 +88,7 @@ Model huge_weights(const PresetOptions& po, std::uint64_t seed) {
     fmpq_set_fmpz_frac(r.get(), p.get(), q.get());
     return r;
   });
-  m.name = po.arch + "-200-bit";
+  m.name = std::string(arch_name(po.shape.arch)) + "-200-bit";
   std::string text = write_model(m);
   REQUIRE(text.find("/") != std::string::npos);  // the "p/q" weights are there
   Model back = parse_model(text, "huge");
@@ -120,7 +120,7 @@ NmodMpoly reduce(const ModPolyRing& R, const FmpqMpoly& p) {
 }
 
 PresetOptions preset(const char* arch, std::size_t L, std::size_t d, std::size_t N) {
-  PresetOptions o{.arch = arch, .layers = L, .width = d, .tokens = N};
+  PresetOptions o{.shape = {.arch = parse_arch(arch), .layers = L, .width = d, .tokens = N}};
   return o;
 }
 
@@ -423,7 +423,7 @@ TEST_CASE("exponents of 2^63 and beyond are refused by every reader", "[reliabil
 
 TEST_CASE("the degree bound is not clamped, and a bound of 2^63 or more is refused", "[reliability]") {
   auto po = preset("attention", 40, 2, 2);
-  po.heads = 1;
+  po.shape.heads = 1;
   Model m = make_preset(po);
   const auto e = estimate_expansion(m);
   CHECK(e.degree == Approx(std::pow(3.0, 40)));  // 1.2e19, above the old clamp of 1e18
@@ -435,7 +435,7 @@ TEST_CASE("the degree bound is not clamped, and a bound of 2^63 or more is refus
   }
   // 3^39 = 4.05e18 < 2^63: the degree check lets it through (--max-terms decides)
   auto po39 = preset("attention", 39, 2, 2);
-  po39.heads = 1;
+  po39.shape.heads = 1;
   CHECK(estimate_expansion(make_preset(po39)).degree < kMaxExpansionDegree);
   CHECK_THROWS_WITH(check_expansion_size(make_preset(po39), 1e6), Catch::Contains("--max-terms"));
 }

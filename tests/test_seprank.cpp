@@ -328,12 +328,12 @@ TEST_CASE("coefficient matrix read in the packed ring: the unpacked polynomial's
   for (const char* arch : {"attention", "mixer", "product"})
     for (std::uint64_t seed : {1, 2}) {
       PresetOptions po;
-      po.arch = arch;
-      po.layers = 2;
-      po.width = 3;  // 12 variables: two exponent words unpacked, one packed
-      po.tokens = 4;
+      po.shape.arch = parse_arch(arch);
+      po.shape.layers = 2;
+      po.shape.width = 3;  // 12 variables: two exponent words unpacked, one packed
+      po.shape.tokens = 4;
       po.seed = seed;
-      if (po.arch == "product") po.layers = 1;
+      if (po.shape.arch == Arch::product) po.shape.layers = 1;
       const Model m = make_preset(po);
       INFO(m.name << " seed " << seed);
       PolyRing R(static_cast<slong>(m.num_inputs()), ORD_LEX);
@@ -504,14 +504,7 @@ struct Preset {
 
 PresetOptions preset(const std::string& arch, std::size_t layers, std::size_t width, std::size_t tokens,
                      std::size_t heads = 1, bool residual = false, std::size_t degree = 2) {
-  PresetOptions o{
-      .arch = arch,
-      .layers = layers,
-      .width = width,
-      .heads = heads,
-      .tokens = tokens,
-      .degree = degree,
-      .residual = residual};
+  PresetOptions o{.shape = {.arch = parse_arch(arch), .layers = layers, .width = width, .heads = heads, .tokens = tokens, .degree = degree, .residual = residual}};
   return o;
 }
 

@@ -67,10 +67,10 @@ TEST_CASE("support: one attention layer of width 1 on two tokens, by hand", "[su
   // 1-2 share no vertex: every cover needs two vertices, bound 2. The
   // coefficient matrix (rows x0^3, x0; columns 1, x1^2) is oqkv * I, rank 2.
   PresetOptions po;
-  po.arch = "attention";
-  po.layers = 1;
-  po.width = 1;
-  po.tokens = 2;
+  po.shape.arch = Arch::attention;
+  po.shape.layers = 1;
+  po.shape.width = 1;
+  po.shape.tokens = 2;
   po.seed = 1;  // y0 = 18 x0^3 + 18 x0 x1^2 (netpoly expand)
   const Model m = make_preset(po);
   const auto P = parse_partition("half", 2, 1);
@@ -150,7 +150,7 @@ TEST_CASE("support: black-box lower bound meets the support bound, exact without
   // with a odd; with one token (2 variables) per side n_a = a + 1, so the
   // bound is sum over odd a of min(a + 1, 28 - a) = 105, and the exact rank
   // of the expansion is 105 as well.
-  PresetOptions po{.arch = "attention", .layers = 3, .width = 2, .tokens = 2};
+  PresetOptions po{.shape = {.arch = Arch::attention, .layers = 3, .width = 2, .tokens = 2}};
   const Model m = make_preset(po);
   const auto P = parse_partition("half", 2, 2);
   SepOptions o;
@@ -176,7 +176,7 @@ TEST_CASE("blackbox split by A-degree blocks agrees with the plain black-box and
   // residuals the bidegree graph is connected and the split is not used.
   for (const Case& c : {Case{"attention", 2, 2, 4, false}, Case{"attention", 2, 3, 2, false},
                         Case{"mixer", 2, 2, 4, false}, Case{"attention", 2, 2, 2, true}, Case{"mlp", 2, 4, 1, false}}) {
-    PresetOptions po{.arch = c.arch, .layers = c.layers, .width = c.width, .tokens = c.tokens, .residual = c.residual};
+    PresetOptions po{.shape = {.arch = parse_arch(c.arch), .layers = c.layers, .width = c.width, .tokens = c.tokens, .residual = c.residual}};
     const Model m = make_preset(po);
     const auto P = parse_partition("half", m.tokens, m.width);
     INFO(c.arch << " L=" << c.layers << " d=" << c.width << " N=" << c.tokens << (c.residual ? " residual" : ""));

@@ -13,29 +13,13 @@
 #include <vector>
 
 #include "netpoly/flint.hpp"
+#include "netpoly/shape.hpp"
 
 namespace netpoly {
 
-enum class Arch { attention, mixer, mlp, product };
-
-// "attention" | "mixer" | "mlp" | "product"; throws InputError otherwise.
-Arch parse_arch(const std::string& name);
-const char* arch_name(Arch a);
-
-// Shape of a network. NB's notation maps as m = width, n = tokens, p = layers.
-struct BoundParams {
-  Arch arch = Arch::attention;
-  std::uint64_t layers = 1;  // L (depth p in NB)
-  std::uint64_t width = 2;   // d = d_x (m in NB)
-  std::uint64_t heads = 1;   // H; the mixer's H in NB Thm 5.5 (1 unless given)
-  std::uint64_t tokens = 2;  // N (n in NB); an mlp has one token (NB Def 3.1), so it is ignored there
-  std::uint64_t degree = 2;  // k, degree of each product block (AO)
-  bool residual = false;
-};
-
 // Throws InputError with a clear message for impossible shapes: zero or
 // out-of-range sizes, H not dividing d for attention.
-void validate_bound_params(const BoundParams& p);
+void validate_bound_params(const NetworkShape& p);
 
 // What a record bounds. `order` is AO's Theta(.) estimate, not a certified
 // bound; `degree` is the total degree of the network polynomial.
@@ -72,7 +56,7 @@ struct BoundOptions {
 
 // Every bound that applies to p.arch (and p.residual), in a fixed order.
 // Validates p first (InputError).
-std::vector<Bound> compute_bounds(const BoundParams& p, const BoundOptions& o = {});
+std::vector<Bound> compute_bounds(const NetworkShape& p, const BoundOptions& o = {});
 
 // The ids of every bound in the registry (src/bounds/, one file per paper),
 // in listing order: what claims may name and `netpoly bounds --list` prints.
@@ -105,7 +89,7 @@ Fmpz nb_lemma52_square(const Fmpz& sep_f);
 // Number of weights, matching parameter_count(make_preset(...)):
 // attention L*H*4*d*d_a = 4 L d^2; mixer ceil(L/2) N^2 + floor(L/2) d^2
 // (token and channel layers alternate, token first); mlp L d^2; product L k d^2.
-Fmpz parameter_count(const BoundParams& p);
+Fmpz parameter_count(const NetworkShape& p);
 
 // --------------------------------------------- depth-to-width at a budget
 struct DepthWidthOptions {
@@ -130,7 +114,7 @@ struct DepthWidthPoint {
 // depth ascending (then width ascending), each with compute_bounds of that
 // shape; the other fields of `base` are kept. Pure: a caller takes the argmax
 // of whichever bound it compares.
-std::vector<DepthWidthPoint> depth_width_points(const BoundParams& base, const Fmpz& budget,
+std::vector<DepthWidthPoint> depth_width_points(const NetworkShape& base, const Fmpz& budget,
                                                 const DepthWidthOptions& o = {});
 
 }  // namespace netpoly

@@ -25,7 +25,7 @@ std::string resolve_bound_id(const std::string& written, const std::vector<std::
 // of a network when one was given.
 struct BoundCall {
   std::string id;                            // as written
-  std::optional<BoundParams> shape;          // from a network argument
+  std::optional<NetworkShape> shape;          // from a network argument
   std::map<std::string, Quantity> numbers;   // layers = 2, K = k, ...
   std::map<std::string, std::string> words;  // arch = mixer
 };

@@ -44,7 +44,7 @@ std::string options_difference(const nlohmann::json& kept, const nlohmann::json&
 
 struct SweepConfig {
   std::size_t index = 0;  // position in the full sweep
-  BoundParams params;
+  NetworkShape params;
   std::uint64_t seed = 1;
   std::string key() const;    // stable identity, e.g. "attention L=2 d=4 H=2 N=4 seed=1"
 };

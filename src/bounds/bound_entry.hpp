@@ -39,7 +39,7 @@ struct Ctx {
   Real Lr, dr, Hr, Nr, kr;
   Real C;       // C(L) = (3^L - 1)/2
   Real lambda;  // 3^(L-2) (1/3 for L = 1)
-  explicit Ctx(const BoundParams& p)
+  explicit Ctx(const NetworkShape& p)
       : arch(p.arch), residual(p.residual), L(p.layers), d(p.width), H(p.heads),
         N(p.arch == Arch::mlp ? 1 : p.tokens), k(p.degree), n_gt_1(N > 1), deep(cmp_pow(3, L, d) > 0),
         shallow(cmp_pow(3, L, d) < 0), Lr(re(L)), dr(re(d)), Hr(re(H)), Nr(re(N)), kr(re(k)) {
@@ -56,7 +56,7 @@ struct Ctx {
 struct BoundEntry {
   const char* id;
   int order;
-  bool (*applies)(const BoundParams&);
+  bool (*applies)(const NetworkShape&);
   Draft (*make)(const Ctx&);
 };
 // A bound file's static object: keeps its entry and adds it to the registry.
@@ -74,7 +74,7 @@ constexpr const char* kAttn = "attention (no residual)";
 constexpr const char* kAttnRes = "attention (residual)";
 constexpr const char* kAE = "holds for all weights but a set of measure zero";
 
-inline bool attention_plain(const BoundParams& p) { return p.arch == Arch::attention && !p.residual; }
-inline bool attention_residual(const BoundParams& p) { return p.arch == Arch::attention && p.residual; }
+inline bool attention_plain(const NetworkShape& p) { return p.arch == Arch::attention && !p.residual; }
+inline bool attention_residual(const NetworkShape& p) { return p.arch == Arch::attention && p.residual; }
 
 }  // namespace netpoly::bounds_detail

@@ -127,24 +127,6 @@ Bound finish(Draft d, const BoundOptions& o) {
 
 }  // namespace
 
-Arch parse_arch(const std::string& name) {
-  if (name == "attention") return Arch::attention;
-  if (name == "mixer") return Arch::mixer;
-  if (name == "mlp") return Arch::mlp;
-  if (name == "product") return Arch::product;
-  throw InputError("bounds: unknown architecture \"" + name + "\" (expected attention, mixer, mlp or product)");
-}
-
-const char* arch_name(Arch a) {
-  switch (a) {
-    case Arch::attention: return "attention";
-    case Arch::mixer: return "mixer";
-    case Arch::mlp: return "mlp";
-    case Arch::product: return "product";
-  }
-  return "?";
-}
-
 const char* bound_kind_name(BoundKind k) {
   switch (k) {
     case BoundKind::upper: return "upper";
@@ -157,7 +139,7 @@ const char* bound_kind_name(BoundKind k) {
 
 const char* value_kind_name(ValueKind k) { return k == ValueKind::exact ? "exact" : "log3"; }
 
-void validate_bound_params(const BoundParams& p) {
+void validate_bound_params(const NetworkShape& p) {
   auto range = [](std::uint64_t v, std::uint64_t hi, const char* what) {
     if (v < 1 || v > hi)
       throw InputError(std::string("bounds: ") + what + " must be in [1, " + std::to_string(hi) + "] (got " +
@@ -173,7 +155,7 @@ void validate_bound_params(const BoundParams& p) {
                      std::to_string(p.width) + ")");
 }
 
-std::vector<Bound> compute_bounds(const BoundParams& p, const BoundOptions& o) {
+std::vector<Bound> compute_bounds(const NetworkShape& p, const BoundOptions& o) {
   validate_bound_params(p);
   const bounds_detail::Ctx c(p);
   std::vector<Bound> out, degrees;

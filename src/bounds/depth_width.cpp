@@ -17,7 +17,7 @@ Fmpz fz(std::uint64_t x) {
 
 // Parameters of depth L and width d, with the other fields of p; counts are
 // those of src/model/presets.cpp.
-Fmpz count(const BoundParams& p, std::uint64_t L, std::uint64_t d) {
+Fmpz count(const NetworkShape& p, std::uint64_t L, std::uint64_t d) {
   Fmpz dd = fz(d), r;
   fmpz_mul(dd.get(), dd.get(), dd.get());  // d^2
   switch (p.arch) {
@@ -41,7 +41,7 @@ Fmpz count(const BoundParams& p, std::uint64_t L, std::uint64_t d) {
 
 // Largest width w <= cap with count(p, L, w) <= budget and w a multiple of
 // `step` (H for attention); 0 if none. count is nondecreasing in w.
-std::uint64_t widest(const BoundParams& p, std::uint64_t L, const Fmpz& budget, std::uint64_t cap,
+std::uint64_t widest(const NetworkShape& p, std::uint64_t L, const Fmpz& budget, std::uint64_t cap,
                      std::uint64_t step) {
   std::uint64_t lo = 0, hi = cap / step;  // in units of step
   while (lo < hi) {
@@ -54,15 +54,15 @@ std::uint64_t widest(const BoundParams& p, std::uint64_t L, const Fmpz& budget, 
 
 }  // namespace
 
-Fmpz parameter_count(const BoundParams& p) {
+Fmpz parameter_count(const NetworkShape& p) {
   validate_bound_params(p);
   return count(p, p.layers, p.width);
 }
 
-std::vector<DepthWidthPoint> depth_width_points(const BoundParams& base, const Fmpz& budget,
+std::vector<DepthWidthPoint> depth_width_points(const NetworkShape& base, const Fmpz& budget,
                                                 const DepthWidthOptions& o) {
   const std::uint64_t step = base.arch == Arch::attention ? base.heads : 1;
-  BoundParams shape = base;  // base's own depth and width do not matter, only its other fields
+  NetworkShape shape = base;  // base's own depth and width do not matter, only its other fields
   shape.layers = 1;
   shape.width = step;
   validate_bound_params(shape);
@@ -79,7 +79,7 @@ std::vector<DepthWidthPoint> depth_width_points(const BoundParams& base, const F
       if (out.size() >= o.max_points)
         throw LimitError("bounds: more than " + std::to_string(o.max_points) +
                          " (depth, width) shapes fit the budget; lower the budget or the caps");
-      BoundParams p = base;
+      NetworkShape p = base;
       p.layers = L;
       p.width = d;
       DepthWidthPoint pt;

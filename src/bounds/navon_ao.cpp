@@ -26,7 +26,7 @@ Draft ao_eq3(const Ctx& c) {
 
 
 // AO does not treat residual connections.
-bool product_plain(const BoundParams& p) { return p.arch == Arch::product && !p.residual; }
+bool product_plain(const NetworkShape& p) { return p.arch == Arch::product && !p.residual; }
 
 const RegisterBound ao_eq1_entry({"AO eq. (1)", 18, attention_plain, ao_eq1});
 const RegisterBound ao_eq3_entry({"AO eq. (3)", 40, product_plain, ao_eq3});

@@ -57,7 +57,7 @@ Draft nb_thm57(const Ctx& c) {
   return x;
 }
 
-bool mixer_or_mlp(const BoundParams& p) { return p.arch == Arch::mixer || p.arch == Arch::mlp; }
+bool mixer_or_mlp(const NetworkShape& p) { return p.arch == Arch::mixer || p.arch == Arch::mlp; }
 
 const RegisterBound nb_thm57_entry({"NB Thm 5.7", 17, attention_plain, nb_thm57});
 const RegisterBound nb_thm56_entry({"NB Thm 5.6", 22, attention_residual, nb_thm56});

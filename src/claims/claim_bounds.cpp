@@ -124,7 +124,7 @@ Quantity claim_bound(const BoundCall& c, BoundWant want) {
     if (want == BoundWant::log3) return q_log(q, Quantity::exact(XRat(3)));
     return q;
   }
-  BoundParams p = c.shape.value_or(BoundParams{});
+  NetworkShape p = c.shape.value_or(NetworkShape{});
   if (auto w = c.words.find("arch"); w != c.words.end())
     p.arch = parse_arch(w->second);
   else if (!c.shape)

@@ -57,14 +57,14 @@ Value make_net(Model m, NetFamily fam, std::string desc) {
 
 NetFamily infer_family(const Model& m) {
   NetFamily f;
-  f.width = m.width;
-  f.tokens = m.tokens;
+  f.shape.width = m.width;
+  f.shape.tokens = m.tokens;
   bool att = false, tok = false, ch = false, prod = false;
   for (const auto& l : m.layers) {
-    f.residual = f.residual || l.residual;
+    f.shape.residual = f.shape.residual || l.residual;
     switch (l.role()) {
       case LayerRole::attention:
-        if (!att) f.heads = l.family_size();
+        if (!att) f.shape.heads = l.family_size();
         att = true;
         break;
       case LayerRole::token_mixing:
@@ -74,22 +74,23 @@ NetFamily infer_family(const Model& m) {
         ch = true;
         break;
       case LayerRole::product:
-        if (!prod) f.degree = l.family_size();
+        if (!prod) f.shape.degree = l.family_size();
         prod = true;
         break;
       case LayerRole::structure:
         continue;  // permutations are not counted as layers
     }
-    ++f.layers;
+    ++f.shape.layers;
   }
   const int kinds = att + (tok || ch) + prod;
   if (kinds == 1) {
+    f.known = true;
     if (att)
-      f.arch = "attention";
+      f.shape.arch = Arch::attention;
     else if (prod)
-      f.arch = "product";
+      f.shape.arch = Arch::product;
     else
-      f.arch = (m.tokens == 1 && !tok) ? "mlp" : "mixer";
+      f.shape.arch = (m.tokens == 1 && !tok) ? Arch::mlp : Arch::mixer;
   }
   return f;
 }

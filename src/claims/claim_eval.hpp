@@ -12,14 +12,16 @@
 #include "netpoly/model.hpp"
 #include "netpoly/partition.hpp"
 #include "netpoly/seprank.hpp"
+#include "netpoly/shape.hpp"
 
 namespace netpoly::claims_detail {
 
-// What a network is, as far as bound(...) and layers(net) ... need to know.
+// What a network is, as far as bound(...) and layers(net) ... need to know:
+// its shape (layers counts no permute layers), and whether its architecture
+// was recognised (then shape.arch is meaningful).
 struct NetFamily {
-  std::string arch;  // attention | mixer | mlp | product | "" (unknown)
-  std::size_t layers = 0, width = 0, heads = 1, tokens = 1, degree = 2;
-  bool residual = false;
+  bool known = false;
+  NetworkShape shape{.layers = 0, .width = 0, .tokens = 1};
 };
 
 struct NetVal {

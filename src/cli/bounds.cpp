@@ -14,7 +14,7 @@ namespace {
 
 struct BoundsOptions {
   std::string arch;
-  BoundParams params;
+  NetworkShape params;
   bool json = false;
   std::size_t max_exact_digits = 10000;
   bool tokens_given = false, degree_given = false, heads_given = false;
@@ -43,7 +43,7 @@ std::string json_log3(const Bound& b) {
   return b.log3_text;
 }
 
-void print_json(std::ostream& os, const BoundParams& p, const Fmpz& params, const std::vector<Bound>& bs) {
+void print_json(std::ostream& os, const NetworkShape& p, const Fmpz& params, const std::vector<Bound>& bs) {
   os << "{\"params\":{\"arch\":\"" << arch_name(p.arch) << "\",\"layers\":" << p.layers << ",\"width\":" << p.width
      << ",\"heads\":" << p.heads << ",\"tokens\":" << (p.arch == Arch::mlp ? 1 : p.tokens);
   if (p.arch == Arch::product) os << ",\"degree\":" << p.degree;
@@ -62,7 +62,7 @@ void print_json(std::ostream& os, const BoundParams& p, const Fmpz& params, cons
   os << "\n]}\n";
 }
 
-void print_text(std::ostream& os, const BoundParams& p, const Fmpz& params, const std::vector<Bound>& bs) {
+void print_text(std::ostream& os, const NetworkShape& p, const Fmpz& params, const std::vector<Bound>& bs) {
   os << arch_name(p.arch) << ": L=" << p.layers << " d=" << p.width;
   if (p.arch == Arch::attention) os << " H=" << p.heads << " (d_a=" << p.width / p.heads << ")";
   if (p.arch == Arch::mixer || p.arch == Arch::mlp) os << " H=" << p.heads;

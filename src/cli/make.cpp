@@ -19,7 +19,7 @@ struct MakeOptions {
 };
 
 void run_make(MakeOptions o) {
-  if (o.preset.arch == "product" && !o.tokens_given) o.preset.tokens = 1;
+  if (o.preset.shape.arch == netpoly::Arch::product && !o.tokens_given) o.preset.shape.tokens = 1;
   if (!o.seed.empty()) o.preset.seed = parse_u64(o.seed, "--seed");
   Model m = make_preset(o.preset);
   std::string text = write_model(m);
@@ -37,30 +37,30 @@ void setup_make(CLI::App& app) {
   auto o = std::make_shared<MakeOptions>();
   auto* make = app.add_subcommand("make", "write a preset model with random integer weights");
   make->require_subcommand(1);
-  struct Arch {
+  struct Preset {
     const char* name;
     const char* help;
   };
-  for (Arch a : {Arch{"attention", "softmax-free multi-head self-attention (LV)"},
-                 Arch{"mixer", "MLP-Mixer with sigma2: token and channel mixing alternate (NB Def 3.2)"},
-                 Arch{"mlp", "fully connected sigma2 network, one token (NB Def 3.1)"},
-                 Arch{"product", "degree-k product blocks (AO)"}}) {
+  for (Preset a : {Preset{"attention", "softmax-free multi-head self-attention (LV)"},
+                 Preset{"mixer", "MLP-Mixer with sigma2: token and channel mixing alternate (NB Def 3.2)"},
+                 Preset{"mlp", "fully connected sigma2 network, one token (NB Def 3.1)"},
+                 Preset{"product", "degree-k product blocks (AO)"}}) {
     auto* s = make->add_subcommand(a.name, a.help);
     std::string arch = a.name;
-    s->add_option("--layers", o->preset.layers, "depth")->required();
-    s->add_option("--width", o->preset.width, "width d")->required();
-    if (arch == "attention") s->add_option("--heads", o->preset.heads, "heads H (divides d)")->required();
+    s->add_option("--layers", o->preset.shape.layers, "depth")->required();
+    s->add_option("--width", o->preset.shape.width, "width d")->required();
+    if (arch == "attention") s->add_option("--heads", o->preset.shape.heads, "heads H (divides d)")->required();
     if (arch != "mlp") {
-      auto* t = s->add_option("--tokens", o->preset.tokens, "tokens N");
+      auto* t = s->add_option("--tokens", o->preset.shape.tokens, "tokens N");
       if (arch != "product") t->required();
     }
-    if (arch == "product") s->add_option("--degree", o->preset.degree, "degree k of each block")->required();
-    if (arch != "product") s->add_flag("--residual", o->preset.residual, "add residual connections");
+    if (arch == "product") s->add_option("--degree", o->preset.shape.degree, "degree k of each block")->required();
+    if (arch != "product") s->add_flag("--residual", o->preset.shape.residual, "add residual connections");
     s->add_option("--seed", o->seed, "seed (0..2^64-1) of the SplitMix64 weight generator (default 1)");
     s->add_option("--range", o->preset.range, "weights uniform in [-R, R]")->capture_default_str();
     s->add_option("-o,--output", o->out, "output file (- = stdout)");
     s->callback([o, arch, s]() {
-      o->preset.arch = arch;
+      o->preset.shape.arch = parse_arch(arch);
       // mlp has no --tokens option (count() would throw OptionNotFound).
       o->tokens_given = arch != "mlp" && s->count("--tokens") > 0;
       run_make(*o);

@@ -125,7 +125,7 @@ SweepSpec make_spec(const TableOptions& o) {
 // the expansion is small.
 void run_param_budget(const TableOptions& o) {
   SweepSpec s = make_spec(o);
-  BoundParams base{s.arch, 1, 2, s.heads.at(0), s.tokens.at(0), s.degrees.at(0), s.residual};
+  NetworkShape base{s.arch, 1, 2, s.heads.at(0), s.tokens.at(0), s.degrees.at(0), s.residual};
   Fmpz budget;
   if (!budget.set_str(o.param_budget) || fmpz_sgn(budget.get()) <= 0)
     throw InputError("--param-budget: expected a positive integer, got \"" + o.param_budget + "\"");
@@ -154,11 +154,11 @@ void run_param_budget(const TableOptions& o) {
           best[k] = b.log3;
           arg[k] = i;
         }
-    BoundParams shape = base;
+    NetworkShape shape = base;
     shape.layers = pts[i].depth;
     shape.width = pts[i].width;
     const PresetOptions po = preset_options(shape);
-    if (po.arch == "attention" && po.width % po.heads) continue;
+    if (po.shape.arch == Arch::attention && po.shape.width % po.shape.heads) continue;
     Model m = make_preset(po);
     if (estimate_expansion(m).terms <= 2e5) {
       auto r = analyse_network(m, {Entry{0, 0}}, {parse_partition(s.partition, m.tokens, m.width)}, s.sep)[0];

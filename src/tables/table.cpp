@@ -20,16 +20,7 @@ namespace netpoly {
 
 using json = nlohmann::json;
 
-std::string SweepConfig::key() const {
-  const auto& p = params;
-  std::string k = arch_name(p.arch);
-  k += " L=" + std::to_string(p.layers) + " d=" + std::to_string(p.width);
-  if (p.arch == Arch::attention) k += " H=" + std::to_string(p.heads);
-  if (p.arch != Arch::mlp) k += " N=" + std::to_string(p.tokens);
-  if (p.arch == Arch::product) k += " k=" + std::to_string(p.degree);
-  if (p.residual) k += " residual";
-  return k + " seed=" + std::to_string(seed);
-}
+std::string SweepConfig::key() const { return shape_label(params, LabelStyle::table_key) + " seed=" + std::to_string(seed); }
 
 std::vector<SweepConfig> sweep_configs(const SweepSpec& s) {
   const bool att = s.arch == Arch::attention, mlp = s.arch == Arch::mlp, prod = s.arch == Arch::product;

@@ -15,17 +15,9 @@ Value bound_like(Evaluator& ev, const Expr& e, const Env& env) {
   if (pos.size() > 1) {
     Value n = a.arg(1);
     const NetVal& nv = need_net(n, pos[1]->loc, f + "(id, net)");
-    if (nv.fam.arch.empty())
+    if (!nv.fam.known)
       fail(pos[1]->loc, "the architecture of " + nv.desc + " is not known; give arch = ... and the shape instead");
-    BoundParams p;
-    p.arch = parse_arch(nv.fam.arch);
-    p.layers = nv.fam.layers;
-    p.width = nv.fam.width;
-    p.heads = nv.fam.heads;
-    p.tokens = nv.fam.tokens;
-    p.degree = nv.fam.degree;
-    p.residual = nv.fam.residual;
-    bc.shape = p;
+    bc.shape = nv.fam.shape;
   }
   for (const auto& a : e.args) {
     if (a.name.empty()) continue;

@@ -38,34 +38,34 @@ std::vector<Value> gen_presets(Evaluator& ev, const Expr& e, const Env& env) {
   std::vector<std::size_t> at(ps.size(), 0);
   for (bool done = false; !done;) {
     PresetOptions o;
-    o.arch = f;
-    if (f == "product") o.tokens = 1;
+    o.shape.arch = parse_arch(f);
+    if (f == "product") o.shape.tokens = 1;
     std::string desc = f + "(";
     for (std::size_t k = 0; k < ps.size(); ++k) {
       const Value& v = ps[k].values[at[k]];
       const std::string& n = ps[k].name;
       const std::size_t x = need_size(v, ps[k].loc, n);
       if (n == "layers")
-        o.layers = x;
+        o.shape.layers = x;
       else if (n == "width")
-        o.width = x;
+        o.shape.width = x;
       else if (n == "heads")
-        o.heads = x;
+        o.shape.heads = x;
       else if (n == "tokens")
-        o.tokens = x;
+        o.shape.tokens = x;
       else if (n == "degree")
-        o.degree = x;
+        o.shape.degree = x;
       else if (n == "seed")
         o.seed = x;
       else if (n == "residual")
-        o.residual = x != 0;
+        o.shape.residual = x != 0;
       else if (n == "range")
         o.range = static_cast<std::int64_t>(x);
       desc += (k ? ", " : "") + n + " = " + (n == "residual" ? std::string(x ? "true" : "false") : std::to_string(x));
     }
     if (activation == "none") desc += std::string(ps.empty() ? "" : ", ") + "activation = none";
     desc += ")";
-    if (f == "attention" && (o.heads == 0 || o.width % o.heads != 0)) {
+    if (f == "attention" && (o.shape.heads == 0 || o.shape.width % o.shape.heads != 0)) {
       ++skipped;
     } else {
       Model m = make_preset(o);
@@ -74,14 +74,9 @@ std::vector<Value> gen_presets(Evaluator& ev, const Expr& e, const Env& env) {
           if (auto* t = std::get_if<TokenMix<Fmpq>>(&l.op)) t->activation = Activation::none;
           if (auto* c = std::get_if<ChannelMix<Fmpq>>(&l.op)) c->activation = Activation::none;
         }
-      NetFamily fam;
-      fam.arch = f;
-      fam.layers = o.layers;
-      fam.width = o.width;
-      fam.heads = f == "attention" ? o.heads : 1;
-      fam.tokens = m.tokens;
-      fam.degree = o.degree;
-      fam.residual = o.residual;
+      NetFamily fam{.known = true, .shape = o.shape};
+      if (f != "attention") fam.shape.heads = 1;
+      fam.shape.tokens = m.tokens;
       out.push_back(make_net(std::move(m), fam, desc));
     }
     // next combination: the last parameter varies fastest
@@ -159,9 +154,9 @@ Value permute_prefix(Evaluator& ev, const Expr& e, const Env& env) {
     desc = "prefix(" + n.desc + ", " + std::to_string(k) + ")";
   }
   NetFamily fam = infer_family(m);
-  if (!n.fam.arch.empty() && fam.arch == n.fam.arch) {
-    fam.heads = n.fam.heads;
-    fam.degree = n.fam.degree;
+  if (n.fam.known && fam.known && fam.shape.arch == n.fam.shape.arch) {
+    fam.shape.heads = n.fam.shape.heads;
+    fam.shape.degree = n.fam.shape.degree;
   }
   return make_net(std::move(m), fam, desc);
 }
@@ -171,14 +166,14 @@ Value net_measure(Evaluator& ev, const Expr& e, const Env& env) {
   const auto& pos = a.pos;
   const std::string& f = e.str;
   const NetVal& n = need_net(a.arg(0), pos[0]->loc, f + "(...)");
-  if (f == "layers") return make_int(static_cast<slong>(n.fam.layers));
+  if (f == "layers") return make_int(static_cast<slong>(n.fam.shape.layers));
   if (f == "width") return make_int(static_cast<slong>(n.model.width));
-  if (f == "heads") return make_int(static_cast<slong>(n.fam.heads));
+  if (f == "heads") return make_int(static_cast<slong>(n.fam.shape.heads));
   if (f == "tokens") return make_int(static_cast<slong>(n.model.tokens));
   if (f == "params") return make_int(static_cast<slong>(parameter_count(n.model)));
   if (f == "nonzeros") return make_int(static_cast<slong>(nonzero_count(n.model)));
-  if (f == "block_degree") return make_int(static_cast<slong>(n.fam.degree));
-  return make_int(n.fam.residual ? 1 : 0);
+  if (f == "block_degree") return make_int(static_cast<slong>(n.fam.shape.degree));
+  return make_int(n.fam.shape.residual ? 1 : 0);
 }
 
 }  // namespace
