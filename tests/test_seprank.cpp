@@ -807,3 +807,31 @@ TEST_CASE("Bracket: combine, statuses and the row round trip", "[seprank][bracke
   j["status"] = "maybe";
   CHECK_THROWS_AS(Bracket::from_row_json(j), InputError);
 }
+
+TEST_CASE("AnalysisContext: the analysis reads its limits and cancellation from the context it is given",
+          "[seprank][context]") {
+  const Model m = make_preset({.shape = {.arch = Arch::attention, .layers = 1, .width = 2, .heads = 1, .tokens = 2}});
+  const Partition P = parse_partition("half", m.tokens, m.width);
+  SepOptions o;
+  o.blackbox_seed = 1;
+  // Cancelled before the first method: Interrupted (exit 130), nothing run.
+  AnalysisContext cancel;
+  cancel.cancelled = [] { return true; };
+  CHECK_THROWS_AS(analyse_network(m, {Entry{0, 0}}, {P}, o, {}, cancel), Interrupted);
+  // A memory limit below the resident set refuses the expansion up front.
+  AnalysisContext tight;
+  tight.max_memory_bytes = 1;
+  tight.resident_bytes = [] { return 1e6; };
+  CHECK_THROWS_WITH(analyse_network(m, {Entry{0, 0}}, {P}, o, {}, tight),
+                    Catch::Contains("the expansion is estimated to need") && Catch::Contains("--max-memory"));
+  // No budget left: every method with an estimate is skipped, the expansion too.
+  AnalysisContext spent;
+  spent.budget_left = [] { return 0.0; };
+  o.methods = {Method::group};
+  auto r = analyse_network(m, {Entry{0, 0}}, {P}, o, {}, spent);
+  REQUIRE(r.size() == 1);
+  CHECK_FALSE(r[0].runs.at(0).value);
+  CHECK_THAT(r[0].runs.at(0).note, Catch::Contains("--budget"));
+  // The process context: no limits outside a command.
+  CHECK(AnalysisContext{}.budget_left() == std::numeric_limits<double>::infinity());
+}

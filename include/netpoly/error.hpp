@@ -42,6 +42,12 @@ class LimitError : public Error {
   explicit LimitError(const std::string& what) : Error(what, ExitCode::limit) {}
 };
 
+// The caller cancelled the work (Ctrl-C in a library caller): exit code 130.
+class Interrupted : public Error {
+ public:
+  explicit Interrupted(const std::string& what) : Error(what, ExitCode::interrupted) {}
+};
+
 // A verification or claim failed: exit code 1.
 class CheckFailed : public Error {
  public:

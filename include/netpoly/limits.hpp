@@ -38,6 +38,8 @@ double budget_left();
 // Throws LimitError when the resident set plus an estimate of what the work
 // adds exceeds the memory limit (--max-memory, or the default one).
 void check_memory_estimate(double bytes, const std::string& what);
+// The same against a given limit: `bytes` in all (resident + work).
+void check_memory_estimate(double bytes, double limit, bool memory_default, const std::string& what);
 
 // "512.0 KiB", "3.2 MiB", "1.50 GiB".
 std::string format_bytes(double bytes);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "netpoly/bracket.hpp"
+#include "netpoly/context.hpp"
 #include "netpoly/methods.hpp"
 #include "netpoly/model.hpp"
 #include "netpoly/partition.hpp"
@@ -64,12 +65,16 @@ struct SepResult : Bracket {
 
 // Analyses every (output entry, partition) pair. Expansions are made once
 // per output entry and shared across partitions.
+// `run` bounds the time and memory and may cancel (default: the process's
+// limits, AnalysisContext::process()).
 std::vector<SepResult> analyse_network(const Model& m, const std::vector<Entry>& outputs,
                                        const std::vector<Partition>& partitions, const SepOptions& o,
-                                       const SepProgress& progress = {});
+                                       const SepProgress& progress = {},
+                                       const AnalysisContext& run = AnalysisContext::process());
 
-// Analyses a polynomial given directly (methods group, exact, modular).
-SepResult analyse_polynomial(const FmpqMpoly& y, const Partition& P, const SepOptions& o);
+// Analyses a polynomial given directly (the methods that accept one).
+SepResult analyse_polynomial(const FmpqMpoly& y, const Partition& P, const SepOptions& o,
+                             const AnalysisContext& run = AnalysisContext::process());
 
 // JSON of one result (timings under "timings", apart from the values).
 nlohmann::json to_json(const SepResult& r);

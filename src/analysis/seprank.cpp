@@ -10,7 +10,6 @@
 #include "methods/method.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
-#include "netpoly/limits.hpp"
 
 namespace netpoly {
 
@@ -45,6 +44,7 @@ void run_methods(SepResult& res, methods::MethodContext& ctx, const std::vector<
                  const std::function<SparseIntMatrix()>& matrix, const std::string& expand_skip,
                  const std::function<void()>& after_each) {
   for (Method mm : list) {
+    ctx.run.check_cancelled();
     if (stop_when_closed && closed(res)) break;
     const MethodInfo& info = method_info(mm);
     const auto t0 = std::chrono::steady_clock::now();
@@ -97,7 +97,8 @@ std::uint64_t os_random_seed() {
 
 }  // namespace
 
-SepResult analyse_polynomial(const FmpqMpoly& y, const Partition& P, const SepOptions& o) {
+SepResult analyse_polynomial(const FmpqMpoly& y, const Partition& P, const SepOptions& o,
+                             const AnalysisContext& run) {
   check_partition(P, static_cast<std::size_t>(y.ctx()->nvars()), "the polynomial");
   SepResult res;
   res.partition = P;
@@ -106,7 +107,7 @@ SepResult analyse_polynomial(const FmpqMpoly& y, const Partition& P, const SepOp
     if (!method_info(m).accepts_polynomial)
       throw InputError(std::string("method ") + method_name(m) + " needs a network, not a polynomial");
   methods::MatrixCache mc;
-  methods::MethodContext ctx{.e = {}, .P = P, .o = o, .res = res, .matrix = &mc};
+  methods::MethodContext ctx{.e = {}, .P = P, .o = o, .run = run, .res = res, .matrix = &mc};
   run_methods(res, ctx, list, o.methods.empty(), [&] { return coefficient_matrix(y, P); }, "", {});
   combine(res);
   return res;
@@ -114,7 +115,7 @@ SepResult analyse_polynomial(const FmpqMpoly& y, const Partition& P, const SepOp
 
 std::vector<SepResult> analyse_network(const Model& m, const std::vector<Entry>& outputs,
                                        const std::vector<Partition>& partitions, const SepOptions& o_in,
-                                       const SepProgress& progress) {
+                                       const SepProgress& progress, const AnalysisContext& run) {
   SepOptions o = o_in;
   if (!o.blackbox_seed) o.blackbox_seed = os_random_seed();
   // Validate before any work: a partition or an entry of another shape would index out of range.
@@ -147,10 +148,10 @@ std::vector<SepResult> analyse_network(const Model& m, const std::vector<Entry>&
       if (!expandable) {
         expand_skip = "skipped: expansion estimated at " + fmt_g(est.terms) + " terms exceeds --max-terms " +
                       fmt_g(o.max_terms) + " (raise --max-terms, or use support/blackbox/grid)";
-      } else if (expand_cost > std::min(o.budget, budget_left())) {
+      } else if (expand_cost > std::min(o.budget, run.budget_left())) {
         expand_skip = "skipped: expansion estimated " + fmt_g(expand_cost) + " s exceeds --budget " + fmt_g(o.budget) + " s";
       } else {
-        check_memory_estimate(expansion_memory_estimate(m), "the expansion");
+        run.check_memory(expansion_memory_estimate(m), "the expansion");
         auto t0 = std::chrono::steady_clock::now();
         y = std::move(expand_packed(R, m, {e})[0]);
         expand_seconds = seconds_since(t0);
@@ -170,6 +171,7 @@ std::vector<SepResult> analyse_network(const Model& m, const std::vector<Entry>&
                                  .e = e,
                                  .P = P,
                                  .o = o,
+                                 .run = run,
                                  .res = res,
                                  .by_default = by_default,
                                  .degree = est.degree,

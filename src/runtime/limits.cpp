@@ -197,12 +197,14 @@ double budget_left() {
 }
 
 void check_memory_estimate(double work_bytes, const std::string& what) {
-  const double bytes = work_bytes + resident_bytes();
-  if (g_limits.max_memory_bytes > 0 && bytes > g_limits.max_memory_bytes)
+  check_memory_estimate(work_bytes + resident_bytes(), g_limits.max_memory_bytes, g_limits.memory_default, what);
+}
+
+void check_memory_estimate(double bytes, double limit, bool memory_default, const std::string& what) {
+  if (limit > 0 && bytes > limit)
     throw LimitError(what + " is estimated to need " + human(bytes) + ", more than " +
-                     (g_limits.memory_default ? "the default memory limit (half the machine's memory) "
-                                              : "--max-memory ") +
-                     human(g_limits.max_memory_bytes) + "; raise --max-memory to try anyway");
+                     (memory_default ? "the default memory limit (half the machine's memory) " : "--max-memory ") +
+                     human(limit) + "; raise --max-memory to try anyway");
 }
 
 void start_watchdog(const Limits& limits, const std::string& what) {

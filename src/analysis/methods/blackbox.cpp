@@ -10,7 +10,6 @@
 #include "method.hpp"
 #include "netpoly/expand.hpp"
 #include "netpoly/forward.hpp"
-#include "netpoly/limits.hpp"
 #include "netpoly/parallel.hpp"
 #include "netpoly/random.hpp"
 #include "netpoly/seprank.hpp"
@@ -107,7 +106,8 @@ struct Rounds {
 // evaluates only the new rows and columns. `split` picks the cost model of
 // the next round (per-block ranks, or one matrix at a measured rate).
 Rounds double_points(const BatchEval& eval, std::vector<Block>& blocks, const std::vector<ulong>& t, ulong p,
-                     SplitMix64& g, std::size_t na, std::size_t nb, std::size_t cap, const SepOptions& o, bool split) {
+                     SplitMix64& g, std::size_t na, std::size_t nb, std::size_t cap, const SepOptions& o,
+                     const AnalysisContext& run, bool split) {
   nmod_t mod;
   nmod_init(&mod, p);
   const std::size_t s = t.size();
@@ -116,6 +116,7 @@ Rounds double_points(const BatchEval& eval, std::vector<Block>& blocks, const st
   std::size_t k = std::min<std::size_t>(8, cap), k0 = 0;
   double spent = 0;
   while (true) {
+    run.check_cancelled();
     draw_points(A, B, k, na, nb, g, p);
     auto t0 = std::chrono::steady_clock::now();
     std::vector<Block*> open;
@@ -175,15 +176,15 @@ Rounds double_points(const BatchEval& eval, std::vector<Block>& blocks, const st
     } else {
       // Evaluations at the measured rate and the dense rank; memory: the new
       // matrix, the old one while it is copied over, and the rank's copy.
-      est = secs / kk * nn + 1e-9 * std::pow(static_cast<double>(next), 3) / std::max(1u, thread_count());
+      est = secs / kk * nn + 1e-9 * std::pow(static_cast<double>(next), 3) / std::max(1u, run.threads);
       bytes = 2.25 * next2 * sizeof(ulong);
     }
-    if (spent + est > std::min(o.budget, budget_left() + spent)) {
+    if (spent + est > std::min(o.budget, run.budget_left() + spent)) {
       out.stop_note = "stopped at " + std::to_string(k) + " points: the next round (" + std::to_string(next) +
                       ") is estimated at " + fmt_g(est) + " s, beyond --budget " + fmt_g(o.budget) + " s";
       break;
     }
-    if (round_over_memory(bytes, k, next, out.stop_note)) break;
+    if (round_over_memory(run, bytes, k, next, out.stop_note)) break;
     k0 = k;
     k = next;
   }
@@ -259,7 +260,7 @@ std::optional<MethodRun> run_split(MethodContext& ctx, std::size_t cap, const Bl
   }
   const auto eval = make_batch_eval(m, ctx.e, ctx.P, p);
   const Rounds rounds = double_points(*eval, blocks, t, p, g, side_vars(ctx.P, true).size(),
-                                      side_vars(ctx.P, false).size(), cap, ctx.o, true);
+                                      side_vars(ctx.P, false).size(), cap, ctx.o, ctx.run, true);
   std::size_t rank = 0;
   bool saturated = false;
   double eps = 0;
@@ -312,7 +313,7 @@ MethodRun run(MethodContext& ctx) {
   const auto eval = make_batch_eval(m, ctx.e, ctx.P, bp.p);  // weights mod p (the same for every batch size)
   std::vector<Block> whole(1);
   whole[0].weights = {1};
-  const Rounds rounds = double_points(*eval, whole, {1}, bp.p, g, va.size(), vb.size(), cap, ctx.o, false);
+  const Rounds rounds = double_points(*eval, whole, {1}, bp.p, g, va.size(), vb.size(), cap, ctx.o, ctx.run, false);
   const std::size_t rank = whole[0].rank, k = rounds.k;
   MethodRun r;
   r.method = Method::blackbox;

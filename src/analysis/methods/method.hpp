@@ -45,7 +45,8 @@ struct MethodContext {
   Entry e;
   const Partition& P;
   const SepOptions& o;
-  const SepResult& res;  // the pair's runs so far
+  const AnalysisContext& run;  // budget, memory, threads, cancellation
+  const SepResult& res;        // the pair's runs so far
   bool by_default = false;
   double degree = 0;                   // the network's degree bound (estimate_expansion)
   MatrixCache* matrix = nullptr;       // built before a needs_expansion method runs
@@ -71,8 +72,8 @@ std::vector<std::size_t> side_vars(const Partition& P, bool a);
 Need single_need(const Model& m, const Entry& e);
 // Rough seconds of a coefficient-matrix method (factor 40 for exact).
 double matrix_cost(const MatrixCache& mc, double factor);
-// Whether a round estimated at `bytes` more than now would pass --max-memory;
-// then `note` says where the method stopped.
-bool round_over_memory(double bytes, std::size_t k, std::size_t next, std::string& note);
+// Whether a round estimated at `bytes` more than now would pass the memory
+// limit; then `note` says where the method stopped.
+bool round_over_memory(const AnalysisContext& run, double bytes, std::size_t k, std::size_t next, std::string& note);
 
 }  // namespace netpoly::methods

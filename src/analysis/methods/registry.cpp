@@ -4,7 +4,6 @@
 
 #include "method.hpp"
 #include "netpoly/error.hpp"
-#include "netpoly/limits.hpp"
 #include "netpoly/seprank.hpp"
 
 namespace netpoly {
@@ -109,7 +108,7 @@ std::optional<std::size_t> MethodContext::best_upper() const {
   return upper;
 }
 
-double MethodContext::cap() const { return std::min(o.budget, budget_left()); }
+double MethodContext::cap() const { return std::min(o.budget, run.budget_left()); }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -152,13 +151,13 @@ double matrix_cost(const MatrixCache& mc, double factor) {
   return factor * c * 1e-9 + static_cast<double>(mc.C->nnz()) * 1e-7;
 }
 
-bool round_over_memory(double bytes, std::size_t k, std::size_t next, std::string& note) {
-  const double lim = current_limits().max_memory_bytes;
-  const double need = resident_bytes() + bytes;
+bool round_over_memory(const AnalysisContext& run, double bytes, std::size_t k, std::size_t next, std::string& note) {
+  const double lim = run.max_memory_bytes;
+  const double need = run.resident_bytes() + bytes;
   if (lim <= 0 || need <= lim) return false;
   note = "stopped at " + std::to_string(k) + " points: the next round (" + std::to_string(next) + ") needs about " +
          fmt_g(need / 0x1p30) + " GiB, beyond " +
-         (current_limits().memory_default ? "the default memory limit " : "--max-memory ") + fmt_g(lim / 0x1p30) +
+         (run.memory_default ? "the default memory limit " : "--max-memory ") + fmt_g(lim / 0x1p30) +
          " GiB";
   return true;
 }

@@ -1,0 +1,38 @@
+// What an analysis may spend and how it is stopped, given to it rather than
+// read from process globals: the time left of the caller's budget, the memory
+// limit and the resident set, the thread count, and a cancellation test.
+// The command-line tool passes the process's (--budget, --max-memory,
+// --threads, its watchdog); a library caller (the Python module) builds its
+// own.
+#pragma once
+#include <functional>
+#include <limits>
+#include <string>
+
+namespace netpoly {
+
+struct AnalysisContext {
+  // Seconds left of the caller's budget (infinity: none).
+  std::function<double()> budget_left = [] { return std::numeric_limits<double>::infinity(); };
+  // Bytes the work may occupy in all (0: no limit), and whether that is the
+  // default limit (messages name --max-memory or the default).
+  double max_memory_bytes = 0;
+  bool memory_default = false;
+  std::function<double()> resident_bytes = [] { return 0.0; };
+  unsigned threads = 1;
+  // Polled between method runs and black-box rounds; true stops the analysis
+  // with Interrupted (what finished is kept by the caller's progress callback).
+  std::function<bool()> cancelled = [] { return false; };
+
+  // Throws Interrupted when cancelled.
+  void check_cancelled() const;
+  // Throws LimitError when the resident set plus `bytes` of work would pass
+  // the memory limit (the message names `what` and the flag that raises it).
+  void check_memory(double bytes, const std::string& what) const;
+
+  // The process's limits: --budget and --max-memory (runtime/limits), the
+  // resident set, --threads.
+  static AnalysisContext process();
+};
+
+}  // namespace netpoly
