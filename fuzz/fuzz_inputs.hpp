@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "../src/cli/commands.hpp"  // parse_entry, parse_list
+#include "netpoly/commands.hpp"  // parse_entry, parse_list
 #include <stdlib.h>
 
 #include <cctype>

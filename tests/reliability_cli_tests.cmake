@@ -7,7 +7,6 @@
 
 # The unit tests feed tests/data/fuzz-regressions/ through fuzz/fuzz_inputs.hpp,
 # which also checks the option parsers of the command-line front end.
-target_sources(netpoly_tests PRIVATE ${PROJECT_SOURCE_DIR}/src/cli/common.cpp)
 target_link_libraries(netpoly_tests PRIVATE CLI11::CLI11)
 
 # reliability_limits.sh NETPOLY SCENARIO: one limit per scenario; prints

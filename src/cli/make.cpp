@@ -1,37 +1,7 @@
-// netpoly make attention|mixer|mlp|product …: write a preset model file.
-#include <fstream>
-#include <iostream>
-
+// netpoly make: its command-line options (the work is run_make, src/commands/make.cpp).
 #include "commands.hpp"
-#include "netpoly/error.hpp"
-#include "netpoly/io.hpp"
-#include "netpoly/presets.hpp"
 
 namespace netpoly::cli {
-
-namespace {
-
-struct MakeOptions {
-  PresetOptions preset;
-  std::string out = "-";
-  std::string seed;
-  bool tokens_given = false;
-};
-
-void run_make(MakeOptions o) {
-  if (o.preset.shape.arch == netpoly::Arch::product && !o.tokens_given) o.preset.shape.tokens = 1;
-  if (!o.seed.empty()) o.preset.seed = parse_u64(o.seed, "--seed");
-  Model m = make_preset(o.preset);
-  std::string text = write_model(m);
-  if (o.out == "-") {
-    std::cout << text;
-    return;
-  }
-  // A temporary file renamed over FILE: a failed write leaves no half file and no temporary.
-  write_file_atomic(o.out, text);
-}
-
-}  // namespace
 
 void setup_make(CLI::App& app) {
   auto o = std::make_shared<MakeOptions>();

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <thread>
 
-#include "commands.hpp"
+#include "netpoly/commands.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/parallel.hpp"
 

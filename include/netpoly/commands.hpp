@@ -1,0 +1,112 @@
+// The subcommands as library calls: each takes its options (what the
+// command line gives, as text where the command line parses it) and does what
+// `netpoly COMMAND` does, printing to standard output. The command-line front
+// end (src/cli/) only declares the flags and calls these; tests call them too.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "netpoly/claims.hpp"
+#include "netpoly/network.hpp"
+#include "netpoly/presets.hpp"
+#include "netpoly/seprank.hpp"
+#include "netpoly/shape.hpp"
+
+namespace netpoly::cli {
+
+struct BoundsOptions {
+  std::string arch;
+  NetworkShape params;
+  bool json = false;
+  std::size_t max_exact_digits = 10000;
+  bool tokens_given = false, degree_given = false, heads_given = false;
+};
+
+struct CheckCliOptions {  // `check`: the claims subsystem (claims.hpp) with journal and report
+  std::vector<std::string> paths;
+  bool json = false;
+  std::string journal;
+  bool resume = false;
+  std::string max_memory;
+  CheckOptions check;
+};
+
+struct ExpandOptions {
+  std::string model;
+  std::string output;
+  bool all = false, stats = false, json = false;
+  std::string format = "text";
+  ulong modulus = 0;
+  std::string modulus_text;
+  double max_terms = 5e7;
+  unsigned threads = 0;
+  std::string max_memory;
+  double budget = 0;
+};
+
+struct MakeOptions {
+  PresetOptions preset;
+  std::string out = "-";
+  std::string seed;
+  bool tokens_given = false;
+};
+
+struct SeprankOptions {
+  std::string model;
+  std::string output;
+  bool all = false, all_balanced = false, json = false;
+  std::vector<std::string> partitions;
+  std::string methods;
+  std::string templates_file;
+  SepOptions sep;
+  unsigned threads = 0;
+  std::string max_memory;
+  std::string seed, prime, templates, max_points;
+  double max_pairs = 1e5;
+};
+
+struct TableOptions {
+  std::string arch = "attention";
+  std::string layers = "1", width = "2", heads = "1", tokens = "", degree = "2";
+  bool residual = false;
+  std::uint64_t seeds = 1;
+  std::int64_t range = 3;
+  std::string partition = "half";
+  std::string methods;
+  double budget = 0, max_terms = 5e7;
+  std::string format, out, shard = "1/1", plot, param_budget;
+  std::vector<std::string> merge;
+  bool resume = false;
+  unsigned jobs = 1, threads = 0;
+  std::string max_memory;
+};
+
+void run_make(const MakeOptions& o);
+void run_expand(const ExpandOptions& o);
+void run_seprank(const SeprankOptions& o);
+void run_bounds(const BoundsOptions& o);
+void run_check(const CheckCliOptions& o);
+void run_table(const TableOptions& o);
+
+// ------------------------------------------------------------ option parsing
+// Parses "i,c" into an output entry; throws InputError naming the option.
+Entry parse_entry(const std::string& s, const std::string& option);
+
+// Parses "1..3,5" into [1, 2, 3, 5]; throws InputError naming the option.
+std::vector<std::uint64_t> parse_list(const std::string& s, const std::string& option);
+
+// Checks a numeric limit (--max-terms, --budget): NaN and negative values are
+// an InputError naming the flag, and so is 0 unless `zero_ok` (where 0 means
+// "no limit"). Infinity is accepted: no limit.
+double limit_option(double v, const std::string& flag, bool zero_ok);
+
+// Parses a non-negative decimal integer option (digits only: no sign, no
+// spaces, no wrap-around) in [lo, hi]; throws InputError naming the flag.
+std::uint64_t parse_u64(const std::string& s, const std::string& flag, std::uint64_t lo = 0,
+                        std::uint64_t hi = UINT64_MAX);
+
+// Sets FLINT's thread count (0 = all cores).
+void set_threads(unsigned n);
+
+}  // namespace netpoly::cli

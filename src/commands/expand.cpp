@@ -1,0 +1,147 @@
+// netpoly expand MODEL: expand output entries into exact polynomials.
+#include <cmath>
+#include <unistd.h>
+
+#include <chrono>
+#include <iostream>
+#include <mutex>
+#include <nlohmann/json.hpp>
+
+#include "netpoly/commands.hpp"
+#include "netpoly/error.hpp"
+#include "netpoly/expand.hpp"
+#include "netpoly/limits.hpp"
+
+namespace netpoly::cli {
+
+namespace {
+
+
+template <class P>
+void print_one(std::ostream& os, const ExpandOptions& o, const Model& m, const Entry& e, const P& p, bool first,
+               const std::string& domain) {
+  PolyStats s = poly_stats(p, m.tokens, m.width);
+  PolyFormat f = parse_poly_format(o.format);
+  if (o.json) {
+    os << (first ? "" : ",") << "\n{\"token\":" << e.token << ",\"channel\":" << e.channel << ",\"terms\":" << s.terms
+       << ",\"degree\":" << s.degree << ",\"token_degrees\":[";
+    for (std::size_t i = 0; i < s.token_degree.size(); ++i) os << (i ? "," : "") << s.token_degree[i];
+    os << "],\"height_bits\":" << s.height_bits << ",\"domain\":\"" << domain << "\"";
+    if (!o.stats) {
+      os << ",\"polynomial\":";
+      write_poly(os, p, m.width, PolyFormat::json);
+    }
+    os << "}";
+    return;
+  }
+  std::string yname = "y" + std::to_string(e.token) + "_" + std::to_string(e.channel);
+  if (f == PolyFormat::text || o.stats) {
+    os << yname << ": terms " << s.terms << ", degree " << s.degree << ", token degrees [";
+    for (std::size_t i = 0; i < s.token_degree.size(); ++i) os << (i ? ", " : "") << s.token_degree[i];
+    os << "], height " << s.height_bits << " bits (" << domain << ")\n";
+  }
+  if (o.stats) return;
+  switch (f) {
+    case PolyFormat::text: os << "  "; write_poly(os, p, m.width, f); os << "\n"; break;
+    case PolyFormat::json: write_poly(os, p, m.width, f); os << "\n"; break;
+    case PolyFormat::sympy: os << yname << " = "; write_poly(os, p, m.width, f); os << "\n"; break;
+    case PolyFormat::singular: os << "poly " << yname << " = "; write_poly(os, p, m.width, f); os << ";\n"; break;
+    case PolyFormat::latex: os << "y_{" << e.token << "," << e.channel << "} &= "; write_poly(os, p, m.width, f); os << " \\\\\n"; break;
+  }
+}
+
+void preamble(std::ostream& os, const ExpandOptions& o, const Model& m) {
+  if (o.json || o.stats) return;
+  const std::size_t nv = m.num_inputs();
+  auto vars = [&](const char* sep) {
+    std::string s;
+    for (std::size_t v = 0; v < nv; ++v) s += (v ? sep : "") + var_name(m.width, static_cast<slong>(v));
+    return s;
+  };
+  if (o.format == "sympy") {
+    // A trailing comma in the names makes symbols() return a tuple for one variable too.
+    os << "from sympy import symbols, Rational\n" << vars(", ") << (nv == 1 ? "," : "") << " = symbols('" << vars(" ")
+       << (nv == 1 ? "," : "") << "')\n";
+  } else if (o.format == "singular") {
+    os << "ring r = " << (o.modulus ? std::to_string(o.modulus) : "0") << ", (" << vars(", ") << "), dp;\n";
+  } else if (o.format == "latex") {
+    os << "\\begin{align*}\n";
+  }
+}
+
+}  // namespace
+
+void run_expand(const ExpandOptions& options) {
+  ExpandOptions o = options;
+  if (!o.modulus_text.empty()) o.modulus = parse_u64(o.modulus_text, "--modulus", 2);
+  set_threads(o.threads);
+  Limits lim;
+  if (!o.max_memory.empty()) lim.max_memory_bytes = parse_memory_size(o.max_memory, "--max-memory");
+  limit_option(o.max_terms, "--max-terms", false);
+  if (std::isfinite(limit_option(o.budget, "--budget", true))) lim.budget_seconds = o.budget;
+  start_watchdog(lim, "expand");
+  parse_poly_format(o.format);
+  if (o.format == "sympy" && o.modulus) throw InputError("--format sympy cannot express a modular expansion; drop --modulus");
+  Model m = read_model(o.model);
+  std::optional<Entry> req;
+  if (!o.output.empty()) req = parse_entry(o.output, "--output");
+  auto outs = resolve_outputs(m, req, o.all);
+  if (o.modulus) require_prime_modulus(o.modulus, "--modulus");
+  check_expansion_size(m, o.max_terms);
+  check_memory_estimate(expansion_memory_estimate(m), "the expansion");
+  std::ostream& os = std::cout;
+  // Outputs are printed whole, one at a time, under `mu`. Stopped early (a
+  // limit, SIGINT, SIGTERM), the outputs printed so far are complete and the
+  // JSON is closed; an output being written when the stop comes is finished
+  // if that takes under half a second, else said to be cut.
+  std::timed_mutex mu;
+  std::size_t printed = 0;
+  set_stop_report([&](int code) {
+    const bool got = mu.try_lock_for(std::chrono::milliseconds(500));
+    const std::string why = code == static_cast<int>(ExitCode::interrupted) ? "interrupted" : "stopped";
+    if (got) {
+      if (o.json) os << "\n],\"" << (why == "interrupted" ? "interrupted" : "stopped") << "\":true}\n";
+      os.flush();
+    }
+    std::string msg = "netpoly: expand: " + why + " after " + std::to_string(printed) + " of " +
+                      std::to_string(outs.size()) + " output entries, printed complete above" +
+                      (got ? "" : " (the next one was being written and is cut)") + "\n";
+    ssize_t n = write(STDERR_FILENO, msg.data(), msg.size());
+    (void)n;
+    if (got) mu.unlock();
+  });
+  install_interrupt_handler("expand", "");
+  {
+    std::lock_guard<std::timed_mutex> lock(mu);
+    preamble(os, o, m);
+    if (o.json) {
+      // The estimates the limits are checked against, next to what the work
+      // then measures (bench/memory compares them with the peak).
+      const auto est = estimate_expansion(m);
+      os << "{\"model\":" << nlohmann::json(m.name).dump() << ",\"estimate\":{\"terms\":"
+         << nlohmann::json(est.terms).dump() << ",\"bytes\":" << nlohmann::json(expansion_memory_estimate(m)).dump()
+         << "},\"outputs\":[";
+    }
+    os.flush();
+  }
+  auto emit = [&](std::size_t k, const auto& p, const std::string& dom) {
+    std::lock_guard<std::timed_mutex> lock(mu);
+    print_one(os, o, m, outs[k], p, k == 0, dom);
+    os.flush();
+    ++printed;
+  };
+  if (o.modulus) {
+    ModPolyRing R(static_cast<slong>(m.num_inputs()), o.modulus);
+    std::string dom = "mod " + std::to_string(o.modulus);
+    for (std::size_t k = 0; k < outs.size(); ++k) emit(k, expand_mod(R, m, {outs[k]})[0], dom);
+  } else {
+    PolyRing R(static_cast<slong>(m.num_inputs()));
+    for (std::size_t k = 0; k < outs.size(); ++k) emit(k, expand(R, m, {outs[k]})[0], "exact");
+  }
+  set_stop_report({});
+  std::lock_guard<std::timed_mutex> lock(mu);
+  if (o.json) os << "\n]}\n";
+  if (!o.json && !o.stats && o.format == "latex") os << "\\end{align*}\n";
+}
+
+}  // namespace netpoly::cli
