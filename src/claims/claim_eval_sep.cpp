@@ -1,0 +1,292 @@
+// Evaluation of claim expressions: partitions, sep options and sep
+// quantities (networks through analyse_network with the plan's follow-up,
+// polynomials through analyse_polynomial), cached per network.
+#include <algorithm>
+#include <sstream>
+
+#include "claim_eval.hpp"
+#include "netpoly/error.hpp"
+#include "netpoly/expand.hpp"
+
+namespace netpoly::claims_detail {
+
+namespace {
+
+// SepResult -> Quantity: certified [lower, upper]; a probabilistic or numeric estimate when there is one.
+Quantity from_result(const SepResult& r) {
+  const XRat lo = r.lower.value ? XRat(static_cast<slong>(*r.lower.value)) : XRat(0);
+  const XRat hi = r.upper.value ? XRat(static_cast<slong>(*r.upper.value)) : XRat::inf(1);
+  Quantity q = Quantity::bracket(lo, hi);
+  if (q.cert.is_point()) return q;
+  if (r.status == BracketStatus::probabilistic) {
+    q.trust = Trust::probabilistic;
+    q.likely = Interval::point(lo);
+    q.failure_probability = r.failure_probability;
+    return q;
+  }
+  for (const auto& run : r.runs)
+    if (run.kind == RunKind::estimate && run.value) {
+      XRat v(static_cast<slong>(*run.value));
+      if (cmp(lo, v) <= 0 && cmp(v, hi) <= 0) {
+        q.trust = Trust::numeric;
+        q.likely = Interval::point(v);
+      }
+    }
+  return q;
+}
+
+// Both brackets hold: their intersection, with the better estimate.
+Quantity intersect(const Quantity& a, const Quantity& b) {
+  Quantity r;
+  r.cert = Interval(cmp(a.cert.lo, b.cert.lo) >= 0 ? a.cert.lo : b.cert.lo,
+                    cmp(a.cert.hi, b.cert.hi) <= 0 ? a.cert.hi : b.cert.hi);
+  r.likely = r.cert;
+  if (r.cert.is_point()) return r;
+  for (const Quantity* q : {&a, &b})
+    if (q->trust != Trust::exact && (r.trust == Trust::exact || q->trust < r.trust) &&
+        cmp(r.cert.lo, q->likely.lo) <= 0 && cmp(q->likely.hi, r.cert.hi) <= 0) {
+      r.trust = q->trust;
+      r.likely = q->likely;
+      r.failure_probability = q->failure_probability;
+    }
+  return r;
+}
+
+bool is_default(const SepOptions& so) { return so.methods.empty(); }
+
+}  // namespace
+
+// sep of network outputs for partitions; a default analysis that does not
+// close the bracket is followed by a black-box run (cheap, no expansion).
+std::vector<Quantity> network_seps(const Model& m, const std::vector<Entry>& outs, const std::vector<Partition>& parts,
+                                   const SepOptions& so) {
+  auto rs = analyse_network(m, outs, parts, so);
+  std::vector<Quantity> qs;
+  for (const auto& r : rs) {
+    Quantity q = from_result(r);
+    if (is_default(so) && !q.cert.is_point()) {
+      SepOptions bb = so;
+      bb.methods = plan_followup(false);
+      auto more = analyse_network(m, {r.output}, {r.partition}, bb);
+      q = intersect(q, from_result(more.at(0)));
+    }
+    qs.push_back(q);
+  }
+  return qs;
+}
+
+namespace {
+// "group, exact, modular": the methods that take a polynomial.
+std::string polynomial_methods() {
+  std::string s;
+  for (const MethodInfo* m : method_registry())
+    if (m->accepts_polynomial) s += (s.empty() ? "" : ", ") + std::string(m->id.id());
+  return s;
+}
+
+}  // namespace
+
+Quantity poly_sep(const FmpqMpoly& p, const Partition& P, const SepOptions& so) {
+  for (Method m : so.methods)
+    if (!method_info(m).accepts_polynomial)
+      throw InputError(std::string("sep: method ") + method_name(m) +
+                       " needs a network; a polynomial expression takes " + polynomial_methods());
+  Quantity q = from_result(analyse_polynomial(p, P, so));
+  if (is_default(so) && !q.cert.is_point()) {
+    SepOptions mo = so;
+    mo.methods = plan_followup(true);
+    q = intersect(q, from_result(analyse_polynomial(p, P, mo)));
+  }
+  return q;
+}
+
+
+// ------------------------------------------------------------------ partitions and sep
+PartVal Evaluator::partition(const Expr& call, const Value& target, const Env& env) {
+  const PartSpec& ps = *call.part;
+  std::size_t tokens = 0, width = 0;
+  bool flat = true;
+  shape_of(target, tokens, width, flat, call.loc);
+  const std::size_t n = tokens * width;
+  PartVal pv;
+  auto check_sides = [&](const Partition& P) {
+    const std::size_t a = P.size_A();
+    if (a == 0 || a == n)
+      fail(ps.loc, "both sides of the partition must be non-empty (A has " + std::to_string(a) + " of " +
+                       std::to_string(n) + " variables)");
+  };
+  auto ints = [&]() {
+    std::vector<std::size_t> out;
+    for (const auto& it : ps.items) {
+      Value v = eval(*it, env);
+      if (v.kind == Value::Kind::list)
+        for (const auto& x : *v.list) out.push_back(need_size(x, it->loc, "a token or channel index"));
+      else
+        out.push_back(need_size(v, it->loc, "a token or channel index"));
+    }
+    return out;
+  };
+  switch (ps.kind) {
+    case PartSpec::Kind::half:
+    case PartSpec::Kind::interleaved:
+      try {
+        pv.P = parse_partition(ps.kind == PartSpec::Kind::half ? "half" : "interleaved", tokens, width);
+      } catch (const InputError& x) {
+        fail(ps.loc, x.what());
+      }
+      break;
+    case PartSpec::Kind::tokens: {
+      auto t = ints();
+      for (auto i : t)
+        if (i >= tokens)
+          fail(ps.loc, "token " + std::to_string(i) + " out of range (0.." + std::to_string(tokens - 1) + ")");
+      pv.P = partition_from_tokens(t, tokens, width);
+      break;
+    }
+    case PartSpec::Kind::channels: {
+      std::vector<std::size_t> vars;
+      for (auto c : ints()) {
+        if (c >= width)
+          fail(ps.loc, "channel " + std::to_string(c) + " out of range (0.." + std::to_string(width - 1) + ")");
+        for (std::size_t i = 0; i < tokens; ++i) vars.push_back(i * width + c);
+      }
+      pv.P = partition_from_vars(vars, tokens, width);
+      break;
+    }
+    case PartSpec::Kind::vars: {
+      std::vector<std::size_t> vars;
+      auto flat_of = [&](const VarRef& v) {
+        std::size_t k = v.index;
+        if (!v.flat) {
+          if (v.token >= tokens || v.channel >= width)
+            fail(ps.loc, "variable " + v.text + " out of range (tokens 0.." + std::to_string(tokens - 1) +
+                             ", channels 0.." + std::to_string(width - 1) + ")");
+          k = v.token * width + v.channel;
+        }
+        if (k >= n) fail(ps.loc, "variable " + v.text + " out of range (x0..x" + std::to_string(n - 1) + ")");
+        return k;
+      };
+      for (const auto& [a, b] : ps.vars) {
+        const std::size_t lo = flat_of(a), hi = b ? flat_of(*b) : lo;
+        if (hi < lo) fail(ps.loc, "the range " + a.text + ".." + b->text + " is empty");
+        for (std::size_t k = lo; k <= hi; ++k) vars.push_back(k);
+      }
+      pv.P = partition_from_vars(vars, tokens, width);
+      break;
+    }
+    case PartSpec::Kind::value: {
+      Value v = eval(*ps.value, env);
+      if (v.kind != Value::Kind::partition)
+        fail(ps.loc, std::string("expected a partition, got a ") + kind_name(v.kind));
+      if (v.part->P.in_A.size() != n)
+        fail(ps.loc, "partition " + v.part->label + " is over " + std::to_string(v.part->P.in_A.size()) +
+                         " variables, the target has " + std::to_string(n));
+      return *v.part;
+    }
+  }
+  check_sides(pv.P);
+  pv.label = part_label(pv.P, width, flat);
+  return pv;
+}
+
+SepOptions Evaluator::sep_options(const Expr& call, const Env& env) {
+  SepOptions so = sep_;
+  for (const auto& a : call.args) {
+    if (a.name.empty()) continue;
+    if (a.name == "methods") {
+      std::string list;
+      for (const auto& w : a.value->kids) list += (list.empty() ? "" : ",") + w->str;
+      so.methods = parse_methods(list);
+      continue;
+    }
+    Value v = eval(*a.value, env);
+    if (a.name == "seed")
+      so.seed = static_cast<std::uint64_t>(need_int(v, a.loc, "seed"));
+    else if (a.name == "prime") {
+      so.prime = static_cast<ulong>(need_int(v, a.loc, "prime"));
+      require_prime_modulus(so.prime, "prime");
+    } else if (a.name == "templates") {
+      if (v.kind == Value::Kind::list) {
+        so.template_vectors.clear();
+        for (const auto& t : *v.list) {
+          if (t.kind != Value::Kind::list) fail(a.loc, "templates = [[...], ...]: each template is a list of numbers");
+          std::vector<Fmpq> row;
+          for (const auto& x : *t.list) {
+            Quantity q = need_number(x, a.loc, "a template entry");
+            if (!q.is_exact()) fail(a.loc, "template entries must be exact");
+            row.push_back(q.cert.lo.value());
+          }
+          so.template_vectors.push_back(std::move(row));
+        }
+      } else {
+        so.templates = need_size(v, a.loc, "templates");
+      }
+    } else if (a.name == "max_points")
+      so.max_points = need_size(v, a.loc, "max_points");
+    else if (a.name == "budget" || a.name == "max_terms") {
+      Quantity q = need_number(v, a.loc, a.name);
+      if (!q.is_exact() || q.cert.lo.sign() <= 0) fail(a.loc, a.name + " must be an exact positive number");
+      (a.name == "budget" ? so.budget : so.max_terms) = q.cert.lo.value().to_double();
+    }
+  }
+  return so;
+}
+
+void Evaluator::apply_using(const std::vector<Arg>& options, const Env& env) {
+  Expr fake;
+  fake.kind = Expr::Kind::call;
+  fake.args = options;
+  sep_ = sep_options(fake, env);
+}
+
+namespace {
+
+std::string sep_key(const Entry& e, const Partition& P, const SepOptions& so) {
+  std::string k = std::to_string(e.token) + "," + std::to_string(e.channel) + "|";
+  for (char c : P.in_A) k += c ? '1' : '0';
+  k += P.by_tokens ? "t|" : "v|";
+  for (Method m : so.methods) k += std::string(method_name(m)) + ",";
+  k += "|" + std::to_string(so.seed) + "|" + std::to_string(so.prime) + "|" + std::to_string(so.templates) + "|" +
+       std::to_string(so.max_points) + "|" + std::to_string(so.budget) + "|" + std::to_string(so.max_terms) + "|";
+  for (const auto& t : so.template_vectors) {
+    for (const auto& x : t) k += x.str() + " ";
+    k += ";";
+  }
+  return k;
+}
+
+}  // namespace
+
+std::optional<Quantity> Evaluator::cached(const std::shared_ptr<const NetVal>& n, const std::string& key) const {
+  for (const auto& [k, q] : sep_cache_)
+    if (k.net == n && k.key == key) return q;
+  return std::nullopt;
+}
+
+void Evaluator::remember(const std::shared_ptr<const NetVal>& n, const std::string& key, const Quantity& q) {
+  if (sep_cache_.size() >= 32) sep_cache_.erase(sep_cache_.begin());
+  sep_cache_.push_back({{n, key}, q});
+}
+
+Quantity Evaluator::sep_quantity(const Expr& call, const Value& target, const PartVal& P, const SepOptions& so,
+                                 std::string* status) {
+  Quantity q;
+  if (target.kind == Value::Kind::net || target.kind == Value::Kind::output) {
+    const Entry e = target.kind == Value::Kind::output ? target.entry : default_output(target.net->model);
+    const std::string key = sep_key(e, P.P, so);
+    if (auto c = cached(target.net, key)) {
+      q = *c;
+    } else {
+      q = network_seps(target.net->model, {e}, {P.P}, so).at(0);
+      remember(target.net, key, q);
+    }
+  } else if (target.kind == Value::Kind::poly) {
+    q = poly_sep(target.poly->p, P.P, so);
+  } else {
+    fail(call.loc, std::string("sep needs a network, an output or a polynomial, got a ") + kind_name(target.kind));
+  }
+  *status = q.status();
+  return q;
+}
+
+}  // namespace netpoly::claims_detail
