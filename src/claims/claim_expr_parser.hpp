@@ -450,7 +450,7 @@ class ExprParser {
                          : f.max_pos < 0        ? "at least " + std::to_string(f.min_pos)
                                                 : std::to_string(f.min_pos) + " to " + std::to_string(f.max_pos);
       throw InputError(SrcLoc{file_, at.line, at.col}.str() + ": expected " + want + " positional argument" +
-                       (want == "1" ? "" : "s") + " for " + f.name + ", got " + std::to_string(pos));
+                       (want == "1" || want == "at least 1" ? "" : "s") + " for " + f.name + ", got " + std::to_string(pos));
     }
     if (f.part == FunctionInfo::Part::required && !c.part)
       throw InputError(SrcLoc{file_, at.line, at.col}.str() + ": expected a partition after ';' (" + f.name +
