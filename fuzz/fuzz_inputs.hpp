@@ -23,6 +23,7 @@
 #include <sstream>
 
 #include "netpoly/claim_parser.hpp"
+#include "netpoly/claim_report.hpp"
 #include "netpoly/claims.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"

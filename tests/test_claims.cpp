@@ -8,6 +8,7 @@
 
 #include "netpoly/claim_interval.hpp"
 #include "netpoly/claim_transforms.hpp"
+#include "netpoly/claim_report.hpp"
 #include "netpoly/claims.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"

@@ -1,7 +1,8 @@
-// Text and JSON reports of claim results (claims.hpp).
+// Text and JSON reports of claim results (claim_report.hpp).
 #include <iomanip>
 #include <sstream>
 
+#include "netpoly/claim_report.hpp"
 #include "netpoly/claims.hpp"
 
 namespace netpoly {

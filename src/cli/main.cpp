@@ -15,8 +15,7 @@ int main(int argc, char** argv) {
   // Blocks below 32 MiB come from the heap and are reused, instead of being
   // mapped and unmapped for each product (page faults each time and, with
   // two threads, TLB shootdowns); freed memory is returned beyond 64 MiB at
-  // the top. Measured (bench/README): attn(2,4,2,4) 0.165 -> 0.143 s and
-  // attn(2,3,1,4) about 7% faster, for a few MiB more resident memory.
+  // the top. The measurements are in bench/README.md ("mallopt").
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 64 << 20);
   mallopt(M_TOP_PAD, 16 << 20);

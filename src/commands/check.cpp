@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "netpoly/commands.hpp"
+#include "netpoly/claim_report.hpp"
 #include "netpoly/claims.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/io.hpp"
