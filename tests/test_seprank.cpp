@@ -5,6 +5,7 @@
 // separation rank depends on the balanced partition.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <fstream>
 #include <cmath>
 #include <map>
 #include <set>
@@ -834,4 +835,33 @@ TEST_CASE("AnalysisContext: the analysis reads its limits and cancellation from 
   CHECK_THAT(r[0].runs.at(0).note, Catch::Contains("--budget"));
   // The process context: no limits outside a command.
   CHECK(AnalysisContext{}.budget_left() == std::numeric_limits<double>::infinity());
+}
+
+TEST_CASE("the README's method table lists exactly the registered methods, with their kind", "[seprank][docs]") {
+  std::ifstream in(std::string(NETPOLY_SOURCE_DIR) + "/README.md");
+  REQUIRE(in);
+  std::string line;
+  bool table = false;
+  std::vector<std::pair<std::string, std::string>> rows;  // name, "gives"
+  while (std::getline(in, line)) {
+    if (line.rfind("| method | gives | how |", 0) == 0) {
+      table = true;
+      continue;
+    }
+    if (!table) continue;
+    if (line.empty()) break;
+    if (line.rfind("| `", 0) != 0) continue;
+    const auto a = line.find('`') + 1, b = line.find('`', a);
+    const auto g0 = line.find('|', b) + 2, g1 = line.find('|', g0);
+    rows.emplace_back(line.substr(a, b - a), line.substr(g0, g1 - g0 - 1));
+  }
+  const auto& reg = method_registry();
+  REQUIRE(rows.size() == reg.size());
+  for (std::size_t i = 0; i < reg.size(); ++i) {
+    INFO(rows[i].first);
+    CHECK(rows[i].first == std::string(reg[i]->id.id()));  // registry order
+    const std::string kind = run_kind_name(reg[i]->kind);
+    // "certified upper" / "certified lower" / "exact" / "estimate"
+    CHECK(rows[i].second.find(kind) != std::string::npos);
+  }
 }
