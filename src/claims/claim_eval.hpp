@@ -135,6 +135,9 @@ Quantity need_number(const Value& v, const SrcLoc& at, const std::string& what);
 slong need_int(const Value& v, const SrcLoc& at, const std::string& what);  // an exact integer
 std::size_t need_size(const Value& v, const SrcLoc& at, const std::string& what);
 const NetVal& need_net(const Value& v, const SrcLoc& at, const std::string& what);
+// The network lives in the value: a temporary would leave the reference
+// dangling (keep the value in a variable first).
+const NetVal& need_net(const Value&& v, const SrcLoc& at, const std::string& what) = delete;
 Value make_int(slong x);
 Value make_net(Model m, NetFamily fam, std::string desc);
 NetFamily infer_family(const Model& m);

@@ -165,7 +165,8 @@ Value net_measure(Evaluator& ev, const Expr& e, const Env& env) {
   const CallArgs a(ev, e, env);
   const auto& pos = a.pos;
   const std::string& f = e.str;
-  const NetVal& n = need_net(a.arg(0), pos[0]->loc, f + "(...)");
+  const Value t = a.arg(0);  // owns the network while n refers to it (layers(prefix(net, 2)))
+  const NetVal& n = need_net(t, pos[0]->loc, f + "(...)");
   if (f == "layers") return make_int(static_cast<slong>(n.fam.shape.layers));
   if (f == "width") return make_int(static_cast<slong>(n.model.width));
   if (f == "heads") return make_int(static_cast<slong>(n.fam.shape.heads));
