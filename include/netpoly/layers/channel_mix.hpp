@@ -11,29 +11,20 @@
 namespace netpoly {
 
 template <class S>
-struct ChannelMix {
+struct ChannelMix : MixWeights<S> {
+  using MixWeights<S>::W;
+  using MixWeights<S>::W2;
+  using MixWeights<S>::activation;
   static constexpr const char* kind = "channel_mix";
   static constexpr LayerRole role = LayerRole::channel_mixing;
-  Mat<S> W;                  // h x d
-  std::optional<Mat<S>> W2;  // d' x h
-  Activation activation = Activation::none;
 
   template <class F>
   auto map(F&& f) const {
     ChannelMix<decltype(f(std::declval<S>()))> r;
-    r.W = W.map(f);
-    if (W2) r.W2 = W2->map(f);
-    r.activation = activation;
+    this->map_into(r, f);
     return r;
   }
   std::size_t out_width(std::size_t) const { return W2 ? W2->rows : W.rows; }
-  double degree() const { return activation == Activation::square ? 2 : 1; }
-  std::size_t family_size() const { return 0; }
-  template <class F>
-  void for_each_matrix(F&& f) const {
-    f(W);
-    if (W2) f(*W2);
-  }
 
   template <class Rd, class Json>
   static ChannelMix read(const Rd& r, const Json& o, const std::string& lp, std::size_t, std::size_t d) {
@@ -47,17 +38,6 @@ struct ChannelMix {
     }
     cm.activation = r.activation(o, lp);
     return cm;
-  }
-
-  template <class Wr>
-  void write(Wr& w) const {
-    w.os << ",\n" << w.in << "\"W\": ";
-    w.matrix(W, w.in + "     ");
-    if (W2) {
-      w.os << ",\n" << w.in << "\"W2\": ";
-      w.matrix(*W2, w.in + "      ");
-    }
-    w.activation(activation);
   }
 
   template <class Ring>

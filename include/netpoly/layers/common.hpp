@@ -12,6 +12,8 @@
 #pragma once
 #include <algorithm>
 #include <cstddef>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "netpoly/parallel.hpp"
@@ -45,6 +47,42 @@ using Need = std::vector<char>;
 // tables): attention, a mixing layer (token or channel), a product block, or
 // structure that is not counted as a layer (permutations).
 enum class LayerRole { attention, token_mixing, channel_mixing, product, structure };
+
+// The weights of a mixing layer, act(W .) then W2 (optional): what token and
+// channel mixing share (they differ in the axis they mix, hence in reading
+// shapes and in the forward pass).
+template <class S>
+struct MixWeights {
+  Mat<S> W;
+  std::optional<Mat<S>> W2;
+  Activation activation = Activation::none;
+
+  double degree() const { return activation == Activation::square ? 2 : 1; }
+  std::size_t family_size() const { return 0; }
+  template <class F>
+  void for_each_matrix(F&& f) const {
+    f(W);
+    if (W2) f(*W2);
+  }
+  // The same weights in another scalar, into `r` (a mixing layer of that scalar).
+  template <class R, class F>
+  void map_into(R& r, F&& f) const {
+    r.W = W.map(f);
+    if (W2) r.W2 = W2->map(f);
+    r.activation = activation;
+  }
+  template <class Wr>
+  void write(Wr& w) const {
+    w.os << ",\n" << w.in << "\"W\": ";
+    w.matrix(W, w.in + "     ");
+    if (W2) {
+      w.os << ",\n" << w.in << "\"W2\": ";
+      w.matrix(*W2, w.in + "      ");
+    }
+    w.activation(activation);
+  }
+  bool operator==(const MixWeights&) const = default;
+};
 
 namespace detail {
 

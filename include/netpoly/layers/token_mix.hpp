@@ -11,29 +11,20 @@
 namespace netpoly {
 
 template <class S>
-struct TokenMix {
+struct TokenMix : MixWeights<S> {
+  using MixWeights<S>::W;
+  using MixWeights<S>::W2;
+  using MixWeights<S>::activation;
   static constexpr const char* kind = "token_mix";
   static constexpr LayerRole role = LayerRole::token_mixing;
-  Mat<S> W;                  // N x N
-  std::optional<Mat<S>> W2;  // N x N
-  Activation activation = Activation::none;
 
   template <class F>
   auto map(F&& f) const {
     TokenMix<decltype(f(std::declval<S>()))> r;
-    r.W = W.map(f);
-    if (W2) r.W2 = W2->map(f);
-    r.activation = activation;
+    this->map_into(r, f);
     return r;
   }
   std::size_t out_width(std::size_t d) const { return d; }
-  double degree() const { return activation == Activation::square ? 2 : 1; }
-  std::size_t family_size() const { return 0; }
-  template <class F>
-  void for_each_matrix(F&& f) const {
-    f(W);
-    if (W2) f(*W2);
-  }
 
   template <class Rd, class Json>
   static TokenMix read(const Rd& r, const Json& o, const std::string& lp, std::size_t N, std::size_t) {
@@ -43,17 +34,6 @@ struct TokenMix {
     if (o.contains("W2")) tm.W2 = r.matrix(o["W2"], Rd::join(lp, "W2"), N, N, "W2 is N x N");
     tm.activation = r.activation(o, lp);
     return tm;
-  }
-
-  template <class Wr>
-  void write(Wr& w) const {
-    w.os << ",\n" << w.in << "\"W\": ";
-    w.matrix(W, w.in + "     ");
-    if (W2) {
-      w.os << ",\n" << w.in << "\"W2\": ";
-      w.matrix(*W2, w.in + "      ");
-    }
-    w.activation(activation);
   }
 
   template <class Ring>
