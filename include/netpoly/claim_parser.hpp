@@ -54,6 +54,8 @@ struct PartSpec {
   std::string text;
 };
 
+struct FunctionInfo;
+
 struct Expr {
   enum class Kind { number, string, name, neg, binary, call, index, list, range };
   Kind kind = Kind::number;
@@ -67,6 +69,7 @@ struct Expr {
   std::vector<Arg> args;         // call arguments (named ones include options given after ';')
   std::optional<PartSpec> part;  // call: partition section
   ExprPtr poly;                  // poly("..."): the parsed polynomial text
+  const FunctionInfo* fn = nullptr;  // call: its entry in the function table (set by the parser)
   int height = 1;                // 1 + the highest child (bounded by kMaxClaimHeight)
 };
 

@@ -336,7 +336,7 @@ Value Evaluator::eval(const Expr& e, const Env& env) {
 
 std::vector<Value> Evaluator::generate(const Expr& e, const Env& env) {
   if (e.kind == Expr::Kind::call)
-    if (const FunctionInfo* f = find_claim_function(e.str); f && f->generate) return f->generate(*this, e, env);
+    if (const FunctionInfo* f = function_of(e); f->generate) return f->generate(*this, e, env);
   Value v = eval(e, env);
   if (v.kind == Value::Kind::list) return *v.list;
   return {v};
@@ -555,40 +555,6 @@ RelOutcome Evaluator::condition(const Condition& c, const Env& env,
     if (!o.note.empty()) out.note += (out.note.empty() ? "" : "; ") + o.note;
   }
   return out;
-}
-
-// ------------------------------------------------------------------ calls
-const Arg* named(const Expr& e, const std::string& n) {
-  for (const auto& a : e.args)
-    if (a.name == n) return &a;
-  return nullptr;
-}
-
-std::vector<const Arg*> positional(const Expr& e) {
-  std::vector<const Arg*> r;
-  for (const auto& a : e.args)
-    if (a.name.empty()) r.push_back(&a);
-  return r;
-}
-
-std::string word(const Arg* a, const std::string& dflt) { return a ? a->value->str : dflt; }
-
-CallArgs::CallArgs(Evaluator& ev, const Expr& e, const Env& env) : ev(ev), e(e), env(env), pos(positional(e)) {}
-Value CallArgs::arg(std::size_t k) const { return ev.eval(*pos[k]->value, env); }
-Quantity CallArgs::num(std::size_t k) const { return need_number(arg(k), pos[k]->loc, e.str + "(...)"); }
-
-// A call: its function's handler (a generator must give exactly one value here).
-Value Evaluator::call(const Expr& e, const Env& env) {
-  const FunctionInfo* f = find_claim_function(e.str);
-  if (!f) fail(e.loc, "unknown function " + e.str);
-  if (f->generate) {
-    auto vs = f->generate(*this, e, env);
-    if (vs.size() != 1)
-      fail(e.loc, e.str + "(...) gives " + std::to_string(vs.size()) +
-                      " values here; iterate over them with `for NAME in " + e.str + "(...)`");
-    return vs[0];
-  }
-  return f->call(*this, e, env);
 }
 
 }  // namespace netpoly::claims_detail

@@ -151,6 +151,12 @@ std::vector<Quantity> network_seps(const Model& m, const std::vector<Entry>& out
                                    const SepOptions& so);
 Quantity poly_sep(const FmpqMpoly& p, const Partition& P, const SepOptions& so);
 
+// The max (or min) of a non-empty list of quantities (std::out_of_range if empty).
+Quantity extreme_of(const std::vector<Quantity>& qs, bool max);
+
+// A call's entry in the function table; InputError for an unknown name.
+const FunctionInfo* function_of(const Expr& e);
+
 // A call's arguments: named ones by name, positional ones evaluated on demand.
 const Arg* named(const Expr& e, const std::string& n);
 std::vector<const Arg*> positional(const Expr& e);

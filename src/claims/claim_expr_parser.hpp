@@ -329,6 +329,7 @@ class ExprParser {
       for (const auto& g : claim_functions()) names.push_back(g.name);
       fail_at(name_tok, "a known function (" + join(names) + ")");
     }
+    c->fn = f;
     Nest guard(*this);
     ++p_;  // (
     // first section: positional and named arguments

@@ -157,7 +157,7 @@ class Scope {
                            e.str + "'");
         return;
       case Expr::Kind::call: {
-        const FunctionInfo* f = find_claim_function(e.str);
+        const FunctionInfo* f = e.fn ? e.fn : find_claim_function(e.str);
         for (const auto& a : e.args) {
           if (f && std::find(f->symbols.begin(), f->symbols.end(), a.name) != f->symbols.end()) continue;
           expr(*a.value);

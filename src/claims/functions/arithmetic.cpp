@@ -33,9 +33,7 @@ Value min_max(Evaluator& ev, const Expr& e, const Env& env) {
       qs.push_back(need_number(v, pos[k]->loc, f));
   }
   if (qs.empty()) fail(e.loc, f + " of an empty list");
-  Quantity q = qs[0];
-  for (std::size_t k = 1; k < qs.size(); ++k) q = f == "min" ? q_min(q, qs[k]) : q_max(q, qs[k]);
-  return Value::number(q);
+  return Value::number(extreme_of(qs, f == "max"));
 }
 
 Value binom_fn(Evaluator& ev, const Expr& e, const Env& env) {

@@ -35,8 +35,7 @@ Value sep_like(Evaluator& ev, const Expr& e, const Env& env) {
     } else {
       qs.push_back(ev.sep_quantity(e, target, P, so, &status));
     }
-    q = qs.at(0);
-    for (std::size_t k = 1; k < qs.size(); ++k) q = f == "max_sep" ? q_max(q, qs[k]) : q_min(q, qs[k]);
+    q = extreme_of(qs, f == "max_sep");
     status = q.status();
   }
   ev.record(e, status);
@@ -59,8 +58,7 @@ Value sup_inf(Evaluator& ev, const Expr& e, const Env& env) {
     fail(e.loc, x.what());
   }
   auto qs = network_seps(n.model, outs, parts, so);
-  Quantity q = qs.at(0);
-  for (std::size_t k = 1; k < qs.size(); ++k) q = f == "sup_sep" ? q_max(q, qs[k]) : q_min(q, qs[k]);
+  const Quantity q = extreme_of(qs, f == "sup_sep");
   ev.record(e, q.status());
   return Value::number(q);
 }
