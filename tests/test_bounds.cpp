@@ -83,11 +83,17 @@ TEST_CASE("LV Thm 3 by hand", "[bounds]") {
 
 TEST_CASE("LV Thm 1 by hand", "[bounds]") {
   // L = 1, d = 4, H = 1: 3^1 < 4, in regime. Upper: C(1) log3(d + H) = log3 5.
-  // Lower: 3^(-1) (log3 3 + a), a = -1 + 2 - log3 2, so (2 - log3 2)/3.
+  // Lower: 3^(-1) (log3 3 + a), a = -1 + 2 - log3 2, so (2 - log3 2)/3. The lower side is
+  // proved in App. B.2 for L >= 2 and d_a odd only: out of regime at L = 1 and at d_a = 4.
   auto bs = compute_bounds(attn(1, 4, 1, 2));
   Bound up = find(bs, "LV Thm 1 (upper)"), lo = find(bs, "LV Thm 1 (lower)");
   CHECK(up.in_regime);
-  CHECK(lo.in_regime);
+  CHECK_FALSE(lo.in_regime);
+  // L = 2, d = 11 (3^2 < 11), H = 1: d_a = 11 odd: in regime; H = 2 would not divide... d = 10,
+  // H = 2: d_a = 5 odd: in; d = 12, H = 1: d_a = 12 even: out.
+  CHECK(get(attn(2, 11, 1, 2), "LV Thm 1 (lower)").in_regime);
+  CHECK(get(attn(2, 10, 2, 2), "LV Thm 1 (lower)").in_regime);
+  CHECK_FALSE(get(attn(2, 12, 1, 2), "LV Thm 1 (lower)").in_regime);
   CHECK(up.value_kind == ValueKind::log3);
   CHECK(up.log3 == Approx(std::log(5.0) / std::log(3.0)).epsilon(1e-14));
   CHECK(lo.log3 == Approx((2 - kL3_2) / 3).epsilon(1e-14));
@@ -122,9 +128,12 @@ TEST_CASE("LV Thm 2 by hand", "[bounds]") {
   // L = 2, d = 4, H = 2: 3^2 > 4, in regime.
   // Lower: d L/2 - L (H/2 + 1) - d (1 + log3((d - H)/2)/2) = 4 - 4 - 4 (1 + 0) = -4.
   // Upper: 2 d L + L - 2 d log3(d / (2 sqrt(2e))) + log3 d = 18 - 8 log3(4 / 4.66323) + log3 4 = 20.3791.
+  // The lower side comes from App. B.2 (L >= 2, d_a odd): d_a = 2 here, so out of regime;
+  // d = 3, H = 1, L = 2 (3^2 > 3, d_a = 3) is in.
   auto bs = compute_bounds(attn(2, 4, 2, 4));
   Bound lo = find(bs, "LV Thm 2 (lower)"), up = find(bs, "LV Thm 2 (upper)");
-  CHECK(lo.in_regime);
+  CHECK_FALSE(lo.in_regime);
+  CHECK(get(attn(2, 3, 1, 4), "LV Thm 2 (lower)").in_regime);
   CHECK(up.in_regime);
   CHECK(lo.log3 == -4.0);
   const double l3 = 1 / std::log(3.0);
@@ -164,11 +173,27 @@ TEST_CASE("LV Lemma 2, Thm 5 and Thm 6 by hand", "[bounds]") {
   CHECK(lv_lemma2_layer(2, 2, 1, Fmpz(2)).str() == "256");
   CHECK(lv_lemma2_layer(2, 4, 2, Fmpz(1)).str() == "256");  // 2 * 256 / 2
   CHECK_THROWS_AS(lv_lemma2_layer(2, 3, 2, Fmpz(1)), InputError);
-  // Thm 5, K = N d^4 / H = 32: L = 1: 2 K = 64; L = 2: (2 K)(3 K^3) = 6 K^4 = 6291456.
-  CHECK(exact_str(get(attn(1, 2, 1, 2, true), "LV Thm 5")) == "64");
-  CHECK(exact_str(get(attn(2, 2, 1, 2, true), "LV Thm 5")) == "6291456");
-  // H = 2, d = 2, N = 2: K = 16, L = 1: 32.
-  CHECK(exact_str(get(attn(1, 2, 2, 2, true), "LV Thm 5")) == "32");
+  // Thm 5, K = N d^4 / H = 32, three forms (LV App. A.4):
+  //   as stated L^L K^C(L): L = 1: K = 32; L = 2: 4 K^4 = 4194304.
+  //   product form (L+1)! K^C: L = 1: 2 K = 64; L = 2: 6 K^4 = 6291456.
+  //   proof recursion (L+1) S_L, S_1 = K, S_l = K (l S_{l-1})^3: L = 1: 2 K = 64;
+  //   L = 2: 3 K (2 K)^3 = 24 K^4 = 25165824; L = 3: 4 K (3 * 8 K^4)^3 = 55296 K^13.
+  CHECK(exact_str(get(attn(1, 2, 1, 2, true), "LV Thm 5")) == "32");
+  CHECK(exact_str(get(attn(2, 2, 1, 2, true), "LV Thm 5")) == "4194304");
+  CHECK(exact_str(get(attn(1, 2, 1, 2, true), "LV Thm 5 (product form)")) == "64");
+  CHECK(exact_str(get(attn(2, 2, 1, 2, true), "LV Thm 5 (product form)")) == "6291456");
+  CHECK(exact_str(get(attn(1, 2, 1, 2, true), "LV Thm 5 (proof recursion)")) == "64");
+  CHECK(exact_str(get(attn(2, 2, 1, 2, true), "LV Thm 5 (proof recursion)")) == "25165824");
+  {
+    Fmpz K13 = Fmpz(32), want;
+    fmpz_pow_ui(K13.get(), K13.get(), 13);
+    fmpz_mul_ui(want.get(), K13.get(), 55296);
+    Bound r3 = get(attn(3, 2, 1, 2, true), "LV Thm 5 (proof recursion)");
+    CHECK(exact_str(r3) == want.str());
+    CHECK(r3.log3 == Approx(std::log(55296.0) / std::log(3.0) + 13 * std::log(32.0) / std::log(3.0)).epsilon(1e-12));
+  }
+  // H = 2, d = 2, N = 2: K = 16, L = 1: 16 as stated.
+  CHECK(exact_str(get(attn(1, 2, 2, 2, true), "LV Thm 5")) == "16");
   // Thm 6, L = 1, d = 2: d (C+1)^2 ((2 2)) (2/2 + 1)^2 = 2 * 4 * 3 * 4 = 96 = (C+1) * Thm 4.
   CHECK(exact_str(get(attn(1, 2, 1, 2, true), "LV Thm 6")) == "96");
   // L = 2, d = 4, H = 2: 5 * 267300 = 1336500.
@@ -178,24 +203,32 @@ TEST_CASE("LV Lemma 2, Thm 5 and Thm 6 by hand", "[bounds]") {
 TEST_CASE("NB bounds by hand", "[bounds]") {
   // Lemma 5.4: n^2 s^2 + s; s = 2, n = 3: 36 + 2 = 38. Lemma 5.2 (iv): binom(3 + 1, 2) = 6.
   CHECK(nb_lemma54_layer(Fmpz(2), 3).str() == "38");
+  // Corrected: binom(max(n, m) K + 1, 2) + K. n = 2, m = 7, K = 3: binom(22, 2) + 3 = 231 + 3 = 234
+  // (the printed form gives 4 * 9 + 3 = 39 < 44, the measured counterexample); n = 3, m = 2,
+  // K = 2: binom(7, 2) + 2 = 23 <= 38.
+  CHECK(nb_lemma54_corrected(Fmpz(3), 2, 7).str() == "234");
+  CHECK(nb_lemma54_corrected(Fmpz(2), 3, 2).str() == "23");
+  CHECK(nb_lemma54_corrected(Fmpz(0), 3, 2).str() == "0");
   CHECK(nb_lemma52_square(Fmpz(3)).str() == "6");
   // Thm 5.5, mixer p = 1, m = 2, n = 2, H = 1: (2 * 4 * 4)^2 = 1024; p = 2: 32^4 = 1048576.
   Bound b = get(shape(Arch::mixer, 1, 2, 2), "NB Thm 5.5");
   CHECK(exact_str(b) == "1024");
   CHECK(b.in_regime);
   CHECK(exact_str(get(shape(Arch::mixer, 2, 2, 2), "NB Thm 5.5")) == "1048576");
-  // H = 2: (2 * 2 * 4 * 4)^2 = 4096.
+  // Mixers have no heads: --heads 2 leaves H = 1, so still 1024 (it used to give 4096).
   NetworkShape p = shape(Arch::mixer, 1, 2, 2);
   p.heads = 2;
-  CHECK(exact_str(get(p, "NB Thm 5.5")) == "4096");
+  CHECK(exact_str(get(p, "NB Thm 5.5")) == "1024");
   // mlp: one token, n = 1 whatever `tokens` says: p = 1, m = 3: (2 * 9)^2 = 324.
   CHECK(exact_str(get(shape(Arch::mlp, 1, 3, 7), "NB Thm 5.5")) == "324");
   // Thm 5.6, attention with residuals, p = 1, H = 1, m = 2, n = 2: 32^3 = 32768.
   CHECK(exact_str(get(attn(1, 2, 1, 2, true), "NB Thm 5.6")) == "32768");
-  // Thm 5.7 is LV Thm 1's lower side: (2 - log3 2)/3 for p = 1, m = 4, H = 1.
+  // Thm 5.7 is LV Thm 1's lower side: (2 - log3 2)/3 for p = 1, m = 4, H = 1; out of regime
+  // at p = 1 (LV B.2 needs p >= 2); p = 2, m = 11, H = 1 (d_a odd, 2 < log3 11) is in.
   Bound t = get(attn(1, 4, 1, 2), "NB Thm 5.7");
-  CHECK(t.in_regime);
+  CHECK_FALSE(t.in_regime);
   CHECK(t.log3 == Approx((2 - kL3_2) / 3).epsilon(1e-14));
+  CHECK(get(attn(2, 11, 1, 2), "NB Thm 5.7").in_regime);
   CHECK_FALSE(get(attn(2, 4, 1, 2), "NB Thm 5.7").in_regime);  // 2 < log3 4 fails
 }
 
@@ -206,7 +239,8 @@ TEST_CASE("AO orders and degree laws by hand", "[bounds]") {
   CHECK(o.value_kind == ValueKind::log3);
   CHECK(o.log3 == Approx(8 * kL3_2).epsilon(1e-14));
   CHECK_FALSE(o.in_regime);
-  CHECK(get(shape(Arch::product, 3, 4, 1, 2), "AO eq. (3)").in_regime);
+  // The product preset is AO Comment 3.1's per-token form, not eq. (2)'s block: never in regime.
+  CHECK_FALSE(get(shape(Arch::product, 3, 4, 1, 2), "AO eq. (3)").in_regime);
   CHECK_FALSE(get(shape(Arch::product, 9, 4, 1, 1), "AO eq. (3)").in_regime);  // k = 1: no regime
   // Attention: Theta(3^(L d)), L = 2, d = 4: log3 = 8, and 3^2 > 4.
   Bound a = get(attn(2, 4, 2, 4), "AO eq. (1)");

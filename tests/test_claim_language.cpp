@@ -87,9 +87,14 @@ const std::vector<Known> kKnown = {
     {"bound", "check bound(\"LV Thm 3\", arch = attention, layers = 1, width = 2, heads = 1, tokens = 2) == 4", Verdict::fail},
     {"log3bound", "check 0 < log3bound(\"LV Thm 3\", arch = attention, layers = 1, width = 2, heads = 1, tokens = 2) < 2",
      Verdict::pass},
-    // LV Thm 1's regime L < log3 d: 1 < log3 9 = 2 holds, 2 < 2 does not
-    {"regime", "check regime(\"LV Thm 1 (lower)\", arch = attention, layers = 1, width = 9, heads = 1, tokens = 2) == 1",
+    // LV Thm 1's upper regime L < log3 d: 1 < log3 9 = 2 holds, 2 < 2 does not; the lower side
+    // also needs L >= 2 and d_a odd (App. B.2): 2 < log3 11 with d_a = 11 holds, L = 1 does not
+    {"regime", "check regime(\"LV Thm 1 (upper)\", arch = attention, layers = 1, width = 9, heads = 1, tokens = 2) == 1",
      Verdict::pass},
+    {"regime", "check regime(\"LV Thm 1 (lower)\", arch = attention, layers = 2, width = 11, heads = 1, tokens = 2) == 1",
+     Verdict::pass},
+    {"regime", "check regime(\"LV Thm 1 (lower)\", arch = attention, layers = 1, width = 9, heads = 1, tokens = 2) == 1",
+     Verdict::fail},
     {"regime", "check regime(\"LV Thm 1 (lower)\", arch = attention, layers = 2, width = 9, heads = 1, tokens = 2) == 1",
      Verdict::fail},
     // arithmetic

@@ -79,8 +79,13 @@ Fmpz multiset_coefficient(const Fmpz& n, const Fmpz& k);
 // rank <= K gives entries of rank <= N d^4 K^3 / H (requires H | d).
 Fmpz lv_lemma2_layer(std::uint64_t N, std::uint64_t d, std::uint64_t H, const Fmpz& K);
 
-// NB Lemma 5.4: one mixer layer over f gives sep <= n^2 sep(f)^2 + sep(f).
+// NB Lemma 5.4 as printed (eq. 9): one mixer layer over f gives sep <= n^2 sep(f)^2 + sep(f).
+// FALSE for a channel-mixing layer with width m > n (it sums m entries): mixer(L = 2, N = 2,
+// d = 7) has 44 > 39. Kept, marked, so that claims can show the failure.
 Fmpz nb_lemma54_layer(const Fmpz& sep_f, std::uint64_t n);
+// NB Lemma 5.4 corrected (what Lemma 5.2 (i), (iv) prove): binom(max(n, m) K + 1, 2) + K,
+// K = sep(f), n tokens, m channels.
+Fmpz nb_lemma54_corrected(const Fmpz& sep_f, std::uint64_t n, std::uint64_t m);
 
 // NB Lemma 5.2 (iv): sep(f ⊙ f) <= binom(sep(f) + 1, 2).
 Fmpz nb_lemma52_square(const Fmpz& sep_f);

@@ -69,6 +69,8 @@ struct RegisterBound {
 
 // LV Thm 1's lower side = NB Thm 5.7 (levine.cpp).
 Real lv_thm1_lower_log3(const Ctx& c);
+// The shapes LV App. B.2's lower-bound construction covers: L >= 2, d_a = d/H odd (levine.cpp).
+bool b2_shape(const Ctx& c);
 
 constexpr const char* kAttn = "attention (no residual)";
 constexpr const char* kAttnRes = "attention (residual)";

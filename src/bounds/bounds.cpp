@@ -237,8 +237,21 @@ Fmpz lv_lemma2_layer(std::uint64_t N, std::uint64_t d, std::uint64_t H, const Fm
   return r;
 }
 
+Fmpz nb_lemma54_corrected(const Fmpz& sep_f, std::uint64_t n, std::uint64_t m) {
+  // A token-mixing entry sigma2(sum_{s<n} W_ts f_sj) squares a sum of n entries of sep <= K
+  // (sep <= n K by NB Lemma 5.2 (i)), so by Lemma 5.2 (iv) its sep is <= binom(n K + 1, 2); a
+  // channel-mixing entry sigma2(sum_{c<m} f_tc W_cj) sums m entries: binom(m K + 1, 2). The
+  // residual pi_r(f) adds <= K (Lemma 5.2 (i), (ii)). With s = max(n, m) both kinds are covered.
+  Fmpz s, r;
+  fmpz_mul_ui(s.get(), sep_f.get(), std::max(n, m));
+  r = nb_lemma52_square(s);
+  fmpz_add(r.get(), r.get(), sep_f.get());
+  return r;
+}
+
 Fmpz nb_lemma54_layer(const Fmpz& sep_f, std::uint64_t n) {
-  // NB Lemma 5.4, eq. (9): n^2 sep(f)^2 + sep(f).
+  // NB Lemma 5.4, eq. (9) as printed: n^2 sep(f)^2 + sep(f). False for channel-mixing layers
+  // with m > n (docs/findings.md); kept so that the failure can be shown.
   Fmpz r;
   fmpz_mul(r.get(), sep_f.get(), sep_f.get());
   fmpz_mul_ui(r.get(), r.get(), n);

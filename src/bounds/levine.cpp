@@ -11,6 +11,13 @@ Real lv_thm1_lower_log3(const Ctx& c) {
   return c.lambda * bounds_detail::log3((c.dr - c.Hr) / (Real(2.0) * c.lambda));
 }
 
+// The shapes LV App. B.2 ("Proof of the lower bounds in theorems 1 and 2")
+// covers: its weight assignment starts at layer 3 with lambda = 3^(L-2)
+// ("for all l > 2"), so L >= 2; Lemma 6 splits each head's d_a coordinates
+// into (d_a - 1)/2 + (d_a - 1)/2 + 1, so d_a = d/H is odd. Every lower bound
+// derived from B.2 (LV Thm 1 and 2 lower, NB Thm 5.7) is in its regime only there.
+bool b2_shape(const Ctx& c) { return c.L >= 2 && c.H >= 1 && (c.d / c.H) % 2 == 1; }
+
 namespace {
 
 using bounds_detail::log3;
@@ -69,8 +76,9 @@ Draft lv_thm1_upper(const Ctx& c) {
 // LV Thm 1, lower side (eq. 7): log3 sep >= 3^(L-2) (log3(d - H) + a), a = -L + 2 - log3 2.
 Draft lv_thm1_lower(const Ctx& c) {
   const std::uint64_t d = c.d, H = c.H;
-  Draft x = draft("LV Thm 1 (lower)", "LV §4.1, Theorem 1, eq. (7)", kAttn, BoundKind::lower,
-                  "log3 sep >= 3^(L-2) (log3(d - H) - L + 2 - log3 2)", "L < log3 d", c.shallow, kAE);
+  Draft x = draft("LV Thm 1 (lower)", "LV §4.1, Theorem 1, eq. (7); proof in App. B.2", kAttn, BoundKind::lower,
+                  "log3 sep >= 3^(L-2) (log3(d - H) - L + 2 - log3 2)",
+                  "L < log3 d; L >= 2 and d_a = d/H odd (App. B.2's construction)", c.shallow && b2_shape(c), kAE);
   x.b.defined = d > H;
   x.log3 = lv_thm1_lower_log3(c);
   return x;
@@ -88,8 +96,9 @@ Draft lv_thm2_upper(const Ctx& c) {
 // LV Thm 2, lower side (eq. 8): log3 sep >= d L/2 + b1 + b2, b1 = -L (H/2 + 1), b2 = -d (1 + log3((d-H)/2)/2).
 Draft lv_thm2_lower(const Ctx& c) {
   const std::uint64_t d = c.d, H = c.H;
-  Draft x = draft("LV Thm 2 (lower)", "LV §4.2, Theorem 2, eq. (8)", kAttn, BoundKind::lower,
-                  "log3 sep >= d L/2 - L (H/2 + 1) - d (1 + log3((d - H)/2) / 2)", "L > log3 d", c.deep, kAE);
+  Draft x = draft("LV Thm 2 (lower)", "LV §4.2, Theorem 2, eq. (8); proof in App. B.2", kAttn, BoundKind::lower,
+                  "log3 sep >= d L/2 - L (H/2 + 1) - d (1 + log3((d - H)/2) / 2)",
+                  "L > log3 d; L >= 2 and d_a = d/H odd (App. B.2's construction)", c.deep && b2_shape(c), kAE);
   x.b.defined = d > H;
   Real half(0.5);
   x.log3 = c.dr * c.Lr * half - c.Lr * (c.Hr * half + Real(1.0)) -
@@ -122,24 +131,70 @@ Draft lv_b2_witness(const Ctx& c) {
   return x;
 }
 
-// LV Thm 5 (App. A.4): sep <= prod_{l=1..L} (l + 1) (N d^4 / H)^(3^(l-1)) = (L+1)! K^C(L), K = N d^4/H.
-// The theorem's headline form, log3 sep <= L log3 L + C(L)(4 log3 d + log3 N - log3 H), is smaller
-// than this product for L <= 2 ((L+1)! > L^L); we use the product the proof ends with (and
-// docs/math.md states).
+// LV Thm 5 (App. A.4), K = N d^4 / H (LV Lemma 2's factor), in three forms:
+//   "LV Thm 5": the theorem as stated, log3 sep <= L log3 L + C(L) log3 K, i.e. L^L K^C(L);
+//   "LV Thm 5 (proof recursion)": what the proof's argument gives, "Sep(y) <= (L+1)
+//     Sep(longest branch(L))" with "Sep(longest branch(L)) <= K (L Sep(longest branch(L-1)))^3"
+//     and "Sep(longest branch(L=1)) = K": (L+1) S_L, S_1 = K, S_l = K (l S_{l-1})^3;
+//   "LV Thm 5 (product form)": the proof's last line, prod_{l=1..L} (l+1) K^(3^(l-1)) = (L+1)! K^C(L).
+// The recursion is the largest for L >= 2 (L = 2: 24 K^4 against 6 K^4 and 4 K^4); the other
+// two do not follow from it, so only a violation of the recursion refutes what the paper proves.
+Fmpz lv_K(std::uint64_t d, std::uint64_t H, std::uint64_t N) {
+  Fmpz K = fz(d);
+  fmpz_pow_ui(K.get(), K.get(), 4);
+  fmpz_mul_ui(K.get(), K.get(), N);
+  fmpz_divexact_ui(K.get(), K.get(), H);  // H | d
+  return K;
+}
+Real lv_K_log3(const Ctx& c) { return log3(c.Nr * c.dr * c.dr * c.dr * c.dr / c.Hr); }
+
 Draft lv_thm5(const Ctx& c) {
   const std::uint64_t L = c.L, d = c.d, H = c.H, N = c.N;
-  Draft x = draft("LV Thm 5", "LV App. A.4, Theorem 5", kAttnRes, BoundKind::upper,
-                  "prod_{l=1..L} (l + 1) (N d^4 / H)^(3^(l-1))", "none", true,
-                  "the theorem's log form L log3 L + C(L) log3(N d^4/H) differs for L <= 2; "
-                  "this is the product form of its proof");
-  Real K = c.Nr * c.dr * c.dr * c.dr * c.dr / c.Hr;
-  x.log3 = bounds_detail::log3_factorial(c.Lr + Real(1.0)) + c.C * log3(K);
+  Draft x = draft("LV Thm 5", "LV App. A.4, Theorem 5 (as stated)", kAttnRes, BoundKind::upper,
+                  "log3 sep <= L log3 L + C(L) log3(N d^4 / H), i.e. L^L (N d^4/H)^C(L)", "none", true,
+                  "smaller than what the proof's recursion gives for L >= 2 (see \"LV Thm 5 (proof recursion)\")");
+  x.log3 = c.Lr * log3(c.Lr) + c.C * lv_K_log3(c);
   x.exact = [L, d, H, N]() {
-    Fmpz K = fz(d), f;
-    fmpz_pow_ui(K.get(), K.get(), 4);
-    fmpz_mul_ui(K.get(), K.get(), N);
-    fmpz_divexact_ui(K.get(), K.get(), H);  // H | d
-    Fmpz r = pow_exact(K, lv_C(L));
+    Fmpz r = pow_exact(lv_K(d, H, N), lv_C(L));
+    Fmpz LL = ui_pow_ui(L, L);
+    fmpz_mul(r.get(), r.get(), LL.get());
+    return Fmpq(r);
+  };
+  return x;
+}
+
+// S_L of the proof exactly: S_1 = K, S_l = K (l S_{l-1})^3. log3 S_l = log3 K + 3 (log3 l + log3 S_{l-1}).
+Draft lv_thm5_recursion(const Ctx& c) {
+  const std::uint64_t L = c.L, d = c.d, H = c.H, N = c.N;
+  Draft x = draft("LV Thm 5 (proof recursion)", "LV App. A.4, proof of Theorem 5", kAttnRes, BoundKind::upper,
+                  "(L + 1) S_L, S_1 = N d^4/H, S_l = (N d^4/H) (l S_{l-1})^3", "none", true,
+                  "the bound the proof's argument establishes");
+  const Real lk = lv_K_log3(c);
+  Real s = lk;
+  for (std::uint64_t l = 2; l <= L; ++l) s = lk + Real(3.0) * (log3(re(l)) + s);
+  x.log3 = log3(c.Lr + Real(1.0)) + s;
+  x.exact = [L, d, H, N]() {
+    const Fmpz K = lv_K(d, H, N);
+    Fmpz S = K;
+    for (std::uint64_t l = 2; l <= L; ++l) {
+      fmpz_mul_ui(S.get(), S.get(), l);
+      fmpz_pow_ui(S.get(), S.get(), 3);
+      fmpz_mul(S.get(), S.get(), K.get());
+    }
+    fmpz_mul_ui(S.get(), S.get(), L + 1);
+    return Fmpq(S);
+  };
+  return x;
+}
+
+Draft lv_thm5_product(const Ctx& c) {
+  const std::uint64_t L = c.L, d = c.d, H = c.H, N = c.N;
+  Draft x = draft("LV Thm 5 (product form)", "LV App. A.4, last line of the proof of Theorem 5", kAttnRes,
+                  BoundKind::upper, "prod_{l=1..L} (l + 1) (N d^4 / H)^(3^(l-1)) = (L+1)! (N d^4/H)^C(L)", "none",
+                  true, "smaller than the proof's recursion for L >= 2; does not follow from it");
+  x.log3 = bounds_detail::log3_factorial(c.Lr + Real(1.0)) + c.C * lv_K_log3(c);
+  x.exact = [L, d, H, N]() {
+    Fmpz r = pow_exact(lv_K(d, H, N), lv_C(L)), f;
     fmpz_fac_ui(f.get(), L + 1);
     fmpz_mul(r.get(), r.get(), f.get());
     return Fmpq(r);
@@ -165,7 +220,9 @@ const RegisterBound lv_thm2_upper_entry({"LV Thm 2 (upper)", 14, attention_plain
 const RegisterBound lv_thm2_lower_entry({"LV Thm 2 (lower)", 15, attention_plain, lv_thm2_lower});
 const RegisterBound lv_b2_witness_entry({"LV B.2 witness", 16, attention_plain, lv_b2_witness});
 const RegisterBound lv_thm5_entry({"LV Thm 5", 20, attention_residual, lv_thm5});
-const RegisterBound lv_thm6_entry({"LV Thm 6", 21, attention_residual, lv_thm6});
+const RegisterBound lv_thm5_rec_entry({"LV Thm 5 (proof recursion)", 21, attention_residual, lv_thm5_recursion});
+const RegisterBound lv_thm5_prod_entry({"LV Thm 5 (product form)", 22, attention_residual, lv_thm5_product});
+const RegisterBound lv_thm6_entry({"LV Thm 6", 23, attention_residual, lv_thm6});
 
 }  // namespace
 }  // namespace netpoly::bounds_detail

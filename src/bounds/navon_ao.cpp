@@ -17,9 +17,14 @@ Draft ao_eq1(const Ctx& c) {
 }
 
 Draft ao_eq3(const Ctx& c) {
-  // AO eq. (3): sep = Theta(k^(L d)) for L > log_k d (k >= 2). An order, not a bound.
-  Draft x = draft("AO eq. (3)", "AO §1.2, eq. (3)", "product", BoundKind::order, "Theta(k^(L d))", "L > log_k d, k >= 2",
-                  c.k >= 2 && cmp_pow(c.k, c.L, c.d) > 0, "asymptotic order with unstated constants, not a certified bound");
+  // AO eq. (3): sep = Theta(k^(L d)) for L > log_k d (k >= 2). An order, not a bound. It is
+  // stated for eq. (2)'s block y(X) = X prod (W_k X^T), which mixes tokens; the `product`
+  // preset is Comment 3.1's per-token polynomial P_k(x) = prod (W_k x) (every output entry
+  // depends on one token only), so the statement's network is not this one: never in regime.
+  Draft x = draft("AO eq. (3)", "AO §1.2, eq. (3)", "product", BoundKind::order, "Theta(k^(L d))",
+                  "eq. (2)'s token-mixing block with L > log_k d, k >= 2; the product preset is AO Comment "
+                  "3.1's per-token form, not that block",
+                  false, "asymptotic order with unstated constants, not a certified bound; shown for comparison only");
   x.log3 = c.Lr * c.dr * log3(c.kr);
   return x;
 }

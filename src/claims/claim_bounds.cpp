@@ -15,7 +15,9 @@ namespace netpoly {
 namespace {
 
 // One-step lemmas offered as functions of named arguments.
-const std::vector<std::string> kLemmas = {"NB Lemma 5.4", "NB Lemma 5.2 (iv)", "LV Lemma 2"};
+// "NB Lemma 5.4" is the printed form (false for channel mixing with m > n; kept to show it).
+const std::vector<std::string> kLemmas = {"NB Lemma 5.4", "NB Lemma 5.4 (corrected)", "NB Lemma 5.2 (iv)",
+                                          "LV Lemma 2"};
 
 std::string lower(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -75,6 +77,11 @@ Quantity lemma(const BoundCall& c, const std::string& id) {
     const std::uint64_t n = need_uint(c, {"n", "tokens", "N"}, id);
     return monotone_in_K(
         need_quantity(c, "K", id), [n](const Fmpz& K) { return nb_lemma54_layer(K, n); }, id);
+  }
+  if (id == "NB Lemma 5.4 (corrected)") {
+    const std::uint64_t n = need_uint(c, {"n", "tokens", "N"}, id), m = need_uint(c, {"m", "width", "d"}, id);
+    return monotone_in_K(
+        need_quantity(c, "K", id), [n, m](const Fmpz& K) { return nb_lemma54_corrected(K, n, m); }, id);
   }
   if (id == "NB Lemma 5.2 (iv)")
     return monotone_in_K(
