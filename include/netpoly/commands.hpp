@@ -49,6 +49,7 @@ struct MakeOptions {
   PresetOptions preset;
   std::string out = "-";
   std::string seed;
+  std::string weights;  // --weights; empty keeps preset.weights
   bool tokens_given = false;
 };
 
@@ -71,7 +72,8 @@ struct TableOptions {
   std::string layers = "1", width = "2", heads = "1", tokens = "", degree = "2";
   bool residual = false;
   std::uint64_t seeds = 1;
-  std::int64_t range = 3;
+  std::int64_t range = 0;           // 0: the --weights distribution's default
+  std::string weights = "generic";  // small | wide | generic
   std::string partition = "half";
   std::string methods;
   double budget = 0, max_terms = 5e7;

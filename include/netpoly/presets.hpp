@@ -10,15 +10,35 @@
 
 namespace netpoly {
 
+// How preset weights are drawn (all integers, uniform, from SplitMix64):
+//   small   [-R, R] including 0 (R = 3 unless given): short coefficients, but zeros
+//           and small values make degenerate networks (an output entry identically 0);
+//   wide    [-R, R] without 0 (R = 1000 unless given);
+//   generic [-R, R] without 0 (R = 2^16 unless given), meant to measure the generic
+//           (maximal) rank of the architecture; tables and claims check it against a
+//           second independent draw (second_draw) and report any difference.
+enum class WeightDist { small, wide, generic };
+WeightDist parse_weight_dist(const std::string& s);  // InputError naming --weights
+const char* weight_dist_name(WeightDist w);          // "small" | "wide" | "generic"
+
 struct PresetOptions {
   NetworkShape shape;
   std::uint64_t seed = 1;
-  std::int64_t range = 3;  // weights uniform in [-range, range]
+  std::int64_t range = 0;  // R; 0 = the distribution's default (3, 1000, 2^16)
+  WeightDist weights = WeightDist::small;
+  std::int64_t effective_range() const;
+  // "integers in [-3, 3]", "nonzero integers in [-65536, 65536] (generic)"
+  std::string weights_text() const;
 };
 
 // The preset of a network shape (the shape the bounds speak of), with the
-// given seed and weight range: what `table` measures and the tests compare.
-PresetOptions preset_options(const NetworkShape& p, std::uint64_t seed = 1, std::int64_t range = 3);
+// given seed and weights: what `table` measures and the tests compare.
+PresetOptions preset_options(const NetworkShape& p, std::uint64_t seed = 1, std::int64_t range = 0,
+                             WeightDist weights = WeightDist::small);
+
+// The same preset with an independent seed (a second generic draw): a rank that
+// differs between the two draws was the weights', not the architecture's.
+PresetOptions second_draw(const PresetOptions& o);
 
 // Builds the preset; throws InputError for impossible shapes (e.g. H not dividing d).
 Model make_preset(const PresetOptions& o);

@@ -148,7 +148,11 @@ std::string part_label(const Partition& P, std::size_t width, bool flat);
 // sep of network outputs (a default analysis that does not close the
 // bracket asks plan_followup for one more call), and of a polynomial.
 std::vector<Quantity> network_seps(const Model& m, const std::vector<Entry>& outs, const std::vector<Partition>& parts,
-                                   const SepOptions& so);
+                                   const SepOptions& so,
+                                   std::vector<Entry>* zero_outputs = nullptr);
+// A note for the claim: these outputs of a network are identically 0 (a degenerate draw of
+// weights, or a structural zero), so their sep 0 says nothing about the architecture.
+void note_zero_outputs(Evaluator& ev, const NetVal& n, const std::vector<Entry>& zeros);
 Quantity poly_sep(const FmpqMpoly& p, const Partition& P, const SepOptions& so);
 
 // The max (or min) of a non-empty list of quantities (std::out_of_range if empty).

@@ -59,11 +59,14 @@ bool is_default(const SepOptions& so) { return so.methods.empty(); }
 // sep of network outputs for partitions; a default analysis that does not
 // close the bracket is followed by a black-box run (cheap, no expansion).
 std::vector<Quantity> network_seps(const Model& m, const std::vector<Entry>& outs, const std::vector<Partition>& parts,
-                                   const SepOptions& so) {
+                                   const SepOptions& so, std::vector<Entry>* zero_outputs) {
   auto rs = analyse_network(m, outs, parts, so);
   std::vector<Quantity> qs;
   for (const auto& r : rs) {
     Quantity q = from_result(r);
+    if (zero_outputs && r.status == BracketStatus::exact && r.upper.value && *r.upper.value == 0 &&
+        std::find(zero_outputs->begin(), zero_outputs->end(), r.output) == zero_outputs->end())
+      zero_outputs->push_back(r.output);
     if (is_default(so) && !q.cert.is_point()) {
       SepOptions bb = so;
       bb.methods = plan_followup(false);
@@ -263,6 +266,18 @@ std::optional<Quantity> Evaluator::cached(const std::shared_ptr<const NetVal>& n
   return std::nullopt;
 }
 
+void note_zero_outputs(Evaluator& ev, const NetVal& n, const std::vector<Entry>& zeros) {
+  if (zeros.empty()) return;
+  std::string list;
+  for (std::size_t k = 0; k < zeros.size() && k < 4; ++k)
+    list += (k ? ", " : "") + ("y[" + std::to_string(zeros[k].token) + "][" + std::to_string(zeros[k].channel) + "]");
+  if (zeros.size() > 4) list += ", ...";
+  const std::string s = "degenerate: " + list + " of " + n.desc +
+                        " identically 0 (sep 0 for every partition: a property of these weights, not of the "
+                        "architecture)";
+  if (std::find(ev.notes.begin(), ev.notes.end(), s) == ev.notes.end()) ev.notes.push_back(s);
+}
+
 void Evaluator::remember(const std::shared_ptr<const NetVal>& n, const std::string& key, const Quantity& q) {
   if (sep_cache_.size() >= 32) sep_cache_.erase(sep_cache_.begin());
   sep_cache_.push_back({{n, key}, q});
@@ -277,7 +292,9 @@ Quantity Evaluator::sep_quantity(const Expr& call, const Value& target, const Pa
     if (auto c = cached(target.net, key)) {
       q = *c;
     } else {
-      q = network_seps(target.net->model, {e}, {P.P}, so).at(0);
+      std::vector<Entry> zeros;
+      q = network_seps(target.net->model, {e}, {P.P}, so, &zeros).at(0);
+      note_zero_outputs(*this, *target.net, zeros);
       remember(target.net, key, q);
     }
   } else if (target.kind == Value::Kind::poly) {

@@ -20,6 +20,7 @@ inline const std::set<std::string> kConstants = {"true", "false"};
 
 inline std::vector<std::string> symbol_values(const std::string& option) {
   if (option == "activation") return {"none", "square"};
+  if (option == "weights") return {"small", "wide", "generic"};
   if (option == "vec") return {"row", "column"};
   if (option == "blocks") return {"kron", "diagonal"};
   if (option == "at") return {"output", "input"};

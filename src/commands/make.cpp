@@ -13,6 +13,7 @@ void run_make(const MakeOptions& options) {
   MakeOptions o = options;
   if (o.preset.shape.arch == netpoly::Arch::product && !o.tokens_given) o.preset.shape.tokens = 1;
   if (!o.seed.empty()) o.preset.seed = parse_u64(o.seed, "--seed");
+  if (!o.weights.empty()) o.preset.weights = parse_weight_dist(o.weights);
   Model m = make_preset(o.preset);
   std::string text = write_model(m);
   if (o.out == "-") {

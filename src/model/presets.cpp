@@ -5,15 +5,67 @@
 
 namespace netpoly {
 
-PresetOptions preset_options(const NetworkShape& p, std::uint64_t seed, std::int64_t range) {
-  return PresetOptions{.shape = p, .seed = seed, .range = range};
+PresetOptions preset_options(const NetworkShape& p, std::uint64_t seed, std::int64_t range, WeightDist weights) {
+  return PresetOptions{.shape = p, .seed = seed, .range = range, .weights = weights};
+}
+
+WeightDist parse_weight_dist(const std::string& s) {
+  if (s == "small") return WeightDist::small;
+  if (s == "wide") return WeightDist::wide;
+  if (s == "generic") return WeightDist::generic;
+  throw InputError("--weights: expected small, wide or generic, got \"" + s + "\"");
+}
+
+const char* weight_dist_name(WeightDist w) {
+  switch (w) {
+    case WeightDist::small: return "small";
+    case WeightDist::wide: return "wide";
+    case WeightDist::generic: return "generic";
+  }
+  return "small";
+}
+
+std::int64_t PresetOptions::effective_range() const {
+  if (range != 0) return range;
+  switch (weights) {
+    case WeightDist::small: return 3;
+    case WeightDist::wide: return 1000;
+    case WeightDist::generic: return INT64_C(1) << 16;
+  }
+  return 3;
+}
+
+std::string PresetOptions::weights_text() const {
+  const std::string r = std::to_string(effective_range());
+  if (weights == WeightDist::small) return "integers in [-" + r + ", " + r + "]";
+  return "nonzero integers in [-" + r + ", " + r + "]" + (weights == WeightDist::generic ? " (generic)" : "");
+}
+
+PresetOptions second_draw(const PresetOptions& o) {
+  PresetOptions t = o;
+  // Another SplitMix64 stream: the golden-ratio increment's odd multiple keeps it away from
+  // the first draws of nearby seeds.
+  t.seed = o.seed ^ 0xd1b54a32d192ed03ULL;
+  return t;
 }
 
 namespace {
 
-Mat<Fmpq> random_mat(SplitMix64& g, std::size_t r, std::size_t c, std::int64_t range) {
+struct WeightDraw {
+  SplitMix64& g;
+  std::int64_t range;
+  bool nonzero;
+  slong next() {
+    if (!nonzero) return static_cast<slong>(g.symmetric(range));
+    // Uniform on [-R, -1] u [1, R].
+    const std::int64_t x = static_cast<std::int64_t>(g.below(2 * static_cast<std::uint64_t>(range)));
+    return static_cast<slong>(x < range ? x - range : x - range + 1);
+  }
+};
+
+Mat<Fmpq> random_mat(WeightDraw& g, std::size_t r, std::size_t c) {
   Mat<Fmpq> m(r, c);
-  for (auto& x : m.a) x = Fmpq(static_cast<slong>(g.symmetric(range)));
+  for (auto& x : m.a) x = Fmpq(g.next());
   return m;
 }
 
@@ -28,7 +80,7 @@ Model make_preset(const PresetOptions& o) {
   require(s.layers >= 1 && s.layers <= 64, "--layers must be in [1, 64]");
   require(s.width >= 1 && s.width <= 4096, "--width must be in [1, 4096]");
   require(s.tokens >= 1 && s.tokens <= 4096, "--tokens must be in [1, 4096]");
-  require(o.range >= 1 && o.range <= (INT64_C(1) << 40), "--range must be in [1, 2^40]");
+  require(o.range == 0 || (o.range >= 1 && o.range <= (INT64_C(1) << 40)), "--range must be in [1, 2^40]");
   // Refused up front beyond the memory limit: at most 4 d^2 (attention, a
   // product of up to 64 factors 64 d^2), N^2 or d^2 weights a layer, each an
   // fmpq (16 bytes) held about three times (the model, and a copy per ring
@@ -40,7 +92,8 @@ Model make_preset(const PresetOptions& o) {
     check_memory_estimate(weights * 48.0, "a preset with up to " + std::to_string(static_cast<long long>(weights)) +
                                               " weights");
   }
-  SplitMix64 g(o.seed);
+  SplitMix64 rng(o.seed);
+  WeightDraw g{rng, o.effective_range(), o.weights != WeightDist::small};
   Model m;
   m.width = s.width;
   m.tokens = s.tokens;
@@ -50,8 +103,8 @@ Model make_preset(const PresetOptions& o) {
     for (std::size_t l = 0; l < s.layers; ++l) {
       Attention<Fmpq> a;
       for (std::size_t h = 0; h < s.heads; ++h)
-        a.heads.push_back({random_mat(g, da, s.width, o.range), random_mat(g, da, s.width, o.range),
-                           random_mat(g, da, s.width, o.range), random_mat(g, s.width, da, o.range)});
+        a.heads.push_back({random_mat(g, da, s.width), random_mat(g, da, s.width),
+                           random_mat(g, da, s.width), random_mat(g, s.width, da)});
       m.layers.push_back({std::move(a), s.residual});
     }
   } else if (s.arch == Arch::mixer) {
@@ -59,12 +112,12 @@ Model make_preset(const PresetOptions& o) {
     for (std::size_t l = 0; l < s.layers; ++l) {
       if (l % 2 == 0) {
         TokenMix<Fmpq> t;
-        t.W = random_mat(g, s.tokens, s.tokens, o.range);
+        t.W = random_mat(g, s.tokens, s.tokens);
         t.activation = Activation::square;
         m.layers.push_back({std::move(t), s.residual});
       } else {
         ChannelMix<Fmpq> c;
-        c.W = random_mat(g, s.width, s.width, o.range);
+        c.W = random_mat(g, s.width, s.width);
         c.activation = Activation::square;
         m.layers.push_back({std::move(c), s.residual});
       }
@@ -74,7 +127,7 @@ Model make_preset(const PresetOptions& o) {
     m.tokens = 1;
     for (std::size_t l = 0; l < s.layers; ++l) {
       ChannelMix<Fmpq> c;
-      c.W = random_mat(g, s.width, s.width, o.range);
+      c.W = random_mat(g, s.width, s.width);
       c.activation = Activation::square;
       m.layers.push_back({std::move(c), s.residual});
     }
@@ -82,7 +135,7 @@ Model make_preset(const PresetOptions& o) {
     require(s.degree >= 1 && s.degree <= 16, "--degree must be in [1, 16]");
     for (std::size_t l = 0; l < s.layers; ++l) {
       Product<Fmpq> p;
-      for (std::size_t k = 0; k < s.degree; ++k) p.Ws.push_back(random_mat(g, s.width, s.width, o.range));
+      for (std::size_t k = 0; k < s.degree; ++k) p.Ws.push_back(random_mat(g, s.width, s.width));
       m.layers.push_back({std::move(p), s.residual});
     }
   }

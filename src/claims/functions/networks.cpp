@@ -19,9 +19,15 @@ std::vector<Value> gen_presets(Evaluator& ev, const Expr& e, const Env& env) {
   };
   std::vector<Param> ps;
   std::string activation = "square";
+  // Claims about architectures measure generic weights unless told otherwise.
+  WeightDist weights = WeightDist::generic;
   for (const auto& a : e.args) {
     if (a.name == "activation") {
       activation = a.value->str;
+      continue;
+    }
+    if (a.name == "weights") {
+      weights = parse_weight_dist(a.value->str);  // the parser checked the word
       continue;
     }
     Value v = ev.eval(*a.value, env);
@@ -38,6 +44,7 @@ std::vector<Value> gen_presets(Evaluator& ev, const Expr& e, const Env& env) {
   std::vector<std::size_t> at(ps.size(), 0);
   for (bool done = false; !done;) {
     PresetOptions o;
+    o.weights = weights;
     o.shape.arch = parse_arch(f);
     if (f == "product") o.shape.tokens = 1;
     std::string desc = f + "(";
@@ -64,6 +71,8 @@ std::vector<Value> gen_presets(Evaluator& ev, const Expr& e, const Env& env) {
       desc += (k ? ", " : "") + n + " = " + (n == "residual" ? std::string(x ? "true" : "false") : std::to_string(x));
     }
     if (activation == "none") desc += std::string(ps.empty() ? "" : ", ") + "activation = none";
+    if (weights != WeightDist::generic)
+      desc += std::string(ps.empty() && activation != "none" ? "" : ", ") + "weights = " + weight_dist_name(weights);
     desc += ")";
     if (f == "attention" && (o.shape.heads == 0 || o.shape.width % o.shape.heads != 0)) {
       ++skipped;
@@ -186,29 +195,29 @@ std::vector<FunctionInfo> network_constructors() {
        0,
        0,
        P::none,
-       {"layers", "width", "heads", "tokens", "seed", "residual", "range"},
-       {},
+       {"layers", "width", "heads", "tokens", "seed", "residual", "range", "weights"},
+       {"weights"},
        "self-attention presets (netpoly make attention); a range in any parameter gives every combination", nullptr, gen_presets},
       {"mixer",
        0,
        0,
        P::none,
-       {"layers", "tokens", "width", "seed", "residual", "range", "activation"},
-       {"activation"},
+       {"layers", "tokens", "width", "seed", "residual", "range", "activation", "weights"},
+       {"activation", "weights"},
        "MLP-Mixer presets (NB Def 3.2); activation = square (default) or none", nullptr, gen_presets},
       {"mlp",
        0,
        0,
        P::none,
-       {"layers", "width", "seed", "residual", "range", "activation"},
-       {"activation"},
+       {"layers", "width", "seed", "residual", "range", "activation", "weights"},
+       {"activation", "weights"},
        "MLP presets (NB Def 3.1), one token", nullptr, gen_presets},
       {"product",
        0,
        0,
        P::none,
-       {"degree", "layers", "width", "tokens", "seed", "residual", "range"},
-       {},
+       {"degree", "layers", "width", "tokens", "seed", "residual", "range", "weights"},
+       {"weights"},
        "degree-k product block presets (AO)", nullptr, gen_presets},
       {"model", 1, 1, P::none, {}, {}, "a model file, relative to the .np file", nullptr, gen_model},
   };

@@ -31,7 +31,9 @@ Value sep_like(Evaluator& ev, const Expr& e, const Env& env) {
   } else {
     std::vector<Quantity> qs;
     if (target.kind == Value::Kind::net) {
-      qs = network_seps(target.net->model, resolve_outputs(target.net->model, std::nullopt, true), {P.P}, so);
+      std::vector<Entry> zeros;
+      qs = network_seps(target.net->model, resolve_outputs(target.net->model, std::nullopt, true), {P.P}, so, &zeros);
+      note_zero_outputs(ev, *target.net, zeros);
     } else {
       qs.push_back(ev.sep_quantity(e, target, P, so, &status));
     }
@@ -57,7 +59,9 @@ Value sup_inf(Evaluator& ev, const Expr& e, const Env& env) {
   } catch (const InputError& x) {
     fail(e.loc, x.what());
   }
-  auto qs = network_seps(n.model, outs, parts, so);
+  std::vector<Entry> zeros;
+  auto qs = network_seps(n.model, outs, parts, so, &zeros);
+  note_zero_outputs(ev, n, zeros);
   const Quantity q = extreme_of(qs, f == "sup_sep");
   ev.record(e, q.status());
   return Value::number(q);
