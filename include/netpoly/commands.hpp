@@ -78,6 +78,7 @@ struct TableOptions {
   std::string methods;
   double budget = 0, max_terms = 5e7;
   std::string format, out, shard = "1/1", plot, param_budget;
+  std::uint64_t max_depth = 6, max_width = 16;  // equal-budget shapes
   std::vector<std::string> merge;
   bool resume = false;
   unsigned jobs = 1, threads = 0;

@@ -13,8 +13,8 @@ namespace netpoly {
 // How preset weights are drawn (all integers, uniform, from SplitMix64):
 //   small   [-R, R] including 0 (R = 3 unless given): short coefficients, but zeros
 //           and small values make degenerate networks (an output entry identically 0);
-//   wide    [-R, R] without 0 (R = 1000 unless given);
-//   generic [-R, R] without 0 (R = 2^16 unless given), meant to measure the generic
+//   wide    [-R, R] without 0 (R = 100 unless given);
+//   generic [-R, R] without 0 (R = 2^10 unless given), meant to measure the generic
 //           (maximal) rank of the architecture; tables and claims check it against a
 //           second independent draw (second_draw) and report any difference.
 enum class WeightDist { small, wide, generic };
@@ -24,10 +24,10 @@ const char* weight_dist_name(WeightDist w);          // "small" | "wide" | "gene
 struct PresetOptions {
   NetworkShape shape;
   std::uint64_t seed = 1;
-  std::int64_t range = 0;  // R; 0 = the distribution's default (3, 1000, 2^16)
+  std::int64_t range = 0;  // R; 0 = the distribution's default (3, 100, 2^10)
   WeightDist weights = WeightDist::small;
   std::int64_t effective_range() const;
-  // "integers in [-3, 3]", "nonzero integers in [-65536, 65536] (generic)"
+  // "integers in [-3, 3]", "nonzero integers in [-1024, 1024] (generic)"
   std::string weights_text() const;
 };
 

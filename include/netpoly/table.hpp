@@ -12,6 +12,7 @@
 
 #include "netpoly/bounds.hpp"
 #include "netpoly/io.hpp"
+#include "netpoly/presets.hpp"
 #include "netpoly/seprank.hpp"
 
 namespace netpoly {
@@ -21,7 +22,16 @@ struct SweepSpec {
   std::vector<std::uint64_t> layers{1}, widths{2}, heads{1}, tokens{2}, degrees{2};
   bool residual = false;
   std::uint64_t seeds = 1;       // seeds 1..seeds
-  std::int64_t range = 3;        // weights uniform in [-range, range]
+  std::int64_t range = 0;        // weights in [-range, range]; 0: the distribution's default
+  WeightDist weights = WeightDist::generic;  // generic rows are checked against a second draw
+  // Equal-budget comparison (table --param-budget): when `budgets` is set, the
+  // configurations are, for each budget, each of `archs` and each depth up to
+  // max_depth, the widest width within the budget (per heads value for
+  // attention, per degree for product; at most max_width), instead of the
+  // lists above.
+  std::vector<Arch> archs;
+  std::vector<std::string> budgets;  // decimal parameter counts
+  std::uint64_t max_depth = 6, max_width = 16;
   std::string partition = "half";
   SepOptions sep;                // methods, budget (seconds), max_terms
   // Everything besides the shape and seed that can change a row's values:
@@ -46,8 +56,13 @@ struct SweepConfig {
   std::size_t index = 0;  // position in the full sweep
   NetworkShape params;
   std::uint64_t seed = 1;
-  std::string key() const;    // stable identity, e.g. "attention L=2 d=4 H=2 N=4 seed=1"
+  std::string budget;         // the parameter budget of an equal-budget row ("" otherwise)
+  std::string key() const;    // stable identity, e.g. "attention L=2 d=4 H=2 N=4 seed=1" ("B=48 " first)
 };
+
+// The configurations of an equal-budget sweep (s.budgets set), budget by budget,
+// architecture by architecture, depth ascending (src/tables/budget.cpp).
+std::vector<SweepConfig> budget_configs(const SweepSpec& s);
 
 // Every valid configuration in sweep order (layers, width, heads, tokens,
 // degree, seed — outermost first). Invalid shapes (H not dividing d) are skipped.
@@ -69,6 +84,12 @@ struct TableRow : Bracket {
   SweepConfig config;
   std::string params;  // parameter count (decimal)
   std::vector<BoundCell> bounds;
+  // Generic weights: the same shape measured with a second independent draw
+  // (its bracket as text), and whether the row is degenerate: y[0][0]
+  // identically 0, or the two draws' certified brackets do not meet.
+  std::string second_draw;
+  bool degenerate = false;
+  std::string degenerate_why;
   double seconds = 0;  // kept out of md/csv/latex so reruns compare byte for byte
   nlohmann::json options = nullptr;  // SweepSpec::row_options() of the run that measured it
   nlohmann::json sweep = nullptr;    // SweepSpec::sweep_json() of that run
@@ -90,8 +111,15 @@ TableFormat table_format_for(const std::string& path);  // by extension, md by d
 std::string render_table(const std::vector<TableRow>& rows, TableFormat f, const std::string& title);
 
 // SVG plot of log3 sep against depth (one series per width) with the upper
-// bound curves of the first seed's rows.
+// bound curves of the first seed's rows; for equal-budget rows, log3 sep
+// against parameters, one curve per architecture, bounds dashed.
 std::string render_plot(const std::vector<TableRow>& rows, const std::string& title);
+
+// The equal-budget forms (src/tables/budget.cpp): one row per shape with its
+// budget and architecture, the best-measured shape of each (budget, arch,
+// depth) and of each (budget, arch) marked, the bounds in one cell.
+std::string render_budget_table(const std::vector<TableRow>& rows, TableFormat f, const std::string& title);
+std::string render_budget_plot(const std::vector<TableRow>& rows, const std::string& title);
 
 struct SweepRunOptions {
   std::string out;               // table file; its journal is out + ".jsonl"

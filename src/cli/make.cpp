@@ -27,9 +27,9 @@ void setup_make(CLI::App& app) {
     if (arch == "product") s->add_option("--degree", o->preset.shape.degree, "degree k of each block")->required();
     if (arch != "product") s->add_flag("--residual", o->preset.shape.residual, "add residual connections");
     s->add_option("--seed", o->seed, "seed (0..2^64-1) of the SplitMix64 weight generator (default 1)");
-    s->add_option("--weights", o->weights, "small (integers in [-R, R], default) | wide (nonzero, R = 1000) | "
-                                           "generic (nonzero, R = 2^16: the architecture's generic rank)");
-    s->add_option("--range", o->preset.range, "R: weights in [-R, R] (default 3, 1000 or 2^16 by --weights)");
+    s->add_option("--weights", o->weights, "small (integers in [-R, R], default) | wide (nonzero, R = 100) | "
+                                           "generic (nonzero, R = 2^10: the architecture's generic rank)");
+    s->add_option("--range", o->preset.range, "R: weights in [-R, R] (default 3, 100 or 2^10 by --weights)");
     s->add_option("-o,--output", o->out, "output file (- = stdout)");
     s->callback([o, arch, s]() {
       o->preset.shape.arch = parse_arch(arch);

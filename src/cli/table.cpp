@@ -6,7 +6,8 @@ namespace netpoly::cli {
 void setup_table(CLI::App& app) {
   auto o = std::make_shared<TableOptions>();
   auto* s = app.add_subcommand("table", "tables of measured separation ranks against the seeds' bounds");
-  s->add_option("--arch", o->arch, "attention | mixer | mlp | product")->capture_default_str();
+  s->add_option("--arch", o->arch, "attention | mixer | mlp | product (a list with --param-budget)")
+      ->capture_default_str();
   s->add_option("--layers", o->layers, "depths, e.g. 1..3")->capture_default_str();
   s->add_option("--width", o->width, "widths, e.g. 2,4")->capture_default_str();
   s->add_option("--heads", o->heads, "heads (attention)")->capture_default_str();
@@ -14,7 +15,10 @@ void setup_table(CLI::App& app) {
   s->add_option("--degree", o->degree, "block degrees k (product)")->capture_default_str();
   s->add_flag("--residual", o->residual, "residual connections");
   s->add_option("--seeds", o->seeds, "seeds 1..S per shape")->capture_default_str();
-  s->add_option("--range", o->range, "weights uniform in [-R, R]")->capture_default_str();
+  s->add_option("--weights", o->weights,
+                "generic (default: nonzero in [-2^10, 2^10], checked against a second draw) | wide | small")
+      ->capture_default_str();
+  s->add_option("--range", o->range, "R: weights in [-R, R] (default 2^10, 100 or 3 by --weights)");
   s->add_option("--partition", o->partition, "partition (see seprank)")->capture_default_str();
   s->add_option("--methods", o->methods, "separation-rank methods (default: what is affordable)");
   s->add_option("--budget", o->budget, "seconds: skip a method whose estimated cost exceeds this");
@@ -27,7 +31,9 @@ void setup_table(CLI::App& app) {
   s->add_option("--merge", o->merge, "join shard tables (their .json or journals) into -o OUT");
   s->add_option("--plot", o->plot, "also draw log3 sep against depth with the bound curves (SVG)");
   s->add_option("--param-budget", o->param_budget,
-                "depth-to-width allocation: shapes within this many parameters, bound maxima, measured ranks");
+                "B[,B2,...]: compare --arch a,b,... at equal parameter budgets (every depth, widest shapes)");
+  s->add_option("--max-depth", o->max_depth, "equal budgets: deepest shape tried")->capture_default_str();
+  s->add_option("--max-width", o->max_width, "equal budgets: widest shape tried")->capture_default_str();
   s->add_option("--threads", o->threads, "threads (0 = all cores)")->capture_default_str();
   s->add_option("--max-memory", o->max_memory,
                 "stop (exit 3; finished rows stay in the journal) beyond this resident size, e.g. 8G (default: half "

@@ -88,7 +88,34 @@ std::vector<std::uint64_t> parse_unique_list(const std::string& s, const std::st
 
 SweepSpec make_spec(const TableOptions& o) {
   SweepSpec s;
-  s.arch = parse_arch(o.arch);
+  if (!o.param_budget.empty()) {
+    // Equal-budget comparison: --arch is a list, --param-budget a list of budgets.
+    std::stringstream as(o.arch);
+    for (std::string a; std::getline(as, a, ',');) {
+      const Arch x = parse_arch(a);
+      if (std::find(s.archs.begin(), s.archs.end(), x) == s.archs.end()) s.archs.push_back(x);
+    }
+    if (s.archs.empty()) throw InputError("--arch: expected a list like attention,mixer,mlp,product");
+    s.arch = s.archs[0];
+    std::stringstream bs(o.param_budget);
+    for (std::string b; std::getline(bs, b, ',');) {
+      Fmpz B;
+      if (b.empty() || b.find_first_not_of("0123456789") != std::string::npos || !B.set_str(b) ||
+          fmpz_sgn(B.get()) <= 0 || fmpz_bits(B.get()) > 62)
+        throw InputError("--param-budget: expected positive integers below 2^62 separated by commas, got \"" +
+                         o.param_budget + "\"");
+      if (std::find(s.budgets.begin(), s.budgets.end(), b) == s.budgets.end()) s.budgets.push_back(b);
+    }
+    if (s.budgets.empty()) throw InputError("--param-budget: expected at least one budget");
+    if (o.max_depth < 1 || o.max_depth > 64) throw InputError("--max-depth: must be in [1, 64]");
+    if (o.max_width < 1 || o.max_width > 4096) throw InputError("--max-width: must be in [1, 4096]");
+    s.max_depth = o.max_depth;
+    s.max_width = o.max_width;
+  } else {
+    if (o.arch.find(',') != std::string::npos)
+      throw InputError("--arch " + o.arch + ": several architectures only with --param-budget (equal budgets)");
+    s.arch = parse_arch(o.arch);
+  }
   s.layers = parse_unique_list(o.layers, "--layers");
   s.widths = parse_unique_list(o.width, "--width");
   s.heads = parse_unique_list(o.heads, "--heads");
@@ -97,89 +124,15 @@ SweepSpec make_spec(const TableOptions& o) {
   s.residual = o.residual;
   s.seeds = o.seeds;
   s.range = o.range;
+  if (o.range < 0 || o.range > (INT64_C(1) << 40)) throw InputError("--range: must be in [1, 2^40]");
+  s.weights = parse_weight_dist(o.weights);
   s.partition = o.partition;
   if (!o.methods.empty()) s.sep.methods = parse_methods(o.methods);
   if (limit_option(o.budget, "--budget", true) > 0) s.sep.budget = o.budget;
+  else if (!s.budgets.empty()) s.sep.budget = 30;  // equal-budget rows never run unbounded: 30 s a method by default
   s.sep.max_terms = limit_option(o.max_terms, "--max-terms", false);
   if (s.seeds == 0 || s.seeds > 10000) throw InputError("--seeds: expected 1..10000");
   return s;
-}
-
-// Depth-to-width allocation at a parameter budget: the widest shape of each
-// depth within the budget, every bound's log3, and the measured rank where
-// the expansion is small.
-void run_param_budget(const TableOptions& o) {
-  SweepSpec s = make_spec(o);
-  NetworkShape base{s.arch, 1, 2, s.heads.at(0), s.tokens.at(0), s.degrees.at(0), s.residual};
-  Fmpz budget;
-  if (!budget.set_str(o.param_budget) || fmpz_sgn(budget.get()) <= 0)
-    throw InputError("--param-budget: expected a positive integer, got \"" + o.param_budget + "\"");
-  auto pts = depth_width_points(base, budget);
-  if (pts.empty()) throw InputError("--param-budget " + o.param_budget + ": no shape fits this budget");
-  std::vector<std::string> ids;
-  for (const auto& b : pts[0].bounds)
-    if (b.kind == BoundKind::upper || b.kind == BoundKind::lower) ids.push_back(b.id);
-  std::ostringstream os;
-  os << "Depth-to-width allocation: " << arch_name(s.arch) << ", parameter budget " << o.param_budget
-     << " (widest width within budget at each depth; values are log3; * marks each column's maximum)\n\n";
-  os << "| depth | width | params | log3 d | measured log3 sep |";
-  for (const auto& id : ids) os << " " << id << " |";
-  os << "\n|---:|---:|---:|---:|---|";
-  for (std::size_t k = 0; k < ids.size(); ++k) os << "---|";
-  os << "\n";
-  std::vector<double> best(ids.size(), -HUGE_VAL);
-  std::vector<std::size_t> arg(ids.size(), 0);
-  std::vector<std::string> measured(pts.size(), "-");
-  double best_meas = -HUGE_VAL;
-  std::size_t arg_meas = SIZE_MAX;
-  for (std::size_t i = 0; i < pts.size(); ++i) {
-    for (std::size_t k = 0; k < ids.size(); ++k)
-      for (const auto& b : pts[i].bounds)
-        if (b.id == ids[k] && b.defined && b.log3 > best[k]) {
-          best[k] = b.log3;
-          arg[k] = i;
-        }
-    NetworkShape shape = base;
-    shape.layers = pts[i].depth;
-    shape.width = pts[i].width;
-    const PresetOptions po = preset_options(shape);
-    if (po.shape.arch == Arch::attention && po.shape.width % po.shape.heads) continue;
-    Model m = make_preset(po);
-    if (estimate_expansion(m).terms <= 2e5) {
-      auto r = analyse_network(m, {Entry{0, 0}}, {parse_partition(s.partition, m.tokens, m.width)}, s.sep)[0];
-      if (r.lower.value) {
-        double v = *r.lower.value ? std::log(static_cast<double>(*r.lower.value)) / std::log(3.0) : 0;
-        char b[64];
-        std::snprintf(b, sizeof b, "%.3f%s", v, r.status == BracketStatus::exact ? "" : " (lower)");
-        measured[i] = b;
-        if (r.status == BracketStatus::exact && v > best_meas) {
-          best_meas = v;
-          arg_meas = i;
-        }
-      }
-    }
-  }
-  for (std::size_t i = 0; i < pts.size(); ++i) {
-    char l3d[32];
-    std::snprintf(l3d, sizeof l3d, "%.3f", std::log(static_cast<double>(pts[i].width)) / std::log(3.0));
-    os << "| " << pts[i].depth << " | " << pts[i].width << " | " << pts[i].params.str() << " | " << l3d << " | "
-       << measured[i] << (i == arg_meas ? " *" : "") << " |";
-    for (std::size_t k = 0; k < ids.size(); ++k) {
-      std::string cell = "-";
-      for (const auto& b : pts[i].bounds)
-        if (b.id == ids[k]) cell = format_log3(b, 5) + (b.in_regime ? "" : " †");
-      os << " " << cell << (i == arg[k] ? " *" : "") << " |";
-    }
-    os << "\n";
-  }
-  os << "\n† outside the bound's regime condition. Maxima by depth:";
-  for (std::size_t k = 0; k < ids.size(); ++k)
-    os << (k ? ";" : "") << " " << ids[k] << " at L=" << pts[arg[k]].depth << " (d=" << pts[arg[k]].width << ")";
-  if (arg_meas != SIZE_MAX)
-    os << "; measured (exact, small shapes only) at L=" << pts[arg_meas].depth << " (d=" << pts[arg_meas].width << ")";
-  os << "\n";
-  if (o.out.empty()) std::cout << os.str();
-  else write_file_atomic(o.out, os.str());
 }
 
 }  // namespace
@@ -190,11 +143,13 @@ void run_table(const TableOptions& o) {
   if (!o.max_memory.empty()) lim.max_memory_bytes = parse_memory_size(o.max_memory, "--max-memory");
   start_watchdog(lim, "table");
   if (!o.merge.empty()) return run_merge(o);
-  if (!o.param_budget.empty()) return run_param_budget(o);
   if (o.jobs < 1 || o.jobs > 256) throw InputError("--jobs: must be in [1, 256], got " + std::to_string(o.jobs));
   SweepSpec s = make_spec(o);
   if (sweep_configs(s).empty())
-    throw InputError("the sweep has no configuration: no --heads value divides any --width value");
+    throw InputError(s.budgets.empty() ? "the sweep has no configuration: no --heads value divides any --width value"
+                                       : "--param-budget " + o.param_budget +
+                                             ": no shape of these architectures fits (or the partition cannot "
+                                             "split any that fits)");
   SweepRunOptions r;
   r.out = o.out;
   r.format = o.format.empty() ? table_format_for(o.out) : parse_table_format(o.format);

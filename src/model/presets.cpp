@@ -29,8 +29,8 @@ std::int64_t PresetOptions::effective_range() const {
   if (range != 0) return range;
   switch (weights) {
     case WeightDist::small: return 3;
-    case WeightDist::wide: return 1000;
-    case WeightDist::generic: return INT64_C(1) << 16;
+    case WeightDist::wide: return 100;
+    case WeightDist::generic: return INT64_C(1) << 10;
   }
   return 3;
 }

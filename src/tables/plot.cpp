@@ -29,6 +29,7 @@ std::string esc(const std::string& s) {
 }  // namespace
 
 std::string render_plot(const std::vector<TableRow>& rows, const std::string& title) {
+  if (!rows.empty() && !rows[0].config.budget.empty()) return render_budget_plot(rows, title);
   // Series: every shape but the depth; x = depth; y = log3 sep (the certified
   // bracket as a bar, its lower end as the point; seeds are drawn side by side).
   struct Pt {

@@ -14,14 +14,23 @@ json SweepSpec::row_options() const {
   std::string ms;
   for (Method m : sep.methods) ms += (ms.empty() ? "" : ",") + std::string(method_name(m));
   json b = std::isfinite(sep.budget) ? json(sep.budget) : json(nullptr);
-  return {{"range", range},          {"partition", partition}, {"output", "0,0"},
+  return {{"range", range},          {"weights", weight_dist_name(weights)}, {"partition", partition}, {"output", "0,0"},
           {"methods", ms.empty() ? "default" : ms}, {"budget", b}, {"max_terms", sep.max_terms}};
 }
 
 json SweepSpec::sweep_json() const {
-  return {{"arch", arch_name(arch)}, {"layers", layers},   {"widths", widths},   {"heads", heads},
-          {"tokens", tokens},        {"degrees", degrees}, {"residual", residual}, {"seeds", seeds},
-          {"options", row_options()}};
+  json j = {{"arch", arch_name(arch)}, {"layers", layers},   {"widths", widths},   {"heads", heads},
+            {"tokens", tokens},        {"degrees", degrees}, {"residual", residual}, {"seeds", seeds},
+            {"options", row_options()}};
+  if (!budgets.empty()) {
+    json a = json::array();
+    for (Arch x : archs) a.push_back(arch_name(x));
+    j["archs"] = a;
+    j["budgets"] = budgets;
+    j["max_depth"] = max_depth;
+    j["max_width"] = max_width;
+  }
+  return j;
 }
 
 SweepSpec SweepSpec::from_sweep_json(const json& j) {
@@ -35,8 +44,15 @@ SweepSpec SweepSpec::from_sweep_json(const json& j) {
     s.degrees = j.at("degrees").get<std::vector<std::uint64_t>>();
     s.residual = j.at("residual").get<bool>();
     s.seeds = j.at("seeds").get<std::uint64_t>();
+    if (j.contains("budgets")) {
+      for (const auto& a : j.at("archs")) s.archs.push_back(parse_arch(a.get<std::string>()));
+      s.budgets = j.at("budgets").get<std::vector<std::string>>();
+      s.max_depth = j.at("max_depth").get<std::uint64_t>();
+      s.max_width = j.at("max_width").get<std::uint64_t>();
+    }
     const auto& o = j.at("options");
     s.range = o.at("range").get<std::int64_t>();
+    s.weights = parse_weight_dist(o.value("weights", std::string("small")));
     s.partition = o.at("partition").get<std::string>();
     const std::string ms = o.at("methods").get<std::string>();
     if (ms != "default") s.sep.methods = parse_methods(ms);
@@ -49,14 +65,24 @@ SweepSpec SweepSpec::from_sweep_json(const json& j) {
 }
 
 std::string sweep_title(const SweepSpec& s) {
+  PresetOptions po;
+  po.range = s.range;
+  po.weights = s.weights;
+  if (!s.budgets.empty()) {
+    std::string archs, bs;
+    for (Arch a : s.archs) archs += (archs.empty() ? "" : ", ") + std::string(arch_name(a));
+    for (const auto& b : s.budgets) bs += (bs.empty() ? "" : ", ") + b;
+    return "netpoly table: equal parameter budgets " + bs + " for " + archs + (s.residual ? " with residuals" : "") +
+           ", N = " + std::to_string(s.tokens.at(0)) + " tokens (mlp: 1), partition " + s.partition +
+           ", output y[0][0], weights " + po.weights_text();
+  }
   return std::string("netpoly table: ") + arch_name(s.arch) + (s.residual ? " with residuals" : "") +
-         ", partition " + s.partition + ", output y[0][0], weights in [-" + std::to_string(s.range) + ", " +
-         std::to_string(s.range) + "]";
+         ", partition " + s.partition + ", output y[0][0], weights " + po.weights_text();
 }
 
 std::string options_difference(const json& kept, const json& now) {
   static const std::vector<std::pair<const char*, const char*>> names{
-      {"range", "--range"},     {"partition", "--partition"}, {"output", "the output entry"},
+      {"range", "--range"},     {"weights", "--weights"},     {"partition", "--partition"}, {"output", "the output entry"},
       {"methods", "--methods"}, {"budget", "--budget"},       {"max_terms", "--max-terms"}};
   auto text = [](const json& v) { return v.is_null() ? std::string("none") : v.is_string() ? v.get<std::string>() : v.dump(); };
   if (!kept.is_object()) return "the options it was made with (an older journal does not record them)";

@@ -20,9 +20,13 @@ namespace netpoly {
 
 using json = nlohmann::json;
 
-std::string SweepConfig::key() const { return shape_label(params, LabelStyle::table_key) + " seed=" + std::to_string(seed); }
+std::string SweepConfig::key() const {
+  return (budget.empty() ? "" : "B=" + budget + " ") + shape_label(params, LabelStyle::table_key) +
+         " seed=" + std::to_string(seed);
+}
 
 std::vector<SweepConfig> sweep_configs(const SweepSpec& s) {
+  if (!s.budgets.empty()) return budget_configs(s);
   const bool att = s.arch == Arch::attention, mlp = s.arch == Arch::mlp, prod = s.arch == Arch::product;
   const std::vector<std::uint64_t> one{1};
   const auto& heads = att ? s.heads : one;
@@ -53,8 +57,11 @@ json TableRow::to_json() const {
   const auto& p = config.params;
   j["config"] = {{"arch", arch_name(p.arch)}, {"layers", p.layers}, {"width", p.width},   {"heads", p.heads},
                  {"tokens", p.tokens},        {"degree", p.degree}, {"residual", p.residual}, {"seed", config.seed}};
+  if (!config.budget.empty()) j["budget"] = config.budget;
   j["params"] = params;
   write_row_json(j);
+  if (!second_draw.empty()) j["second_draw"] = second_draw;
+  if (degenerate) j["degenerate"] = degenerate_why;
   json bs = json::array();
   for (const auto& b : bounds) {
     json x = {{"id", b.id},         {"kind", b.kind},         {"value", b.value}, {"log3", b.defined ? json(b.log3) : json(nullptr)},
@@ -79,7 +86,13 @@ TableRow TableRow::from_json(const json& j) {
                      c.at("tokens").get<std::uint64_t>(), c.at("degree").get<std::uint64_t>(),
                      c.at("residual").get<bool>()};
   r.config.seed = c.at("seed").get<std::uint64_t>();
+  r.config.budget = j.value("budget", std::string());
   r.params = j.at("params").get<std::string>();
+  r.second_draw = j.value("second_draw", std::string());
+  if (j.contains("degenerate")) {
+    r.degenerate = true;
+    r.degenerate_why = j["degenerate"].get<std::string>();
+  }
   static_cast<Bracket&>(r) = Bracket::from_row_json(j);
   for (const auto& x : j.at("bounds")) {
     BoundCell b;
@@ -137,12 +150,29 @@ TableRow measure_row(const SweepConfig& c, const SweepSpec& s) {
   TableRow row;
   row.config = c;
   const auto& p = c.params;
-  Model m = make_preset(preset_options(p, c.seed, s.range));
+  const PresetOptions po = preset_options(p, c.seed, s.range, s.weights);
+  Model m = make_preset(po);
   row.params = std::to_string(parameter_count(m));
   Partition P = parse_partition(s.partition, m.tokens, m.width);
   auto rs = analyse_network(m, {Entry{0, 0}}, {P}, s.sep);
   const auto& r = rs.at(0);
   static_cast<Bracket&>(row) = r;
+  if (r.status == BracketStatus::exact && r.upper.value && *r.upper.value == 0) {
+    row.degenerate = true;
+    row.degenerate_why = "y[0][0] is identically 0";
+  }
+  if (s.weights == WeightDist::generic) {
+    // A second independent draw: the generic rank is the same for almost every
+    // draw, so certified brackets that do not meet mean one draw was special.
+    const Bracket b = analyse_network(make_preset(second_draw(po)), {Entry{0, 0}}, {P}, s.sep).at(0);
+    row.second_draw = b.table_text();
+    const bool apart = (r.lower.value && b.upper.value && *r.lower.value > *b.upper.value) ||
+                       (b.lower.value && r.upper.value && *b.lower.value > *r.upper.value);
+    if (apart && !row.degenerate) {
+      row.degenerate = true;
+      row.degenerate_why = "a second generic draw measures " + b.table_text() + ", this one " + r.table_text();
+    }
+  }
   for (const auto& b : compute_bounds(p)) {
     BoundCell cell;
     cell.id = b.id;
@@ -241,6 +271,8 @@ std::string md_value(const BoundCell& b) {
 }  // namespace
 
 std::string render_table(const std::vector<TableRow>& rows_in, TableFormat f, const std::string& title) {
+  if (f != TableFormat::json && !rows_in.empty() && !rows_in[0].config.budget.empty())
+    return render_budget_table(rows_in, f, title);
   std::vector<TableRow> rows = rows_in;
   std::sort(rows.begin(), rows.end(), [](const TableRow& a, const TableRow& b) { return a.config.index < b.config.index; });
   std::ostringstream os;

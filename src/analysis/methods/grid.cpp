@@ -161,6 +161,20 @@ MethodRun run(MethodContext& ctx) {
         fmpz_divexact(Z.at(i, j), den.get(), q.den());
         fmpz_mul(Z.at(i, j), Z.at(i, j), q.num());
       }
+    // The exact rank of entries of many digits (a degree-3^L network at rational
+    // templates) can cost more than the evaluation: estimated from the size
+    // of the entries, and left to the rank mod p when it does not fit.
+    std::size_t max_bits = 1;
+    for (slong i = 0; i < nr; ++i)
+      for (slong j = 0; j < nc; ++j) max_bits = std::max<std::size_t>(max_bits, fmpz_bits(Z.at(i, j)));
+    const double est_rank = 1e-8 * static_cast<double>(nr) * static_cast<double>(nc) *
+                            static_cast<double>(std::min(nr, nc)) * (static_cast<double>(max_bits) / 64 + 1);
+    if (est_rank > cap - seconds_since(t0)) {
+      r.how = "certified lower bound (grid rank mod p = " + std::to_string(p) + ", LV Claim 1)";
+      r.note = "the rank over Q of entries of " + std::to_string(max_bits) + " bits (estimated " + fmt_g(est_rank) +
+               " s) is beyond --budget: the rank mod p is the bound";
+      return r;
+    }
     const std::size_t rq = rank_dense_exact(Z);
     r.value = std::max(rq, rp);
     r.details["rank_Q"] = rq;
