@@ -32,11 +32,19 @@ struct BoundCall {
 
 enum class BoundWant { value, log3, regime };
 
+// What a bound call evaluated (for `check --coverage`): the resolved id, and
+// whether the value says nothing (a lower bound of at most 1: sep >= 1 holds
+// for every nonzero function).
+struct BoundUse {
+  std::string id;
+  bool vacuous = false;
+};
+
 // bound(...): the exact value (certified point; the floor when the library
 // floors a rational upper bound); log3bound(...): an enclosure of its base-3
 // logarithm; regime(...): 1 when the record's condition holds, else 0.
 // Throws InputError for unknown ids, missing parameters, or a value that is
 // known only as log3.
-Quantity claim_bound(const BoundCall& call, BoundWant want);
+Quantity claim_bound(const BoundCall& call, BoundWant want, BoundUse* use = nullptr);
 
 }  // namespace netpoly

@@ -71,6 +71,9 @@ struct ClaimResult {
   std::optional<InstanceReport> report;
   std::vector<std::string> notes;
   std::vector<std::string> shown;  // `show` lines: "bindings: expr = value, ..." (at most kMaxShown)
+  // bound(...) / log3bound(...) evaluations by bound id (`check --coverage`):
+  // how many, and how many of them were vacuous (a lower bound <= 1).
+  std::map<std::string, std::pair<std::size_t, std::size_t>> bounds_used;
 };
 
 inline constexpr std::size_t kMaxShown = 500;

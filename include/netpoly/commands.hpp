@@ -28,6 +28,7 @@ struct CheckCliOptions {  // `check`: the claims subsystem (claims.hpp) with jou
   bool json = false;
   std::string journal;
   bool resume = false;
+  bool coverage = false;  // end with every bound id and how many evaluations checked it
   std::string max_memory;
   CheckOptions check;
 };

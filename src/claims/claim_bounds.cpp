@@ -121,10 +121,11 @@ std::string resolve_bound_id(const std::string& written, const std::vector<std::
   return "";
 }
 
-Quantity claim_bound(const BoundCall& c, BoundWant want) {
+Quantity claim_bound(const BoundCall& c, BoundWant want, BoundUse* use) {
   std::string why;
   const std::string known = resolve_bound_id(c.id, claim_bound_ids(), &why);
   if (known.empty()) throw InputError("bound: " + why);
+  if (use) use->id = known;
   if (std::find(kLemmas.begin(), kLemmas.end(), known) != kLemmas.end()) {
     if (want == BoundWant::regime) return Quantity::exact(XRat(1));
     Quantity q = lemma(c, known);
@@ -150,6 +151,10 @@ Quantity claim_bound(const BoundCall& c, BoundWant want) {
     throw InputError("bound(\"" + c.id + "\") does not apply to " + arch_name(p.arch) +
                      (p.residual ? " with residuals" : "") + ": " + why);
   const Bound& b = *std::find_if(records.begin(), records.end(), [&](const Bound& x) { return x.id == id; });
+  if (use) {
+    use->id = id;
+    use->vacuous = b.kind == BoundKind::lower && b.defined && !(b.log3 > 0);
+  }
   if (want == BoundWant::regime) return Quantity::exact(XRat(b.in_regime ? 1 : 0));
   if (!b.defined) throw InputError("bound(\"" + id + "\") is undefined for these parameters (" + b.formula + ")");
   if (b.value_kind == ValueKind::exact && b.exact) {

@@ -90,6 +90,7 @@ class Evaluator {
   // Per quantity call (by expression id): how often each status came out.
   std::map<int, std::pair<const Expr*, std::map<std::string, std::size_t>>> stats;
   std::vector<std::string> notes;  // once-per-claim remarks (skipped shapes ...)
+  std::map<std::string, std::pair<std::size_t, std::size_t>> bounds_used;  // id -> (evaluations, vacuous)
 
   // Polynomial helpers (shared contexts, one per number of variables).
   FmpqMpolyCtxPtr ctx(std::size_t nvars);

@@ -115,6 +115,11 @@ nlohmann::json claim_json(const ClaimResult& r) {
   j["quantities"] = qs;
   j["notes"] = r.notes;
   if (!r.shown.empty()) j["shown"] = r.shown;
+  if (!r.bounds_used.empty()) {
+    json u = json::object();
+    for (const auto& [id, n] : r.bounds_used) u[id] = {{"evaluations", n.first}, {"vacuous", n.second}};
+    j["bounds_used"] = u;
+  }
   if (r.report) {
     const auto& p = *r.report;
     json b = json::array(), cs = json::array();

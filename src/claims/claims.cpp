@@ -333,6 +333,7 @@ ClaimResult run_claim(const Claim& c, const CheckOptions& o) {
   }
   for (const auto& n : run.evaluator().notes)
     if (std::find(out.notes.begin(), out.notes.end(), n) == out.notes.end()) out.notes.push_back(n);
+  out.bounds_used = run.evaluator().bounds_used;
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;
 }

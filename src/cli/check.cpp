@@ -9,6 +9,8 @@ void setup_check(CLI::App& app) {
   s->add_option("paths", o->paths, ".np files, or directories (every *.np inside, sorted)")->required();
   s->add_option("--filter", o->check.filter, "run only claims whose title contains TEXT (case-insensitive)");
   s->add_flag("--json", o->json, "machine-readable report");
+  s->add_flag("--coverage", o->coverage,
+              "end with every bound id and how many evaluations checked it (exit 1 if one is checked by none)");
   s->add_option("--jobs", o->check.jobs, "claims run in parallel (results still print in file order)")
       ->capture_default_str();
   s->add_option("--budget", o->check.budget,

@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "netpoly/commands.hpp"
+#include "netpoly/claim_bounds.hpp"
 #include "netpoly/claim_report.hpp"
 #include "netpoly/claims.hpp"
 #include "netpoly/error.hpp"
@@ -97,6 +98,9 @@ ClaimResult result_from_json(const nlohmann::json& j) {
   r.inconclusive = j.at("inconclusive").get<std::size_t>();
   r.skipped = j.at("skipped").get<std::size_t>();
   r.seconds = j.at("seconds").get<double>();
+  if (j.contains("bounds_used"))
+    for (const auto& [id, u] : j["bounds_used"].items())
+      r.bounds_used[id] = {u.at("evaluations").get<std::size_t>(), u.at("vacuous").get<std::size_t>()};
   return r;
 }
 
@@ -175,15 +179,56 @@ void install_stop_report(const CheckCliOptions& o, Report& rep) {
 }
 
 // The summary (text or JSON) and the exit status of a finished run.
+// `--coverage`: every id bound(...) accepts, with the evaluations that checked
+// it over all claims; the ids no evaluation reached.
+std::vector<std::string> write_coverage(const std::vector<ClaimResult>& results, bool json_mode, nlohmann::json* j) {
+  std::map<std::string, std::pair<std::size_t, std::size_t>> total;
+  for (const auto& r : results)
+    for (const auto& [id, n] : r.bounds_used) {
+      total[id].first += n.first;
+      total[id].second += n.second;
+    }
+  std::vector<std::string> missing;
+  nlohmann::json cov = nlohmann::json::array();
+  std::ostringstream os;
+  os << "\ncoverage: bound(...) / log3bound(...) evaluations per bound id\n";
+  for (const auto& id : claim_bound_ids()) {
+    const auto [n, vac] = total.count(id) ? total[id] : std::pair<std::size_t, std::size_t>{0, 0};
+    std::string what;
+    if (n == 0) {
+      missing.push_back(id);
+      what = "NOT CHECKED (no instance evaluates it)";
+    } else if (vac == n) {
+      what = std::to_string(n) + " evaluations, every one vacuous (a lower bound <= 1 at every checked size)";
+    } else {
+      what = std::to_string(n - vac) + " evaluations" + (vac ? " (and " + std::to_string(vac) + " vacuous)" : "");
+    }
+    char b[64];
+    std::snprintf(b, sizeof b, "  %-28s ", id.c_str());
+    os << b << what << "\n";
+    cov.push_back({{"id", id}, {"evaluations", n}, {"vacuous", vac}});
+  }
+  os << (missing.empty() ? "every bound id is checked\n"
+                         : std::to_string(missing.size()) + " bound id(s) checked by no instance\n");
+  if (json_mode && j) (*j)["coverage"] = cov;
+  if (!json_mode) std::cout << os.str();
+  return missing;
+}
+
 void finish_check(const CheckCliOptions& o, Report& rep) {
   const auto t0 = rep.t0;
   const std::vector<ClaimResult>& results = rep.done;
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const int code = check_exit_code(results, o.check.strict);
-  if (o.json)
-    std::cout << report_json(results, rep.done_json, secs, code).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-  else
+  std::vector<std::string> missing;
+  if (o.json) {
+    nlohmann::json j = report_json(results, rep.done_json, secs, code);
+    if (o.coverage) missing = write_coverage(results, true, &j);
+    std::cout << j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  } else {
     std::cout << summary_line(results, secs) << "\n";
+    if (o.coverage) missing = write_coverage(results, false, nullptr);
+  }
   std::cout.flush();
   if (code == 2) {
     for (const auto& r : results)
@@ -199,6 +244,11 @@ void finish_check(const CheckCliOptions& o, Report& rep) {
     std::string why = std::to_string(fail) + " failed, " + std::to_string(inc) + " inconclusive";
     if (o.check.strict && prob) why += ", " + std::to_string(prob) + " only probabilistic (--strict)";
     throw CheckFailed("not every claim passed (" + why + ")");
+  }
+  if (!missing.empty()) {
+    std::string list;
+    for (const auto& m : missing) list += (list.empty() ? "" : ", ") + ("\"" + m + "\"");
+    throw CheckFailed("--coverage: " + std::to_string(missing.size()) + " bound id(s) checked by no instance: " + list);
   }
 }
 

@@ -27,10 +27,16 @@ Value bound_like(Evaluator& ev, const Expr& e, const Env& env) {
       bc.numbers[a.name] = need_number(ev.eval(*a.value, env), a.loc, a.name);
   }
   Quantity q;
+  BoundUse use;
   try {
-    q = claim_bound(bc, f == "bound" ? BoundWant::value : f == "log3bound" ? BoundWant::log3 : BoundWant::regime);
+    q = claim_bound(bc, f == "bound" ? BoundWant::value : f == "log3bound" ? BoundWant::log3 : BoundWant::regime, &use);
   } catch (const InputError& x) {
     fail(e.loc, x.what());
+  }
+  if (f != "regime") {
+    auto& u = ev.bounds_used[use.id];
+    ++u.first;
+    u.second += use.vacuous;
   }
   return Value::number(q);
 }
