@@ -201,7 +201,7 @@ std::vector<std::string> write_coverage(const std::vector<ClaimResult>& results,
     } else if (vac == n) {
       what = std::to_string(n) + " evaluations, every one vacuous (a lower bound <= 1 at every checked size)";
     } else {
-      what = std::to_string(n - vac) + " evaluations" + (vac ? " (and " + std::to_string(vac) + " vacuous)" : "");
+      what = std::to_string(n - vac) + (n - vac == 1 ? " evaluation" : " evaluations") + (vac ? " (and " + std::to_string(vac) + " vacuous)" : "");
     }
     char b[64];
     std::snprintf(b, sizeof b, "  %-28s ", id.c_str());
