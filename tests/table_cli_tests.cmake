@@ -12,3 +12,20 @@ add_test(NAME cli_bounds_heads_must_divide
 set_tests_properties(cli_bounds_heads_must_divide PROPERTIES PASS_REGULAR_EXPRESSION "must divide --width.*EXIT2")
 add_test(NAME cli_bounds_json COMMAND sh -c "$<TARGET_FILE:netpoly> bounds --arch mixer --layers 2 --width 3 --tokens 2 --json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(\"ids\", [b[\"id\"] for b in d[\"bounds\"]])'")
 set_tests_properties(cli_bounds_json PROPERTIES PASS_REGULAR_EXPRESSION "NB Thm 5.5")
+
+# Equal budgets and weight distributions (issue: a research instrument): bad inputs exit 2 naming the flag.
+netpoly_expect(cli_table_budget_bad 2 "--param-budget: expected positive integers" table --arch attention,mixer --param-budget 48,x)
+netpoly_expect(cli_table_budget_zero 2 "--param-budget: expected positive integers" table --arch mixer --param-budget 0)
+netpoly_expect(cli_table_archs_without_budget 2 "several architectures only with --param-budget" table --arch attention,mixer)
+netpoly_expect(cli_table_budget_bad_arch 2 "transformer" table --arch attention,transformer --param-budget 48)
+netpoly_expect(cli_table_budget_depth 2 "--max-depth: must be in" table --arch mixer --param-budget 48 --max-depth 0)
+netpoly_expect(cli_table_budget_width 2 "--max-width: must be in" table --arch mixer --param-budget 48 --max-width 5000)
+netpoly_expect(cli_table_budget_none_fits 2 "no shape of these architectures fits" table --arch attention --param-budget 3 --tokens 2)
+netpoly_expect(cli_table_weights_bad 2 "--weights: expected small, wide or generic" table --weights gaussian)
+netpoly_expect(cli_make_weights_bad 2 "--weights: expected small, wide or generic" make mlp --layers 1 --width 2 --weights normal)
+# A small equal-budget table for all four families (the mixer's depth-1 width is capped).
+netpoly_expect(cli_table_budget_small 0 "Best measured shape per budget" table --arch attention,mixer,mlp,product --param-budget 16 --tokens 2 --max-depth 2 --max-width 3)
+# --coverage: the ids no instance evaluates are named, exit 1; a vacuous lower bound says so.
+netpoly_expect(cli_check_coverage_missing 1 "bound id(s) checked by no instance: \"LV Thm 3\"" check ${CMAKE_CURRENT_SOURCE_DIR}/data/claims/coverage --coverage)
+netpoly_expect(cli_check_coverage_vacuous 1 "1 evaluation, every one vacuous (a lower bound <= 1 at every checked size)" check ${CMAKE_CURRENT_SOURCE_DIR}/data/claims/coverage --coverage)
+netpoly_expect(cli_check_coverage_json 1 "\"coverage\"" check ${CMAKE_CURRENT_SOURCE_DIR}/data/claims/coverage --coverage --json)

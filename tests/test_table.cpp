@@ -3,6 +3,11 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include <map>
+#include <set>
+
+#include "netpoly/error.hpp"
+#include "netpoly/presets.hpp"
 #include "netpoly/table.hpp"
 
 using namespace netpoly;
@@ -162,4 +167,121 @@ TEST_CASE("a measured row: small attention network, exact sep and no violated bo
   for (const auto& b : r.bounds) CHECK_FALSE(b.violated);
   auto j = r.to_json();
   CHECK(TableRow::from_json(j).to_json() == j);
+}
+
+TEST_CASE("equal-budget configurations: parameter counts by hand", "[table][budget]") {
+  // Counts (docs/math.md, parameters): attention 4 L d^2 (Q, K, V: d_a x d and O: d x d_a per
+  // head, H d_a = d); mixer N^2 per token-mixing layer (odd layers) + d^2 per channel-mixing
+  // layer; mlp d^2 per layer; product k d^2 per block.
+  // B = 48, N = 4: attention L1: 4 d^2 <= 48 -> d = 3 (36); L2: 8 d^2 -> d = 2 (32); L3: 12 d^2
+  // -> d = 2 (48); L4: 16 d^2 -> d = 1 (16). mixer L1: 16 whatever d (capped at max_width = 5);
+  // L2: 16 + d^2 <= 48 -> d = 5 (41); L3: 32 + d^2 -> d = 4 (48); L4: 32 + 2 d^2 -> d = 2 (40).
+  // mlp (one token; the half partition needs 2 channels): L1: d = 6 (36); L2: 2 d^2 -> d = 4.
+  // product k = 2: L1: 2 d^2 -> d = 4 (32); L2: 4 d^2 -> d = 3 (36).
+  SweepSpec s;
+  s.archs = {Arch::attention, Arch::mixer, Arch::mlp, Arch::product};
+  s.budgets = {"48"};
+  s.tokens = {4};
+  s.max_depth = 4;
+  s.max_width = 5;
+  const auto c = sweep_configs(s);
+  std::map<std::string, std::string> got;
+  for (const auto& x : c) got[x.key()] = std::to_string(x.params.width);
+  auto has = [&](const std::string& key) {
+    INFO(key);
+    CHECK(got.count(key) == 1);
+  };
+  has("B=48 attention L=1 d=3 H=1 N=4 seed=1");
+  has("B=48 attention L=2 d=2 H=1 N=4 seed=1");
+  has("B=48 attention L=3 d=2 H=1 N=4 seed=1");
+  has("B=48 attention L=4 d=1 H=1 N=4 seed=1");
+  has("B=48 mixer L=1 d=5 N=4 seed=1");
+  has("B=48 mixer L=2 d=5 N=4 seed=1");
+  has("B=48 mixer L=3 d=4 N=4 seed=1");
+  has("B=48 mixer L=4 d=2 N=4 seed=1");
+  has("B=48 mlp L=1 d=5 seed=1");  // 6 is beyond max_width = 5
+  has("B=48 mlp L=2 d=4 seed=1");
+  has("B=48 product L=1 d=4 N=4 k=2 seed=1");
+  has("B=48 product L=2 d=3 N=4 k=2 seed=1");
+  // mlp L = 4: 4 d^2 <= 48 -> d = 3; mlp with d = 1 never appears (the half partition needs 2 channels).
+  has("B=48 mlp L=4 d=3 seed=1");
+  for (const auto& x : c) {
+    if (x.params.arch == Arch::mlp) CHECK(x.params.width >= 2);
+    CHECK(fmpz_cmp_ui(parameter_count(x.params).get(), 48) <= 0);
+  }
+  // Every count matches the preset actually built.
+  for (const auto& x : c)
+    CHECK(parameter_count(make_preset(preset_options(x.params))) ==
+          static_cast<std::size_t>(fmpz_get_ui(parameter_count(x.params).get())));
+}
+
+TEST_CASE("equal-budget table: all four families on a small budget, rows marked and checked twice", "[table][budget]") {
+  SweepSpec s;
+  s.archs = {Arch::attention, Arch::mixer, Arch::mlp, Arch::product};
+  s.budgets = {"16"};
+  s.tokens = {2};
+  s.max_depth = 2;
+  s.max_width = 3;
+  SweepRunOptions o;
+  auto rows = run_sweep(s, o);
+  std::set<Arch> seen;
+  for (const auto& r : rows) {
+    seen.insert(r.config.params.arch);
+    CHECK(r.status == BracketStatus::exact);
+    CHECK_FALSE(r.second_draw.empty());  // generic by default: a second draw measured
+    CHECK_FALSE(r.degenerate);
+  }
+  CHECK(seen.size() == 4);
+  const std::string md = render_table(rows, TableFormat::md, "t");
+  CHECK(md.find("**best**") != std::string::npos);
+  CHECK(md.find("Best measured shape per budget") != std::string::npos);
+  // The per-token product never mixes tokens: sep 1 for the token partition (every depth).
+  for (const auto& r : rows)
+    if (r.config.params.arch == Arch::product) CHECK(*r.lower.value == 1);
+  // A journal round trip keeps the budget and the second draw.
+  for (const auto& r : rows) {
+    const TableRow back = TableRow::from_json(r.to_json());
+    CHECK(back.config.key() == r.config.key());
+    CHECK(back.second_draw == r.second_draw);
+  }
+}
+
+TEST_CASE("generic weights flag a degenerate row; small weights can be degenerate", "[table][budget]") {
+  // A one-layer mixer whose token-mixing row for token 0 is all zero gives y[0][0] = 0:
+  // found with small weights (range 1) by search, flagged; generic weights never draw 0.
+  SweepSpec s;
+  s.arch = Arch::mixer;
+  s.layers = {1};
+  s.widths = {2};
+  s.tokens = {2};
+  s.weights = WeightDist::small;
+  s.range = 1;
+  bool found = false;
+  for (std::uint64_t seed = 1; seed <= 200 && !found; ++seed) {
+    SweepConfig c;
+    c.params = {Arch::mixer, 1, 2, 1, 2, 2, false};
+    c.seed = seed;
+    const Model m = make_preset(preset_options(c.params, seed, 1, WeightDist::small));
+    const auto& W = std::get<TokenMix<Fmpq>>(m.layers[0].op).W;
+    if (!(W.a[0].is_zero() && W.a[1].is_zero())) continue;  // independent: y[0][0] = (W00 x00 + W01 x10)^2
+    found = true;
+    const TableRow r = measure_row(c, s);
+    CHECK(r.degenerate);
+    CHECK(r.degenerate_why == "y[0][0] is identically 0");
+  }
+  CHECK(found);
+  // Generic: nonzero, within [-2^10, 2^10], and a different draw for the second seed.
+  PresetOptions g = preset_options({Arch::mlp, 1, 4, 1, 1, 2, false}, 1, 0, WeightDist::generic);
+  const Model a = make_preset(g), b = make_preset(second_draw(g));
+  const auto& Wa = std::get<ChannelMix<Fmpq>>(a.layers[0].op).W;
+  const auto& Wb = std::get<ChannelMix<Fmpq>>(b.layers[0].op).W;
+  bool differ = false;
+  for (std::size_t i = 0; i < Wa.a.size(); ++i) {
+    CHECK_FALSE(Wa.a[i].is_zero());
+    CHECK(std::abs(Wa.a[i].to_double()) <= 1024);
+    differ = differ || !(Wa.a[i] == Wb.a[i]);
+  }
+  CHECK(differ);
+  CHECK(g.weights_text() == "nonzero integers in [-1024, 1024] (generic)");
+  CHECK_THROWS_AS(parse_weight_dist("gaussian"), InputError);
 }

@@ -199,7 +199,8 @@ std::vector<std::string> write_coverage(const std::vector<ClaimResult>& results,
       missing.push_back(id);
       what = "NOT CHECKED (no instance evaluates it)";
     } else if (vac == n) {
-      what = std::to_string(n) + " evaluations, every one vacuous (a lower bound <= 1 at every checked size)";
+      what = std::to_string(n) + (n == 1 ? " evaluation, every one" : " evaluations, every one") +
+             " vacuous (a lower bound <= 1 at every checked size)";
     } else {
       what = std::to_string(n - vac) + (n - vac == 1 ? " evaluation" : " evaluations") + (vac ? " (and " + std::to_string(vac) + " vacuous)" : "");
     }
