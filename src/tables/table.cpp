@@ -305,7 +305,13 @@ std::string render_table(const std::vector<TableRow>& rows_in, TableFormat f, co
       if (b.id == id) return &b;
     return nullptr;
   };
-  bool any_violation = false, any_out = false;
+  bool any_violation = false, any_out = false, any_draw = false;
+  for (const auto& r : rows) any_draw = any_draw || !r.second_draw.empty() || r.degenerate;
+  auto draw_cell = [](const TableRow& r) {
+    std::string c = r.second_draw.empty() ? "-" : r.second_draw;
+    if (r.degenerate) c += " **degenerate: " + r.degenerate_why + "**";
+    return c;
+  };
   for (const auto& r : rows)
     for (const auto& b : r.bounds) {
       any_violation = any_violation || b.violated;
@@ -315,15 +321,17 @@ std::string render_table(const std::vector<TableRow>& rows_in, TableFormat f, co
     if (!title.empty()) os << "**" << title << "**\n\n";
     os << "|";
     for (const auto& c : cols) os << " " << c << " |";
-    os << " params | sep | status |";
+    os << " params | sep | status |" << (any_draw ? " 2nd draw |" : "");
     for (std::size_t k = 0; k < ids.size(); ++k) os << " " << ids[k] << " (" << kind_mark(kinds[k]) << ") |";
     os << "\n|";
-    for (std::size_t k = 0; k < cols.size() + 3 + ids.size(); ++k) os << (k < cols.size() + 1 ? "---:|" : "---|");
+    for (std::size_t k = 0; k < cols.size() + 3 + (any_draw ? 1 : 0) + ids.size(); ++k)
+      os << (k < cols.size() + 1 ? "---:|" : "---|");
     os << "\n";
     for (const auto& r : rows) {
       os << "|";
       for (const auto& v : config_values(r)) os << " " << v << " |";
       os << " " << r.params << " | " << r.table_text() << " | " << status_name(r.status) << " |";
+      if (any_draw) os << " " << draw_cell(r) << " |";
       for (const auto& id : ids) {
         const BoundCell* b = cell_for(r, id);
         os << " " << (b ? md_value(*b) : "") << " |";
@@ -333,10 +341,12 @@ std::string render_table(const std::vector<TableRow>& rows_in, TableFormat f, co
     os << "\nsep: exact = certified equal; (prob.) = certified lower bound, equal with high probability; [a, b] = certified bracket.";
     if (any_out) os << " † = the bound's regime condition does not hold here.";
     if (any_violation) os << " VIOLATED = a certified measurement contradicts the bound.";
+    if (any_draw) os << " 2nd draw: the same shape with an independent generic draw of weights.";
     os << "\n";
   } else if (f == TableFormat::csv) {
     std::vector<std::string> head{"arch", "layers", "width", "heads", "tokens", "degree", "residual", "seed",
-                                  "params", "lower", "lower_method", "upper", "upper_method", "status"};
+                                  "params", "lower", "lower_method", "upper", "upper_method", "status",
+                                  "second_draw", "degenerate"};
     for (const auto& id : ids)
       for (const char* suffix : {"", " log3", " in_regime", " violated"}) head.push_back(id + suffix);
     for (std::size_t k = 0; k < head.size(); ++k) os << (k ? "," : "") << csv_quote(head[k]);
@@ -348,7 +358,7 @@ std::string render_table(const std::vector<TableRow>& rows_in, TableFormat f, co
                                  p.residual ? "true" : "false", std::to_string(r.config.seed), r.params,
                                  r.lower.value ? std::to_string(*r.lower.value) : "", r.lower.method,
                                  r.upper.value ? std::to_string(*r.upper.value) : "", r.upper.method,
-                                 status_name(r.status)};
+                                 status_name(r.status), r.second_draw, r.degenerate_why};
       for (const auto& id : ids) {
         const BoundCell* b = cell_for(r, id);
         char l3[64] = "";
