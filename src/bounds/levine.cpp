@@ -78,7 +78,7 @@ Draft lv_thm1_lower(const Ctx& c) {
   const std::uint64_t d = c.d, H = c.H;
   Draft x = draft("LV Thm 1 (lower)", "LV §4.1, Theorem 1, eq. (7); proof in App. B.2", kAttn, BoundKind::lower,
                   "log3 sep >= 3^(L-2) (log3(d - H) - L + 2 - log3 2)",
-                  "L < log3 d; L >= 2 and d_a = d/H odd (App. B.2's construction)", c.shallow && b2_shape(c), kAE);
+                  "L < log3 d, L >= 2, d_a odd (B.2)", c.shallow && b2_shape(c), kAE);
   x.b.defined = d > H;
   x.log3 = lv_thm1_lower_log3(c);
   return x;
@@ -98,7 +98,7 @@ Draft lv_thm2_lower(const Ctx& c) {
   const std::uint64_t d = c.d, H = c.H;
   Draft x = draft("LV Thm 2 (lower)", "LV §4.2, Theorem 2, eq. (8); proof in App. B.2", kAttn, BoundKind::lower,
                   "log3 sep >= d L/2 - L (H/2 + 1) - d (1 + log3((d - H)/2) / 2)",
-                  "L > log3 d; L >= 2 and d_a = d/H odd (App. B.2's construction)", c.deep && b2_shape(c), kAE);
+                  "L > log3 d, L >= 2, d_a odd (B.2)", c.deep && b2_shape(c), kAE);
   x.b.defined = d > H;
   Real half(0.5);
   x.log3 = c.dr * c.Lr * half - c.Lr * (c.Hr * half + Real(1.0)) -
