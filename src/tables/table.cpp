@@ -270,26 +270,33 @@ std::string md_value(const BoundCell& b) {
 
 }  // namespace
 
+namespace {
+
+// The JSON form: every row (timings apart, so reruns compare byte for byte).
+std::string render_json(const std::vector<TableRow>& rows, const std::string& title) {
+  json j;
+  j["title"] = title;
+  j["rows"] = json::array();
+  json timings = json::object();
+  for (const auto& r : rows) {
+    json x = r.to_json();
+    x.erase("seconds");
+    j["rows"].push_back(x);
+    timings[r.config.key()] = r.seconds;
+  }
+  j["timings"] = timings;
+  return j.dump(1) + "\n";
+}
+
+}  // namespace
+
 std::string render_table(const std::vector<TableRow>& rows_in, TableFormat f, const std::string& title) {
   if (f != TableFormat::json && !rows_in.empty() && !rows_in[0].config.budget.empty())
     return render_budget_table(rows_in, f, title);
   std::vector<TableRow> rows = rows_in;
   std::sort(rows.begin(), rows.end(), [](const TableRow& a, const TableRow& b) { return a.config.index < b.config.index; });
+  if (f == TableFormat::json) return render_json(rows, title);
   std::ostringstream os;
-  if (f == TableFormat::json) {
-    json j;
-    j["title"] = title;
-    j["rows"] = json::array();
-    json timings = json::object();
-    for (const auto& r : rows) {
-      json x = r.to_json();
-      x.erase("seconds");
-      j["rows"].push_back(x);
-      timings[r.config.key()] = r.seconds;
-    }
-    j["timings"] = timings;
-    return j.dump(1) + "\n";
-  }
   const Arch arch = rows.empty() ? Arch::attention : rows[0].config.params.arch;
   std::vector<std::string> cols = config_columns(arch);
   std::vector<std::string> ids;
