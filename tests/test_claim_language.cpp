@@ -34,6 +34,17 @@ const std::vector<Known> kKnown = {
     {"mixer", "for net in mixer(layers = 2, tokens = 3, width = 2)\n  check params(net) == 13", Verdict::pass},  // 9 + 4
     {"mlp", "for net in mlp(layers = 2, width = 3)\n  check params(net) == 18\n  check tokens(net) == 1", Verdict::pass},
     {"product", "for net in product(layers = 2, width = 2, degree = 3)\n  check params(net) == 24", Verdict::pass},
+    // B = 48, N = 4, mixer: N^2 per token-mixing layer + d^2 per channel-mixing layer: L1 d5 (width capped
+    // at 5, 16 params), L2 d5 (16 + 25), L3 d4 (32 + 16), L4 d2 (32 + 8): four shapes, each within 48
+    {"equal_budget", "for net in equal_budget(arch = mixer, params = 48, tokens = 4, max_depth = 6, max_width = 5)\n  check params(net) <= 48",
+     Verdict::pass},
+    // a fifth layer (a third token-mixing one) would need 48 + 2 d^2 > 48 parameters
+    {"equal_budget", "for net in equal_budget(arch = mixer, params = 48, tokens = 4, max_depth = 6)\n  check layers(net) <= 4",
+     Verdict::pass},
+    {"equal_budget", "exists net in equal_budget(arch = mixer, params = 48, tokens = 4, max_depth = 6)\n  check layers(net) == 4",
+     Verdict::pass},
+    {"equal_budget", "for net in equal_budget(arch = attention, params = 48, tokens = 4, max_depth = 3)\n  check width(net) == 2",
+     Verdict::fail},  // depth 1 has d = 3 (36 params)
     {"model", "let net = model(\"../attention-example.json\")\n  check layers(net) == 1\n  check vars(net) == 4", Verdict::pass},
     {"permute",
      "let net = mixer(layers = 1, tokens = 2, width = 2)\n  let q = permute(net, [1, 0, 3, 2])\n"

@@ -5,6 +5,7 @@
 #include "function.hpp"
 #include "netpoly/claim_transforms.hpp"
 #include "netpoly/presets.hpp"
+#include "netpoly/table.hpp"
 
 namespace netpoly::claims_detail {
 namespace {
@@ -100,6 +101,53 @@ std::vector<Value> gen_presets(Evaluator& ev, const Expr& e, const Env& env) {
   }
   if (skipped)
     ev.notes.push_back(std::to_string(skipped) + " shape(s) of " + e.text + " skipped: heads must divide width");
+  return out;
+}
+
+// equal_budget(arch = A, params = B, ...): the shapes `table --param-budget`
+// measures, as networks: every depth up to max_depth with the widest width
+// (at most max_width) whose parameter count fits B.
+std::vector<Value> gen_equal_budget(Evaluator& ev, const Expr& e, const Env& env) {
+  SweepSpec s;
+  const Arg* arch = named(e, "arch");
+  if (!arch) fail(e.loc, "equal_budget(...) needs arch = attention, mixer, mlp or product");
+  s.archs = {parse_arch(arch->value->str)};
+  s.weights = WeightDist::generic;
+  std::uint64_t seed = 1;
+  for (const auto& a : e.args) {
+    if (a.name == "arch") continue;
+    if (a.name == "weights") {
+      s.weights = parse_weight_dist(a.value->str);
+      continue;
+    }
+    const std::size_t x = need_size(ev.eval(*a.value, env), a.loc, a.name);
+    if (a.name == "params") s.budgets = {std::to_string(x)};
+    else if (a.name == "tokens") s.tokens = {x};
+    else if (a.name == "heads") s.heads = {x};
+    else if (a.name == "degree") s.degrees = {x};
+    else if (a.name == "max_depth") s.max_depth = x;
+    else if (a.name == "max_width") s.max_width = x;
+    else if (a.name == "seed") seed = x;
+  }
+  if (s.budgets.empty() || s.budgets[0] == "0") fail(e.loc, "equal_budget(...) needs params = B, a positive count");
+  if (s.max_depth < 1 || s.max_depth > 64 || s.max_width < 1 || s.max_width > 4096)
+    fail(e.loc, "equal_budget(...): max_depth must be in [1, 64] and max_width in [1, 4096]");
+  std::vector<Value> out;
+  for (const auto& c : budget_configs(s)) {
+    PresetOptions o = preset_options(c.params, seed, 0, s.weights);
+    Model m = make_preset(o);
+    NetFamily fam{.known = true, .shape = c.params};
+    fam.shape.tokens = m.tokens;
+    std::string desc = std::string(arch_name(c.params.arch)) + "(layers = " + std::to_string(c.params.layers) +
+                       ", width = " + std::to_string(c.params.width);
+    if (c.params.arch == Arch::attention) desc += ", heads = " + std::to_string(c.params.heads);
+    if (c.params.arch != Arch::mlp) desc += ", tokens = " + std::to_string(c.params.tokens);
+    if (c.params.arch == Arch::product) desc += ", degree = " + std::to_string(c.params.degree);
+    desc += ", seed = " + std::to_string(seed) + (s.weights == WeightDist::generic ? "" : std::string(", weights = ") +
+                                                     weight_dist_name(s.weights)) + ")";
+    out.push_back(make_net(std::move(m), fam, desc));
+  }
+  if (out.empty()) ev.notes.push_back(e.text + ": no shape fits this budget");
   return out;
 }
 
@@ -219,6 +267,14 @@ std::vector<FunctionInfo> network_constructors() {
        {"degree", "layers", "width", "tokens", "seed", "residual", "range", "weights"},
        {"weights"},
        "degree-k product block presets (AO)", nullptr, gen_presets},
+      {"equal_budget",
+       0,
+       0,
+       P::none,
+       {"arch", "params", "tokens", "heads", "degree", "max_depth", "max_width", "seed", "weights"},
+       {"arch", "weights"},
+       "the shapes of one architecture within a parameter budget, every depth (table --param-budget)", nullptr,
+       gen_equal_budget},
       {"model", 1, 1, P::none, {}, {}, "a model file, relative to the .np file", nullptr, gen_model},
   };
 }
