@@ -12,6 +12,7 @@
 #include <sstream>
 #include <thread>
 
+#include "netpoly/context.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/parallel.hpp"
 #include "netpoly/presets.hpp"
@@ -154,7 +155,22 @@ TableRow measure_row(const SweepConfig& c, const SweepSpec& s) {
   Model m = make_preset(po);
   row.params = std::to_string(parameter_count(m));
   Partition P = parse_partition(s.partition, m.tokens, m.width);
-  auto rs = analyse_network(m, {Entry{0, 0}}, {P}, s.sep);
+  // --budget bounds each draw of a row as a whole: the methods after one that
+  // ran past its estimate get only what is left (none when nothing is).
+  auto draw_context = [&s]() {
+    AnalysisContext ctx = AnalysisContext::process();
+    if (std::isfinite(s.sep.budget)) {
+      const auto start = std::chrono::steady_clock::now();
+      const double b = s.sep.budget;
+      auto outer = ctx.budget_left;
+      ctx.budget_left = [start, b, outer]() {
+        const double used = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        return std::min(outer(), b - used);
+      };
+    }
+    return ctx;
+  };
+  auto rs = analyse_network(m, {Entry{0, 0}}, {P}, s.sep, {}, draw_context());
   const auto& r = rs.at(0);
   static_cast<Bracket&>(row) = r;
   if (r.status == BracketStatus::exact && r.upper.value && *r.upper.value == 0) {
@@ -164,7 +180,7 @@ TableRow measure_row(const SweepConfig& c, const SweepSpec& s) {
   if (s.weights == WeightDist::generic) {
     // A second independent draw: the generic rank is the same for almost every
     // draw, so certified brackets that do not meet mean one draw was special.
-    const Bracket b = analyse_network(make_preset(second_draw(po)), {Entry{0, 0}}, {P}, s.sep).at(0);
+    const Bracket b = analyse_network(make_preset(second_draw(po)), {Entry{0, 0}}, {P}, s.sep, {}, draw_context()).at(0);
     row.second_draw = b.table_text();
     const bool apart = (r.lower.value && b.upper.value && *r.lower.value > *b.upper.value) ||
                        (b.lower.value && r.upper.value && *b.lower.value > *r.upper.value);
