@@ -195,7 +195,7 @@ TEST_CASE("presets are deterministic in the seed and have the documented shapes"
   CHECK_THROWS_AS(make_preset(bad), InputError);
   bad = o;
   bad.shape.arch = Arch::product;
-  bad.shape.degree = 0;
+  bad.shape.degree = 17;  // 0 is the default degree (2); beyond 16 is refused
   CHECK_THROWS_AS(make_preset(bad), InputError);
 }
 
@@ -314,7 +314,7 @@ TEST_CASE("malformed model files are rejected with the JSON path", "[model]") {
       {with_layers(R"({"type": "permute", "perm": [0, 1, 2, "3"]})"), {"layers[0].perm[3]", "got a string"}},
       // fields
       {with_layers(att("[[1, -2], [0, 1]]", "[[1, 1], [1, 2]]", R"(, "R": [[1]])")),
-       {"layers[0].heads[0].R", "unknown field", "allowed here: K, O, Q, V"}},
+       {"layers[0].heads[0].R", "unknown field", "allowed here: C, K, O, Q, V, extra"}},
       {with_layers(ok_layer, R"(, "extra": 1)"), {"extra", "unknown field"}},
       {with_layers(R"({"type": "permute", "perm": [0, 1, 2, 3], "activation": "none"})"),
        {"layers[0].activation", "unknown field"}},

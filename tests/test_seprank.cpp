@@ -504,7 +504,7 @@ struct Preset {
 };
 
 PresetOptions preset(const std::string& arch, std::size_t layers, std::size_t width, std::size_t tokens,
-                     std::size_t heads = 1, bool residual = false, std::size_t degree = 2) {
+                     std::size_t heads = 1, bool residual = false, std::size_t degree = 0) {
   PresetOptions o{.shape = {.arch = parse_arch(arch), .layers = layers, .width = width, .heads = heads, .tokens = tokens, .degree = degree, .residual = residual}};
   return o;
 }

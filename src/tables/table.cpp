@@ -32,7 +32,8 @@ std::vector<SweepConfig> sweep_configs(const SweepSpec& s) {
   const std::vector<std::uint64_t> one{1};
   const auto& heads = att ? s.heads : one;
   const auto& tokens = mlp ? one : s.tokens;
-  const auto& degrees = prod ? s.degrees : std::vector<std::uint64_t>{2};
+  // Attention: 0 (LV's degree-3 attention, the rows' keys as always) unless --degree asks for blocks.
+  const std::vector<std::uint64_t> degrees = (prod || att) && !s.degrees.empty() ? s.degrees : std::vector<std::uint64_t>{0};
   std::vector<SweepConfig> r;
   for (auto L : s.layers)
     for (auto d : s.widths)
@@ -42,7 +43,7 @@ std::vector<SweepConfig> sweep_configs(const SweepSpec& s) {
             if (att && (H == 0 || d % H != 0)) continue;
             for (std::uint64_t seed = 1; seed <= s.seeds; ++seed) {
               SweepConfig c;
-              c.params = {s.arch, L, d, att ? H : 1, N, k, s.residual && !prod};
+              c.params = {s.arch, L, d, att ? H : 1, N, (att && k == 3) || (prod && k == 2) ? 0 : k, s.residual && !prod};
               c.seed = seed;
               c.index = r.size();
               r.push_back(c);
@@ -87,6 +88,9 @@ TableRow TableRow::from_json(const json& j) {
                      c.at("tokens").get<std::uint64_t>(), c.at("degree").get<std::uint64_t>(),
                      c.at("residual").get<bool>()};
   r.config.seed = c.at("seed").get<std::uint64_t>();
+  // Journals before degree-k attention blocks stored 2 for attention rows; their keys have no k.
+  if (r.config.params.arch == Arch::attention && j.value("key", std::string()).find(" k=") == std::string::npos)
+    r.config.params.degree = 0;
   r.config.budget = j.value("budget", std::string());
   r.params = j.at("params").get<std::string>();
   r.second_draw = j.value("second_draw", std::string());
@@ -239,7 +243,7 @@ std::vector<std::string> config_values(const TableRow& r) {
   std::vector<std::string> v{std::to_string(p.layers), std::to_string(p.width)};
   if (p.arch == Arch::attention) v.push_back(std::to_string(p.heads));
   if (p.arch != Arch::mlp) v.push_back(std::to_string(p.tokens));
-  if (p.arch == Arch::product) v.push_back(std::to_string(p.degree));
+  if (p.arch == Arch::product) v.push_back(std::to_string(p.block_degree()));
   v.push_back(std::to_string(r.config.seed));
   return v;
 }
@@ -377,7 +381,7 @@ std::string render_table(const std::vector<TableRow>& rows_in, TableFormat f, co
     for (const auto& r : rows) {
       const auto& p = r.config.params;
       std::vector<std::string> v{arch_name(p.arch), std::to_string(p.layers), std::to_string(p.width),
-                                 std::to_string(p.heads), std::to_string(p.tokens), std::to_string(p.degree),
+                                 std::to_string(p.heads), std::to_string(p.tokens), std::to_string(p.block_degree()),
                                  p.residual ? "true" : "false", std::to_string(r.config.seed), r.params,
                                  r.lower.value ? std::to_string(*r.lower.value) : "", r.lower.method,
                                  r.upper.value ? std::to_string(*r.upper.value) : "", r.upper.method,
