@@ -531,6 +531,11 @@ TEST_CASE("methods bracket each other on every preset family", "[seprank]") {
       {preset("product", 2, 2, 4, 1, false, 2), {1}},
       {preset("product", 1, 4, 1, 1, false, 3), {1, 2}},
       {preset("product", 2, 4, 1, 1, true, 2), {1}},
+      // degree-k attention blocks (AO eq. (2)): even (learned values C) and odd
+      {preset("attention", 1, 2, 3, 1, false, 2), {1, 2}},
+      {preset("attention", 1, 2, 3, 1, false, 4), {1}},
+      {preset("attention", 1, 2, 2, 1, false, 5), {1}},
+      {preset("attention", 2, 2, 2, 1, false, 2), {1}},
   };
   std::size_t compared_numeric = 0, exact_numeric = 0;
   for (const auto& pr : presets)

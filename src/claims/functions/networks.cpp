@@ -243,9 +243,10 @@ std::vector<FunctionInfo> network_constructors() {
        0,
        0,
        P::none,
-       {"layers", "width", "heads", "tokens", "seed", "residual", "range", "weights"},
+       {"layers", "width", "heads", "tokens", "degree", "seed", "residual", "range", "weights"},
        {"weights"},
-       "self-attention presets (netpoly make attention); a range in any parameter gives every combination", nullptr, gen_presets},
+       "self-attention presets (netpoly make attention; degree = k: AO's degree-k blocks); a range in any parameter "
+       "gives every combination", nullptr, gen_presets},
       {"mixer",
        0,
        0,
