@@ -74,7 +74,8 @@ std::string fixed(double x, int digits = 3) {
 std::string shape_text(const NetworkShape& p) {
   std::string s = "L" + std::to_string(p.layers) + " d" + std::to_string(p.width);
   if (p.arch == Arch::attention) s += " H" + std::to_string(p.heads);
-  if (p.arch == Arch::product) s += " k" + std::to_string(p.block_degree());
+  if (p.arch == Arch::product || (p.arch == Arch::attention && p.block_degree() != 3))
+    s += " k" + std::to_string(p.block_degree());
   return s;
 }
 

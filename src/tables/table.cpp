@@ -229,21 +229,22 @@ TableFormat table_format_for(const std::string& path) {
 namespace {
 
 
-std::vector<std::string> config_columns(Arch a) {
+// k: the block degree (product, and attention sweeps with --degree).
+std::vector<std::string> config_columns(Arch a, bool k) {
   std::vector<std::string> c{"L", "d"};
   if (a == Arch::attention) c.push_back("H");
   if (a != Arch::mlp) c.push_back("N");
-  if (a == Arch::product) c.push_back("k");
+  if (k) c.push_back("k");
   c.push_back("seed");
   return c;
 }
 
-std::vector<std::string> config_values(const TableRow& r) {
+std::vector<std::string> config_values(const TableRow& r, bool k) {
   const auto& p = r.config.params;
   std::vector<std::string> v{std::to_string(p.layers), std::to_string(p.width)};
   if (p.arch == Arch::attention) v.push_back(std::to_string(p.heads));
   if (p.arch != Arch::mlp) v.push_back(std::to_string(p.tokens));
-  if (p.arch == Arch::product) v.push_back(std::to_string(p.block_degree()));
+  if (k) v.push_back(std::to_string(p.block_degree()));
   v.push_back(std::to_string(r.config.seed));
   return v;
 }
@@ -318,7 +319,10 @@ std::string render_table(const std::vector<TableRow>& rows_in, TableFormat f, co
   if (f == TableFormat::json) return render_json(rows, title);
   std::ostringstream os;
   const Arch arch = rows.empty() ? Arch::attention : rows[0].config.params.arch;
-  std::vector<std::string> cols = config_columns(arch);
+  bool k_col = arch == Arch::product;
+  for (const auto& r : rows) k_col = k_col || r.config.params.block_degree() != 3;
+  if (arch != Arch::attention && arch != Arch::product) k_col = false;
+  std::vector<std::string> cols = config_columns(arch, k_col);
   std::vector<std::string> ids;
   std::vector<std::string> kinds;
   for (const auto& r : rows)
@@ -356,7 +360,7 @@ std::string render_table(const std::vector<TableRow>& rows_in, TableFormat f, co
     os << "\n";
     for (const auto& r : rows) {
       os << "|";
-      for (const auto& v : config_values(r)) os << " " << v << " |";
+      for (const auto& v : config_values(r, k_col)) os << " " << v << " |";
       os << " " << r.params << " | " << r.table_text() << " | " << status_name(r.status) << " |";
       if (any_draw) os << " " << draw_cell(r) << " |";
       for (const auto& id : ids) {
@@ -407,7 +411,7 @@ std::string render_table(const std::vector<TableRow>& rows_in, TableFormat f, co
       os << " & " << tex_escape(ids[k]) << " (" << (kinds[k] == "upper" ? "$\\le$" : kinds[k] == "lower" ? "$\\ge$" : tex_escape(kinds[k])) << ")";
     os << " \\\\\n\\midrule\n";
     for (const auto& r : rows) {
-      for (const auto& v : config_values(r)) os << v << " & ";
+      for (const auto& v : config_values(r, k_col)) os << v << " & ";
       os << r.params << " & " << tex_escape(r.table_text()) << " & " << status_name(r.status);
       for (const auto& id : ids) {
         const BoundCell* b = cell_for(r, id);
