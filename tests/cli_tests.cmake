@@ -143,3 +143,9 @@ if(NETPOLY_HAVE_SYMPY)
 else()
   message(STATUS "netpoly: python3 with sympy not found; skipping the SymPy CLI tests")
 endif()
+
+# Degree-k attention blocks (AO eq. (2)): make --degree, the degree record k^L and AO eq. (3) in regime.
+netpoly_expect(cli_make_attention_degree 0 "\"degree\": 5" make attention --layers 1 --width 2 --heads 1 --tokens 2 --degree 5)
+netpoly_expect(cli_make_attention_degree_bad 2 "--degree must be in [2, 16]" make attention --layers 1 --width 2 --heads 1 --tokens 2 --degree 1)
+netpoly_expect(cli_bounds_attention_degree 0 "\"formula\":\"k^L\",\"value\":\"25\"" bounds --arch attention --degree 5 --layers 2 --width 4 --heads 1 --tokens 2 --json)
+netpoly_expect(cli_bounds_attention_degree_ao3 0 "L > log_k d, k >= 2" bounds --arch attention --degree 5 --layers 2 --width 4 --heads 1 --tokens 2)

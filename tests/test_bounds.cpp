@@ -397,7 +397,7 @@ TEST_CASE("invalid parameters are input errors", "[bounds]") {
   CHECK_THROWS_AS(compute_bounds(attn(0, 4, 1, 2)), InputError);
   CHECK_THROWS_AS(compute_bounds(attn(2, 4, 0, 2)), InputError);
   CHECK_THROWS_AS(compute_bounds(attn(2, 4, 1, 0)), InputError);
-  CHECK_THROWS_AS(compute_bounds(shape(Arch::product, 2, 4, 1, 0)), InputError);
+  CHECK_THROWS_AS(compute_bounds(shape(Arch::product, 2, 4, 1, 2000000)), InputError);  // 0 is the default degree
   CHECK_THROWS_AS(parse_arch("transformer"), InputError);
   CHECK_THROWS_WITH(parse_arch("transformer"), Catch::Contains("unknown architecture"));
   CHECK_NOTHROW(compute_bounds(shape(Arch::mixer, 2, 5, 2)));  // H need not divide d in a mixer

@@ -353,8 +353,8 @@ TEST_CASE("the token-degree term bound at wider shapes: an upper bound, exact fo
     std::size_t L, d, H, N, k;
     bool residual, exact;
   };
-  for (const Shape& s : {Shape{"attention", 1, 6, 2, 3, 2, false, true}, Shape{"attention", 2, 4, 1, 3, 2, false, true},
-                         Shape{"attention", 2, 3, 1, 3, 2, true, false}, Shape{"mixer", 2, 6, 1, 3, 2, false, false},
+  for (const Shape& s : {Shape{"attention", 1, 6, 2, 3, 0, false, true}, Shape{"attention", 2, 4, 1, 3, 0, false, true},
+                         Shape{"attention", 2, 3, 1, 3, 0, true, false}, Shape{"mixer", 2, 6, 1, 3, 2, false, false},
                          Shape{"product", 2, 5, 1, 2, 3, false, false}, Shape{"mlp", 2, 6, 1, 1, 2, true, false}}) {
     PresetOptions o{.shape = {.arch = parse_arch(s.arch), .layers = s.L, .width = s.d, .heads = s.H, .tokens = s.N, .degree = s.k, .residual = s.residual}, .seed = 7, .range = 50};
     const Model m = make_preset(o);

@@ -283,6 +283,10 @@ TEST_CASE("degree laws: attention x3, square x2, product xk", "[expand]") {
       {preset("mlp", 2, 3, 0, 1, 0, false), 4},        {preset("mlp", 4, 2, 0, 1, 0, false), 16},
       {preset("product", 1, 2, 0, 1, 3, false), 3},    {preset("product", 2, 2, 0, 1, 3, false), 9},
       {preset("product", 3, 2, 0, 2, 2, false), 8},
+      // degree-k attention blocks: k^L (AO eq. (2); even k with learned values C)
+      {preset("attention", 1, 2, 1, 2, 2, false), 2},  {preset("attention", 2, 2, 1, 2, 2, false), 4},
+      {preset("attention", 1, 2, 1, 3, 4, false), 4},  {preset("attention", 2, 2, 1, 2, 4, false), 16},
+      {preset("attention", 1, 2, 1, 2, 5, false), 5},  {preset("attention", 2, 2, 1, 2, 5, false), 25},
   };
   for (const auto& c : cases) {
     Model m = make_preset(c.o);

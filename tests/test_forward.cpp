@@ -303,3 +303,91 @@ TEST_CASE("BatchF64Ring and BatchModpRing give the same forward pass on every pr
     }
   }
 }
+
+// ---------------------------------------------------------------- degree-k attention blocks
+namespace {
+
+using QMat = std::vector<std::vector<Fmpq>>;  // row-major, an independent evaluator's matrices
+
+QMat to_q(const Mat<Fmpq>& m) {
+  QMat r(m.rows, std::vector<Fmpq>(m.cols));
+  for (std::size_t i = 0; i < m.rows; ++i)
+    for (std::size_t j = 0; j < m.cols; ++j) r[i][j] = m(i, j);
+  return r;
+}
+QMat mul(const QMat& a, const QMat& b) {
+  QMat r(a.size(), std::vector<Fmpq>(b[0].size()));
+  for (std::size_t i = 0; i < a.size(); ++i)
+    for (std::size_t j = 0; j < b[0].size(); ++j)
+      for (std::size_t k = 0; k < b.size(); ++k) {
+        Fmpq t;
+        fmpq_mul(t.get(), a[i][k].get(), b[k][j].get());
+        fmpq_add(r[i][j].get(), r[i][j].get(), t.get());
+      }
+  return r;
+}
+QMat tr(const QMat& a) {
+  QMat r(a[0].size(), std::vector<Fmpq>(a.size()));
+  for (std::size_t i = 0; i < a.size(); ++i)
+    for (std::size_t j = 0; j < a[0].size(); ++j) r[j][i] = a[i][j];
+  return r;
+}
+void add_to(QMat& a, const QMat& b) {
+  for (std::size_t i = 0; i < a.size(); ++i)
+    for (std::size_t j = 0; j < a[0].size(); ++j) fmpq_add(a[i][j].get(), a[i][j].get(), b[i][j].get());
+}
+
+// AO eq. (2) as docs/model-format.md reads it, written with matrices: per head
+// Y_h = (X Q_1^T K_1 X^T) ... (X Q_m^T K_m X^T) (X V^T O^T  or  C), summed;
+// a residual adds X.
+QMat block_by_matrices(const Attention<Fmpq>& a, const QMat& X, bool residual) {
+  QMat Y(X.size(), std::vector<Fmpq>(X[0].size()));
+  for (const auto& h : a.heads) {
+    auto score = [&](const Mat<Fmpq>& Q, const Mat<Fmpq>& K) { return mul(mul(X, tr(to_q(Q))), tr(mul(X, tr(to_q(K))))); };
+    QMat P = score(h.Q, h.K);
+    for (const auto& e : h.extra) P = mul(P, score(e.Q, e.K));
+    add_to(Y, mul(P, h.C ? to_q(*h.C) : mul(mul(X, tr(to_q(h.V))), tr(to_q(h.O)))));
+  }
+  if (residual) add_to(Y, X);
+  return Y;
+}
+
+}  // namespace
+
+TEST_CASE("degree-k attention blocks equal their matrix formula, every k and depth", "[forward][degree-k]") {
+  SplitMix64 g(2026);
+  for (std::uint64_t k : {2, 3, 4, 5, 6, 7})
+    for (std::size_t L : {1, 2})
+      for (std::size_t H : {1, 2})
+        for (bool res : {false, true}) {
+          PresetOptions o{.shape = {.arch = Arch::attention, .layers = L, .width = 2 * H, .heads = H, .tokens = 3,
+                                    .degree = k, .residual = res},
+                          .seed = k * 10 + L};
+          const Model m = make_preset(o);
+          INFO("k = " << k << ", L = " << L << ", H = " << H << ", residual " << res);
+          const std::vector<Fmpq> x = random_point(g, m.tokens * m.width);
+          QMat X(m.tokens, std::vector<Fmpq>(m.width));
+          for (std::size_t t = 0; t < m.tokens; ++t)
+            for (std::size_t c = 0; c < m.width; ++c) X[t][c] = x[t * m.width + c];
+          for (const auto& l : m.layers) X = block_by_matrices(std::get<Attention<Fmpq>>(l.op), X, l.residual);
+          const std::vector<Fmpq> y = run_q(m, x);
+          for (std::size_t t = 0; t < m.tokens; ++t)
+            for (std::size_t c = 0; c < m.width; ++c) CHECK(y[t * m.width + c] == X[t][c]);
+          CHECK(m.layers[0].degree() == static_cast<double>(k));
+        }
+}
+
+TEST_CASE("degree 3 is LV's attention: the same model file as before, and the default", "[forward][degree-k]") {
+  PresetOptions a{.shape = {.arch = Arch::attention, .layers = 2, .width = 4, .heads = 2, .tokens = 3}};
+  PresetOptions b = a;
+  b.shape.degree = 3;
+  CHECK(write_model(make_preset(a)) == write_model(make_preset(b)));
+  const std::string text = write_model(make_preset(a));
+  CHECK(text.find("\"degree\"") == std::string::npos);  // degree-3 files are written as they always were
+  CHECK(text.find("\"name\": \"attention-L2-d4-H2-N3\"") != std::string::npos);
+  // A degree-4 file round-trips through the reader and keeps its degree.
+  b.shape.degree = 4;
+  const Model m4 = make_preset(b);
+  CHECK(parse_model(write_model(m4), "round trip") == m4);
+  CHECK(write_model(m4).find("\"degree\": 4") != std::string::npos);
+}

@@ -195,7 +195,7 @@ TEST_CASE("presets are deterministic in the seed and have the documented shapes"
   CHECK_THROWS_AS(make_preset(bad), InputError);
   bad = o;
   bad.shape.arch = Arch::product;
-  bad.shape.degree = 0;
+  bad.shape.degree = 17;  // 0 is the default degree (2); beyond 16 is refused
   CHECK_THROWS_AS(make_preset(bad), InputError);
 }
 
@@ -314,7 +314,7 @@ TEST_CASE("malformed model files are rejected with the JSON path", "[model]") {
       {with_layers(R"({"type": "permute", "perm": [0, 1, 2, "3"]})"), {"layers[0].perm[3]", "got a string"}},
       // fields
       {with_layers(att("[[1, -2], [0, 1]]", "[[1, 1], [1, 2]]", R"(, "R": [[1]])")),
-       {"layers[0].heads[0].R", "unknown field", "allowed here: K, O, Q, V"}},
+       {"layers[0].heads[0].R", "unknown field", "allowed here: C, K, O, Q, V, extra"}},
       {with_layers(ok_layer, R"(, "extra": 1)"), {"extra", "unknown field"}},
       {with_layers(R"({"type": "permute", "perm": [0, 1, 2, 3], "activation": "none"})"),
        {"layers[0].activation", "unknown field"}},
@@ -324,6 +324,19 @@ TEST_CASE("malformed model files are rejected with the JSON path", "[model]") {
       {with_layers(R"({"type": "attention"})"), {"layers[0]", "missing required field \"heads\""}},
       {with_layers(R"({"type": "attention", "heads": [{"Q": [[1, 0]], "K": [[1, 0]], "V": [[1, 0]]}]})"),
        {"layers[0].heads[0]", "missing required field \"O\""}},
+      // degree-k attention blocks
+      {with_layers(R"({"type": "attention", "heads": [{"Q": [[1, 0]], "K": [[1, 0]], "V": [[1, 0]], "C": [[1, 0], [0, 1]]}]})"),
+       {"layers[0].heads[0].V", "unknown field", "allowed here: C, K, Q, extra"}},
+      {with_layers(R"({"type": "attention", "heads": [{"Q": [[1, 0]], "K": [[1, 0]], "C": [[1, 0]]}]})"),
+       {"layers[0].heads[0].C", "C is N x d"}},
+      {with_layers(R"({"type": "attention", "degree": 5, "heads": [{"Q": [[1, 0]], "K": [[1, 0]], "C": [[1, 0], [0, 1]]}]})"),
+       {"layers[0].degree", "expected the heads' degree 2", "got 5"}},
+      {with_layers(R"({"type": "attention", "heads": [{"Q": [[1, 0]], "K": [[1, 0]], "C": [[1, 0], [0, 1]], "extra": 3}]})"),
+       {"layers[0].heads[0].extra", "expected a list"}},
+      {with_layers(R"({"type": "attention", "heads": [{"Q": [[1, 0]], "K": [[1, 0]], "C": [[1, 0], [0, 1]], "extra": [{"Q": [[1, 0]]}]}]})"),
+       {"layers[0].heads[0].extra[0]", "missing required field \"K\""}},
+      {with_layers(R"({"type": "attention", "heads": [{"Q": [[1, 0]], "K": [[1, 0]], "C": [[1, 0], [0, 1]]}, {"Q": [[1, 0]], "K": [[1, 0]], "V": [[1, 0]], "O": [[1], [0]]}]})"),
+       {"layers[0].heads[1]", "same degree", "head 0 has degree 2", "this one 3"}},
       {with_layers(R"({"type": "token_mix", "W": [[1, 0], [0, 1]], "activation": "relu"})"),
        {"layers[0].activation", "expected \"none\" or \"square\"", "relu"}},
       {with_layers(R"({"type": "token_mix", "W": [[1, 0], [0, 1]], "residual": 1})"),

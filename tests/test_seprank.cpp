@@ -504,7 +504,7 @@ struct Preset {
 };
 
 PresetOptions preset(const std::string& arch, std::size_t layers, std::size_t width, std::size_t tokens,
-                     std::size_t heads = 1, bool residual = false, std::size_t degree = 2) {
+                     std::size_t heads = 1, bool residual = false, std::size_t degree = 0) {
   PresetOptions o{.shape = {.arch = parse_arch(arch), .layers = layers, .width = width, .heads = heads, .tokens = tokens, .degree = degree, .residual = residual}};
   return o;
 }
@@ -531,6 +531,11 @@ TEST_CASE("methods bracket each other on every preset family", "[seprank]") {
       {preset("product", 2, 2, 4, 1, false, 2), {1}},
       {preset("product", 1, 4, 1, 1, false, 3), {1, 2}},
       {preset("product", 2, 4, 1, 1, true, 2), {1}},
+      // degree-k attention blocks (AO eq. (2)): even (learned values C) and odd
+      {preset("attention", 1, 2, 3, 1, false, 2), {1, 2}},
+      {preset("attention", 1, 2, 3, 1, false, 4), {1}},
+      {preset("attention", 1, 2, 2, 1, false, 5), {1}},
+      {preset("attention", 2, 2, 2, 1, false, 2), {1}},
   };
   std::size_t compared_numeric = 0, exact_numeric = 0;
   for (const auto& pr : presets)

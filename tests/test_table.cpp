@@ -16,7 +16,7 @@ namespace {
 
 TableRow synthetic_row(std::optional<std::size_t> lo, std::optional<std::size_t> hi) {
   TableRow r;
-  r.config.params = {Arch::attention, 1, 2, 1, 2, 2, false};
+  r.config.params = {Arch::attention, 1, 2, 1, 2, 0, false};
   r.config.seed = 1;
   r.params = "16";
   r.lower.value = lo;

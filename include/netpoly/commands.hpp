@@ -70,7 +70,7 @@ struct SeprankOptions {
 
 struct TableOptions {
   std::string arch = "attention";
-  std::string layers = "1", width = "2", heads = "1", tokens = "", degree = "2";
+  std::string layers = "1", width = "2", heads = "1", tokens = "", degree;  // degree: 2 (product), 3 (attention)
   bool residual = false;
   std::uint64_t seeds = 1;
   std::int64_t range = 0;           // 0: the --weights distribution's default

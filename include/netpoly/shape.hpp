@@ -20,8 +20,12 @@ struct NetworkShape {
   std::uint64_t width = 2;   // d = d_x (m in NB)
   std::uint64_t heads = 1;   // H; the mixer's H in NB Thm 5.5 (1 unless given)
   std::uint64_t tokens = 2;  // N (n in NB); an mlp has one token (NB Def 3.1), so it is ignored there
-  std::uint64_t degree = 2;  // k, degree of each product block (AO)
+  // k, the degree of each block: a product block (AO Comment 3.1; 2 by
+  // default) or an attention block (AO eq. (2); 3 by default, LV's
+  // attention). 0 means the architecture's default: read it with block_degree().
+  std::uint64_t degree = 0;
   bool residual = false;
+  std::uint64_t block_degree() const { return degree ? degree : arch == Arch::attention ? 3 : 2; }
 };
 
 // Labels of a shape, written in one place: a model name

@@ -19,7 +19,9 @@ namespace netpoly {
 
 struct SweepSpec {
   Arch arch = Arch::attention;
-  std::vector<std::uint64_t> layers{1}, widths{2}, heads{1}, tokens{2}, degrees{2};
+  // degrees: of the product or attention blocks; empty: the architecture's
+  // default (product 2, attention 3 = LV's attention)
+  std::vector<std::uint64_t> layers{1}, widths{2}, heads{1}, tokens{2}, degrees;
   bool residual = false;
   std::uint64_t seeds = 1;       // seeds 1..seeds
   std::int64_t range = 0;        // weights in [-range, range]; 0: the distribution's default

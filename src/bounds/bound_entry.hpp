@@ -41,7 +41,7 @@ struct Ctx {
   Real lambda;  // 3^(L-2) (1/3 for L = 1)
   explicit Ctx(const NetworkShape& p)
       : arch(p.arch), residual(p.residual), L(p.layers), d(p.width), H(p.heads),
-        N(p.arch == Arch::mlp ? 1 : p.tokens), k(p.degree), n_gt_1(N > 1), deep(cmp_pow(3, L, d) > 0),
+        N(p.arch == Arch::mlp ? 1 : p.tokens), k(p.block_degree()), n_gt_1(N > 1), deep(cmp_pow(3, L, d) > 0),
         shallow(cmp_pow(3, L, d) < 0), Lr(re(L)), dr(re(d)), Hr(re(H)), Nr(re(N)), kr(re(k)) {
     Real three_L = bounds_detail::three_pow(Lr);
     C = (three_L - Real(1.0)) / Real(2.0);
@@ -76,7 +76,12 @@ constexpr const char* kAttn = "attention (no residual)";
 constexpr const char* kAttnRes = "attention (residual)";
 constexpr const char* kAE = "holds for all weights but a set of measure zero";
 
-inline bool attention_plain(const NetworkShape& p) { return p.arch == Arch::attention && !p.residual; }
-inline bool attention_residual(const NetworkShape& p) { return p.arch == Arch::attention && p.residual; }
+// LV's and NB's attention bounds are about degree-3 blocks (LV eq. (1)).
+inline bool attention_plain(const NetworkShape& p) {
+  return p.arch == Arch::attention && p.block_degree() == 3 && !p.residual;
+}
+inline bool attention_residual(const NetworkShape& p) {
+  return p.arch == Arch::attention && p.block_degree() == 3 && p.residual;
+}
 
 }  // namespace netpoly::bounds_detail

@@ -149,7 +149,10 @@ void validate_bound_params(const NetworkShape& p) {
   range(p.width, kMaxSize, "--width");
   range(p.heads, kMaxSize, "--heads");
   if (p.arch != Arch::mlp) range(p.tokens, kMaxSize, "--tokens");
-  if (p.arch == Arch::product) range(p.degree, kMaxDegree, "--degree");
+  if (p.arch == Arch::product) range(p.block_degree(), kMaxDegree, "--degree");
+  if (p.arch == Arch::attention && (p.block_degree() < 2 || p.block_degree() > kMaxDegree))
+    throw InputError("--degree: an attention block has degree 2.." + std::to_string(kMaxDegree) + ", got " +
+                     std::to_string(p.block_degree()));
   if (p.arch == Arch::attention && p.width % p.heads != 0)
     throw InputError("bounds: --heads (" + std::to_string(p.heads) + ") must divide --width (" +
                      std::to_string(p.width) + ")");

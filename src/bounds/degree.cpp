@@ -23,9 +23,12 @@ Draft degree_sigma2(const Ctx& c) {
 }
 Draft degree_product(const Ctx& c) { return degree_record(c, "degree k^L", "AO §6.2, eq. (16)", "k^L", c.k); }
 
-bool is_attention(const NetworkShape& p) { return p.arch == Arch::attention; }
+bool is_attention(const NetworkShape& p) { return p.arch == Arch::attention && p.block_degree() == 3; }
 bool is_sigma2(const NetworkShape& p) { return p.arch == Arch::mixer || p.arch == Arch::mlp; }
-bool is_product(const NetworkShape& p) { return p.arch == Arch::product; }
+// Product blocks and attention blocks of degree k != 3 (AO eq. (2)).
+bool is_product(const NetworkShape& p) {
+  return p.arch == Arch::product || (p.arch == Arch::attention && p.block_degree() != 3);
+}
 
 const RegisterBound attention_entry({"degree 3^L", 19, is_attention, degree_attention});
 const RegisterBound sigma2_entry({"degree 2^p", 31, is_sigma2, degree_sigma2});

@@ -21,12 +21,19 @@ Fmpz count(const NetworkShape& p, std::uint64_t L, std::uint64_t d) {
   Fmpz dd = fz(d), r;
   fmpz_mul(dd.get(), dd.get(), dd.get());  // d^2
   switch (p.arch) {
-    case Arch::attention:  // per layer and head Q, K, V: d_a x d and O: d x d_a, so L H 4 d d_a = 4 L d^2
-    case Arch::mlp:        // one d x d channel matrix per layer
-    case Arch::product:    // k d x d matrices per block
+    case Arch::attention: {
+      // per layer and head Q, K, V: d_a x d and O: d x d_a, so L H 4 d d_a = 4 L d^2; a degree-k
+      // block has floor(k/2) score pairs (2 d d_a each) and V, O (odd k: (k + 1) L d^2 in all) or
+      // C, N x d per head (even k: k L d^2 + L H N d).
+      const std::uint64_t k = p.block_degree();
+      fmpz_mul_ui(r.get(), dd.get(), L * (k % 2 ? k + 1 : k));
+      if (k % 2 == 0) fmpz_add_ui(r.get(), r.get(), L * p.heads * p.tokens * d);
+      return r;
+    }
+    case Arch::mlp:      // one d x d channel matrix per layer
+    case Arch::product:  // k d x d matrices per block
       fmpz_mul_ui(r.get(), dd.get(), L);
-      if (p.arch == Arch::attention) fmpz_mul_ui(r.get(), r.get(), 4);
-      if (p.arch == Arch::product) fmpz_mul_ui(r.get(), r.get(), p.degree);
+      if (p.arch == Arch::product) fmpz_mul_ui(r.get(), r.get(), p.block_degree());
       return r;
     case Arch::mixer: {  // layers 1, 3, 5, ... mix tokens (N x N), layers 2, 4, ... mix channels (d x d)
       Fmpz nn = fz(p.tokens);

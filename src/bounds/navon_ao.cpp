@@ -21,17 +21,24 @@ Draft ao_eq3(const Ctx& c) {
   // stated for eq. (2)'s block y(X) = X prod (W_k X^T), which mixes tokens; the `product`
   // preset is Comment 3.1's per-token polynomial P_k(x) = prod (W_k x) (every output entry
   // depends on one token only), so the statement's network is not this one: never in regime.
-  Draft x = draft("AO eq. (3)", "AO §1.2, eq. (3)", "product", BoundKind::order, "Theta(k^(L d))",
-                  "eq. (2)'s token-mixing block with L > log_k d, k >= 2; the product preset is AO Comment "
-                  "3.1's per-token form, not that block",
-                  false, "asymptotic order with unstated constants, not a certified bound; shown for comparison only");
+  // The attention block of degree k (AO eq. (2), docs/model-format.md) is that block.
+  const bool block = c.arch == Arch::attention;
+  Draft x = draft("AO eq. (3)", "AO §1.2, eq. (3)", block ? "attention (degree-k block)" : "product",
+                  BoundKind::order, "Theta(k^(L d))",
+                  block ? "L > log_k d, k >= 2"
+                        : "eq. (2)'s token-mixing block with L > log_k d, k >= 2; the product preset is AO Comment "
+                          "3.1's per-token form, not that block",
+                  block && c.k >= 2 && cmp_pow(c.k, c.L, c.d) > 0,
+                  "asymptotic order with unstated constants, not a certified bound");
   x.log3 = c.Lr * c.dr * log3(c.kr);
   return x;
 }
 
 
-// AO does not treat residual connections.
-bool product_plain(const NetworkShape& p) { return p.arch == Arch::product && !p.residual; }
+// AO does not treat residual connections. Degree-3 attention blocks have AO eq. (1).
+bool product_plain(const NetworkShape& p) {
+  return !p.residual && (p.arch == Arch::product || (p.arch == Arch::attention && p.block_degree() != 3));
+}
 
 const RegisterBound ao_eq1_entry({"AO eq. (1)", 18, attention_plain, ao_eq1});
 const RegisterBound ao_eq3_entry({"AO eq. (3)", 40, product_plain, ao_eq3});

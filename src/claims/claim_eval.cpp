@@ -64,7 +64,10 @@ NetFamily infer_family(const Model& m) {
     f.shape.residual = f.shape.residual || l.residual;
     switch (l.role()) {
       case LayerRole::attention:
-        if (!att) f.shape.heads = l.family_size();
+        if (!att) {
+          f.shape.heads = l.family_size();
+          f.shape.degree = static_cast<std::uint64_t>(l.degree());  // 3, or a degree-k block's k
+        }
         att = true;
         break;
       case LayerRole::token_mixing:

@@ -18,8 +18,8 @@ void setup_bounds(CLI::App& app) {
       ->check(not_negative);
   s->add_option("--tokens", o->params.tokens, "tokens N (n in NB); required for attention and mixer")
       ->check(not_negative);
-  s->add_option("--degree", o->params.degree, "degree k of each product block")
-      ->capture_default_str()
+  s->add_option("--degree", o->params.degree,
+                 "degree k of each block: product (default 2) or attention (default 3: LV's attention)")
       ->check(not_negative);
   s->add_flag("--residual", o->params.residual, "residual connections");
   s->add_flag("--json", o->json, "machine-readable output");

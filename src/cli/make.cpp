@@ -25,6 +25,9 @@ void setup_make(CLI::App& app) {
       if (arch != "product") t->required();
     }
     if (arch == "product") s->add_option("--degree", o->preset.shape.degree, "degree k of each block")->required();
+    if (arch == "attention")
+      s->add_option("--degree", o->preset.shape.degree,
+                    "degree k of each attention block (AO eq. (2); default 3: LV's attention)");
     if (arch != "product") s->add_flag("--residual", o->preset.shape.residual, "add residual connections");
     s->add_option("--seed", o->seed, "seed (0..2^64-1) of the SplitMix64 weight generator (default 1)");
     s->add_option("--weights", o->weights, "small (integers in [-R, R], default) | wide (nonzero, R = 100) | "

@@ -12,7 +12,7 @@ void setup_table(CLI::App& app) {
   s->add_option("--width", o->width, "widths, e.g. 2,4")->capture_default_str();
   s->add_option("--heads", o->heads, "heads (attention)")->capture_default_str();
   s->add_option("--tokens", o->tokens, "tokens (default 2; 1 for product)");
-  s->add_option("--degree", o->degree, "block degrees k (product)")->capture_default_str();
+  s->add_option("--degree", o->degree, "block degrees k (product: default 2; attention: default 3, LV's attention)");
   s->add_flag("--residual", o->residual, "residual connections");
   s->add_option("--seeds", o->seeds, "seeds 1..S per shape")->capture_default_str();
   s->add_option("--weights", o->weights,

@@ -39,7 +39,8 @@ std::string json_log3(const Bound& b) {
 void print_json(std::ostream& os, const NetworkShape& p, const Fmpz& params, const std::vector<Bound>& bs) {
   os << "{\"params\":{\"arch\":\"" << arch_name(p.arch) << "\",\"layers\":" << p.layers << ",\"width\":" << p.width
      << ",\"heads\":" << p.heads << ",\"tokens\":" << (p.arch == Arch::mlp ? 1 : p.tokens);
-  if (p.arch == Arch::product) os << ",\"degree\":" << p.degree;
+  if (p.arch == Arch::product || (p.arch == Arch::attention && p.block_degree() != 3))
+    os << ",\"degree\":" << p.block_degree();
   os << ",\"residual\":" << (p.residual ? "true" : "false") << ",\"parameters\":" << params.str() << "},\"bounds\":[";
   for (std::size_t i = 0; i < bs.size(); ++i) {
     const Bound& b = bs[i];
@@ -60,8 +61,10 @@ void print_text(std::ostream& os, const NetworkShape& p, const Fmpz& params, con
   if (p.arch == Arch::attention) os << " H=" << p.heads << " (d_a=" << p.width / p.heads << ")";
   if (p.arch == Arch::mixer || p.arch == Arch::mlp) os << " H=" << p.heads;
   if (p.arch != Arch::mlp) os << " N=" << p.tokens;
-  if (p.arch == Arch::product) os << " k=" << p.degree;
-  if (p.arch == Arch::attention) os << " C(L)=" << (p.layers <= 40 ? lv_C(p.layers).str() : "(3^L-1)/2");
+  const bool blocks = p.arch == Arch::attention && p.block_degree() != 3;  // AO eq. (2)'s degree-k blocks
+  if (p.arch == Arch::product || blocks) os << " k=" << p.block_degree();
+  if (p.arch == Arch::attention && !blocks)
+    os << " C(L)=" << (p.layers <= 40 ? lv_C(p.layers).str() : "(3^L-1)/2");
   os << (p.residual ? ", residual" : "") << "; " << params.str() << " parameters\n";
   std::vector<std::vector<std::string>> rows;
   rows.push_back({"id", "kind", "value", "log3", "condition", "regime"});
@@ -95,7 +98,8 @@ void run_bounds(const BoundsOptions& options) {
   if (a == Arch::mlp && o.tokens_given && o.params.tokens != 1)
     throw InputError("bounds: an mlp has one token (NB Def. 3.1); drop --tokens");
   if (a == Arch::product && !o.tokens_given) o.params.tokens = 1;
-  if (a != Arch::product && o.degree_given) throw InputError("bounds: --degree applies to --arch product only");
+  if (a != Arch::product && a != Arch::attention && o.degree_given)
+    throw InputError("bounds: --degree applies to --arch product and attention only");
   if (a == Arch::product && o.heads_given) throw InputError("bounds: --heads does not apply to --arch product");
   if (a == Arch::product && o.params.residual)
     throw InputError("bounds: --residual does not apply to --arch product (AO has no residual form)");

@@ -120,7 +120,9 @@ SweepSpec make_spec(const TableOptions& o) {
   s.widths = parse_unique_list(o.width, "--width");
   s.heads = parse_unique_list(o.heads, "--heads");
   s.tokens = parse_unique_list(o.tokens.empty() ? (s.arch == Arch::product ? "1" : "2") : o.tokens, "--tokens");
-  s.degrees = parse_unique_list(o.degree, "--degree");
+  if (!o.degree.empty()) s.degrees = parse_unique_list(o.degree, "--degree");
+  if (!o.degree.empty() && s.arch != Arch::product && s.arch != Arch::attention && s.budgets.empty())
+    throw InputError("--degree applies to product and attention blocks only");
   s.residual = o.residual;
   s.seeds = o.seeds;
   s.range = o.range;

@@ -87,7 +87,7 @@ Model make_preset(const PresetOptions& o) {
   // the work runs in).
   {
     const double d = static_cast<double>(s.width), N = static_cast<double>(s.tokens);
-    const double k = static_cast<double>(std::max<std::size_t>(s.degree, 4));
+    const double k = static_cast<double>(std::max<std::size_t>(s.block_degree(), 4));
     const double weights = static_cast<double>(s.layers) * std::max(k * d * d, N * N);
     check_memory_estimate(weights * 48.0, "a preset with up to " + std::to_string(static_cast<long long>(weights)) +
                                               " weights");
@@ -99,12 +99,24 @@ Model make_preset(const PresetOptions& o) {
   m.tokens = s.tokens;
   if (s.arch == Arch::attention) {
     require(s.heads >= 1 && s.width % s.heads == 0, "--heads must divide --width");
-    const std::size_t da = s.width / s.heads;
+    const std::size_t da = s.width / s.heads, k = s.block_degree();
+    require(k >= 2 && k <= 16, "--degree must be in [2, 16] for attention blocks");
     for (std::size_t l = 0; l < s.layers; ++l) {
       Attention<Fmpq> a;
-      for (std::size_t h = 0; h < s.heads; ++h)
-        a.heads.push_back({random_mat(g, da, s.width), random_mat(g, da, s.width),
-                           random_mat(g, da, s.width), random_mat(g, s.width, da)});
+      for (std::size_t h = 0; h < s.heads; ++h) {
+        // Drawn in the order Q, K, V, O (degree 3: the attention presets as
+        // always), then the further score pairs; an even degree draws C (N x d)
+        // in place of V and O.
+        AttentionHead<Fmpq> x{random_mat(g, da, s.width), random_mat(g, da, s.width), {}, {}, {}, std::nullopt};
+        if (k % 2) {
+          x.V = random_mat(g, da, s.width);
+          x.O = random_mat(g, s.width, da);
+        } else {
+          x.C = random_mat(g, s.tokens, s.width);
+        }
+        for (std::size_t j = 1; j < k / 2; ++j) x.extra.push_back({random_mat(g, da, s.width), random_mat(g, da, s.width)});
+        a.heads.push_back(std::move(x));
+      }
       m.layers.push_back({std::move(a), s.residual});
     }
   } else if (s.arch == Arch::mixer) {
@@ -132,10 +144,10 @@ Model make_preset(const PresetOptions& o) {
       m.layers.push_back({std::move(c), s.residual});
     }
   } else {
-    require(s.degree >= 1 && s.degree <= 16, "--degree must be in [1, 16]");
+    require(s.block_degree() >= 1 && s.block_degree() <= 16, "--degree must be in [1, 16]");
     for (std::size_t l = 0; l < s.layers; ++l) {
       Product<Fmpq> p;
-      for (std::size_t k = 0; k < s.degree; ++k) p.Ws.push_back(random_mat(g, s.width, s.width));
+      for (std::size_t k = 0; k < s.block_degree(); ++k) p.Ws.push_back(random_mat(g, s.width, s.width));
       m.layers.push_back({std::move(p), s.residual});
     }
   }

@@ -24,7 +24,8 @@ std::vector<SweepConfig> budget_configs(const SweepSpec& s) {
       const bool att = a == Arch::attention, prod = a == Arch::product, mlp = a == Arch::mlp;
       const std::uint64_t N = mlp ? 1 : s.tokens.at(0);
       for (std::uint64_t H : att ? s.heads : one)
-        for (std::uint64_t k : prod ? s.degrees : std::vector<std::uint64_t>{2}) {
+        for (std::uint64_t k : (prod || att) && !s.degrees.empty() ? s.degrees : std::vector<std::uint64_t>{0}) {
+          if ((att && k == 3) || (prod && k == 2)) k = 0;  // the architecture's default
           const NetworkShape base{a, 1, 1, H, N, k, s.residual && !prod};
           DepthWidthOptions o;
           o.max_depth = s.max_depth;
@@ -73,7 +74,8 @@ std::string fixed(double x, int digits = 3) {
 std::string shape_text(const NetworkShape& p) {
   std::string s = "L" + std::to_string(p.layers) + " d" + std::to_string(p.width);
   if (p.arch == Arch::attention) s += " H" + std::to_string(p.heads);
-  if (p.arch == Arch::product) s += " k" + std::to_string(p.degree);
+  if (p.arch == Arch::product || (p.arch == Arch::attention && p.block_degree() != 3))
+    s += " k" + std::to_string(p.block_degree());
   return s;
 }
 
@@ -147,7 +149,7 @@ std::string render_budget_table(const std::vector<TableRow>& rows_in, TableForma
       const auto& r = rows[i];
       const auto& p = r.config.params;
       std::vector<std::string> v{r.config.budget, arch_name(p.arch), std::to_string(p.layers), std::to_string(p.width),
-                                 std::to_string(p.heads), std::to_string(p.tokens), std::to_string(p.degree),
+                                 std::to_string(p.heads), std::to_string(p.tokens), std::to_string(p.block_degree()),
                                  p.residual ? "true" : "false", std::to_string(r.config.seed), r.params,
                                  r.lower.value ? std::to_string(*r.lower.value) : "", r.lower.method,
                                  r.upper.value ? std::to_string(*r.upper.value) : "", r.upper.method,

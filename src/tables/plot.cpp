@@ -46,7 +46,8 @@ std::string render_plot(const std::vector<TableRow>& rows, const std::string& ti
     std::string s = "d=" + std::to_string(p.width);
     if (p.arch == Arch::attention) s += " H=" + std::to_string(p.heads);
     if (p.arch != Arch::mlp) s += " N=" + std::to_string(p.tokens);
-    if (p.arch == Arch::product) s += " k=" + std::to_string(p.degree);
+    if (p.arch == Arch::product || (p.arch == Arch::attention && p.block_degree() != 3))
+      s += " k=" + std::to_string(p.block_degree());
     const double x = static_cast<double>(p.layers);
     xmin = std::min(xmin, x);
     xmax = std::max(xmax, x);

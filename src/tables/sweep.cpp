@@ -19,9 +19,15 @@ json SweepSpec::row_options() const {
 }
 
 json SweepSpec::sweep_json() const {
+  // Attention sweeps wrote "degrees": [2] before degree-k attention blocks
+  // existed; they still do (so that shards of old and new runs merge), and
+  // name other block degrees under "block_degrees".
+  const bool att = arch == Arch::attention;
+  const std::vector<std::uint64_t> legacy{2};
   json j = {{"arch", arch_name(arch)}, {"layers", layers},   {"widths", widths},   {"heads", heads},
-            {"tokens", tokens},        {"degrees", degrees}, {"residual", residual}, {"seeds", seeds},
-            {"options", row_options()}};
+            {"tokens", tokens},        {"degrees", att || degrees.empty() ? legacy : degrees}, {"residual", residual},
+            {"seeds", seeds},          {"options", row_options()}};
+  if (att && !degrees.empty() && degrees != std::vector<std::uint64_t>{3}) j["block_degrees"] = degrees;
   if (!budgets.empty()) {
     json a = json::array();
     for (Arch x : archs) a.push_back(arch_name(x));
@@ -42,6 +48,7 @@ SweepSpec SweepSpec::from_sweep_json(const json& j) {
     s.heads = j.at("heads").get<std::vector<std::uint64_t>>();
     s.tokens = j.at("tokens").get<std::vector<std::uint64_t>>();
     s.degrees = j.at("degrees").get<std::vector<std::uint64_t>>();
+    if (s.arch == Arch::attention) s.degrees = j.value("block_degrees", std::vector<std::uint64_t>{});
     s.residual = j.at("residual").get<bool>();
     s.seeds = j.at("seeds").get<std::uint64_t>();
     if (j.contains("budgets")) {

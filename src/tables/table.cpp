@@ -32,7 +32,8 @@ std::vector<SweepConfig> sweep_configs(const SweepSpec& s) {
   const std::vector<std::uint64_t> one{1};
   const auto& heads = att ? s.heads : one;
   const auto& tokens = mlp ? one : s.tokens;
-  const auto& degrees = prod ? s.degrees : std::vector<std::uint64_t>{2};
+  // Attention: 0 (LV's degree-3 attention, the rows' keys as always) unless --degree asks for blocks.
+  const std::vector<std::uint64_t> degrees = (prod || att) && !s.degrees.empty() ? s.degrees : std::vector<std::uint64_t>{0};
   std::vector<SweepConfig> r;
   for (auto L : s.layers)
     for (auto d : s.widths)
@@ -42,7 +43,7 @@ std::vector<SweepConfig> sweep_configs(const SweepSpec& s) {
             if (att && (H == 0 || d % H != 0)) continue;
             for (std::uint64_t seed = 1; seed <= s.seeds; ++seed) {
               SweepConfig c;
-              c.params = {s.arch, L, d, att ? H : 1, N, k, s.residual && !prod};
+              c.params = {s.arch, L, d, att ? H : 1, N, (att && k == 3) || (prod && k == 2) ? 0 : k, s.residual && !prod};
               c.seed = seed;
               c.index = r.size();
               r.push_back(c);
@@ -87,6 +88,9 @@ TableRow TableRow::from_json(const json& j) {
                      c.at("tokens").get<std::uint64_t>(), c.at("degree").get<std::uint64_t>(),
                      c.at("residual").get<bool>()};
   r.config.seed = c.at("seed").get<std::uint64_t>();
+  // Journals before degree-k attention blocks stored 2 for attention rows; their keys have no k.
+  if (r.config.params.arch == Arch::attention && j.value("key", std::string()).find(" k=") == std::string::npos)
+    r.config.params.degree = 0;
   r.config.budget = j.value("budget", std::string());
   r.params = j.at("params").get<std::string>();
   r.second_draw = j.value("second_draw", std::string());
@@ -225,21 +229,22 @@ TableFormat table_format_for(const std::string& path) {
 namespace {
 
 
-std::vector<std::string> config_columns(Arch a) {
+// k: the block degree (product, and attention sweeps with --degree).
+std::vector<std::string> config_columns(Arch a, bool k) {
   std::vector<std::string> c{"L", "d"};
   if (a == Arch::attention) c.push_back("H");
   if (a != Arch::mlp) c.push_back("N");
-  if (a == Arch::product) c.push_back("k");
+  if (k) c.push_back("k");
   c.push_back("seed");
   return c;
 }
 
-std::vector<std::string> config_values(const TableRow& r) {
+std::vector<std::string> config_values(const TableRow& r, bool k) {
   const auto& p = r.config.params;
   std::vector<std::string> v{std::to_string(p.layers), std::to_string(p.width)};
   if (p.arch == Arch::attention) v.push_back(std::to_string(p.heads));
   if (p.arch != Arch::mlp) v.push_back(std::to_string(p.tokens));
-  if (p.arch == Arch::product) v.push_back(std::to_string(p.degree));
+  if (k) v.push_back(std::to_string(p.block_degree()));
   v.push_back(std::to_string(r.config.seed));
   return v;
 }
@@ -314,7 +319,10 @@ std::string render_table(const std::vector<TableRow>& rows_in, TableFormat f, co
   if (f == TableFormat::json) return render_json(rows, title);
   std::ostringstream os;
   const Arch arch = rows.empty() ? Arch::attention : rows[0].config.params.arch;
-  std::vector<std::string> cols = config_columns(arch);
+  bool k_col = arch == Arch::product;
+  for (const auto& r : rows) k_col = k_col || r.config.params.block_degree() != 3;
+  if (arch != Arch::attention && arch != Arch::product) k_col = false;
+  std::vector<std::string> cols = config_columns(arch, k_col);
   std::vector<std::string> ids;
   std::vector<std::string> kinds;
   for (const auto& r : rows)
@@ -352,7 +360,7 @@ std::string render_table(const std::vector<TableRow>& rows_in, TableFormat f, co
     os << "\n";
     for (const auto& r : rows) {
       os << "|";
-      for (const auto& v : config_values(r)) os << " " << v << " |";
+      for (const auto& v : config_values(r, k_col)) os << " " << v << " |";
       os << " " << r.params << " | " << r.table_text() << " | " << status_name(r.status) << " |";
       if (any_draw) os << " " << draw_cell(r) << " |";
       for (const auto& id : ids) {
@@ -377,7 +385,7 @@ std::string render_table(const std::vector<TableRow>& rows_in, TableFormat f, co
     for (const auto& r : rows) {
       const auto& p = r.config.params;
       std::vector<std::string> v{arch_name(p.arch), std::to_string(p.layers), std::to_string(p.width),
-                                 std::to_string(p.heads), std::to_string(p.tokens), std::to_string(p.degree),
+                                 std::to_string(p.heads), std::to_string(p.tokens), std::to_string(p.block_degree()),
                                  p.residual ? "true" : "false", std::to_string(r.config.seed), r.params,
                                  r.lower.value ? std::to_string(*r.lower.value) : "", r.lower.method,
                                  r.upper.value ? std::to_string(*r.upper.value) : "", r.upper.method,
@@ -403,7 +411,7 @@ std::string render_table(const std::vector<TableRow>& rows_in, TableFormat f, co
       os << " & " << tex_escape(ids[k]) << " (" << (kinds[k] == "upper" ? "$\\le$" : kinds[k] == "lower" ? "$\\ge$" : tex_escape(kinds[k])) << ")";
     os << " \\\\\n\\midrule\n";
     for (const auto& r : rows) {
-      for (const auto& v : config_values(r)) os << v << " & ";
+      for (const auto& v : config_values(r, k_col)) os << v << " & ";
       os << r.params << " & " << tex_escape(r.table_text()) << " & " << status_name(r.status);
       for (const auto& id : ids) {
         const BoundCell* b = cell_for(r, id);

@@ -2,7 +2,17 @@
 // y_i = O (sum_j (V x_j)(K x_j)^T) Q x_i, the heads summed. Degree 3.
 // Format: {"type": "attention", "heads": [{"Q", "K", "V", "O"}, ...]},
 // Q, K, V da x d and O d x da.
+//
+// The degree-k block (AO eq. (2), read as a token-mixing block; the choice
+// and why: docs/model-format.md): per head, score matrices
+// S_j = (X Q_j^T)(X K_j^T)^T (N x N, degree 2 each, j = 1..m; S_1 from Q, K,
+// S_2.. from "extra"), then
+//   odd k = 2m + 1:  Y = S_1 S_2 ... S_m X V^T O^T          (k = 3: attention)
+//   even k = 2m:     Y = S_1 S_2 ... S_m C, C an N x d matrix of learned values.
+// Format: a head may add "extra": [{"Q", "K"}, ...] and give "C" (N x d)
+// instead of "V" and "O"; the layer may state "degree": k (checked).
 #pragma once
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -11,9 +21,20 @@
 namespace netpoly {
 
 template <class S>
+struct ScorePair {
+  Mat<S> Q, K;  // da x d each: one score matrix (X Q^T)(X K^T)^T
+  bool operator==(const ScorePair&) const = default;
+};
+
+template <class S>
 struct AttentionHead {
-  Mat<S> Q, K, V, O;  // Q,K,V: da x d; O: d x da
+  Mat<S> Q, K, V, O;             // Q,K,V: da x d; O: d x da (V, O empty when C is given)
+  std::vector<ScorePair<S>> extra;  // the score matrices after the first (degree-k blocks)
+  std::optional<Mat<S>> C;        // even degree: learned values, N x d
   bool operator==(const AttentionHead&) const = default;
+  // 2 per score matrix, 1 for the values X V^T O^T (none for C).
+  std::size_t degree() const { return 2 * (1 + extra.size()) + (C ? 0 : 1); }
+  bool plain() const { return extra.empty() && !C; }
 };
 
 template <class S>
@@ -24,12 +45,18 @@ struct Attention {
 
   template <class F>
   auto map(F&& f) const {
-    Attention<decltype(f(std::declval<S>()))> r;
-    for (const auto& h : heads) r.heads.push_back({h.Q.map(f), h.K.map(f), h.V.map(f), h.O.map(f)});
+    using T = decltype(f(std::declval<S>()));
+    Attention<T> r;
+    for (const auto& h : heads) {
+      AttentionHead<T> m{h.Q.map(f), h.K.map(f), h.V.map(f), h.O.map(f), {}, std::nullopt};
+      for (const auto& e : h.extra) m.extra.push_back({e.Q.map(f), e.K.map(f)});
+      if (h.C) m.C = h.C->map(f);
+      r.heads.push_back(std::move(m));
+    }
     return r;
   }
   std::size_t out_width(std::size_t d) const { return d; }
-  double degree() const { return 3; }
+  double degree() const { return heads.empty() ? 3 : static_cast<double>(heads[0].degree()); }
   // The family's size parameter: heads.
   std::size_t family_size() const { return heads.size(); }
   template <class F>
@@ -37,42 +64,100 @@ struct Attention {
     for (const auto& h : heads) {
       f(h.Q);
       f(h.K);
-      f(h.V);
-      f(h.O);
+      for (const auto& e : h.extra) {
+        f(e.Q);
+        f(e.K);
+      }
+      if (h.C) {
+        f(*h.C);
+      } else {
+        f(h.V);
+        f(h.O);
+      }
     }
   }
 
   template <class Rd, class Json>
-  static Attention read(const Rd& r, const Json& o, const std::string& lp, std::size_t, std::size_t d) {
-    r.keys(o, lp, {"type", "residual", "heads"}, {"heads"});
+  static Attention read(const Rd& r, const Json& o, const std::string& lp, std::size_t N, std::size_t d) {
+    r.keys(o, lp, {"type", "residual", "heads", "degree"}, {"heads"});
     const Json& hs = o["heads"];
     std::string hp = Rd::join(lp, "heads");
     if (!hs.is_array() || hs.empty()) r.fail(hp, "expected a non-empty list of heads, got " + Rd::kind(hs));
     Attention a;
     for (std::size_t h = 0; h < hs.size(); ++h) {
       std::string p = Rd::idx(hp, h);
-      r.keys(hs[h], p, {"Q", "K", "V", "O"}, {"Q", "K", "V", "O"});
-      std::size_t da = r.row_count(hs[h]["Q"], Rd::join(p, "Q"));
-      a.heads.push_back({r.matrix(hs[h]["Q"], Rd::join(p, "Q"), da, d, "Q is da x d"),
-                         r.matrix(hs[h]["K"], Rd::join(p, "K"), da, d, "K is da x d"),
-                         r.matrix(hs[h]["V"], Rd::join(p, "V"), da, d, "V is da x d"),
-                         r.matrix(hs[h]["O"], Rd::join(p, "O"), d, da, "O is d x da")});
+      const Json& hd = hs[h];
+      const bool has_c = hd.is_object() && hd.contains("C");
+      if (has_c)  // an even-degree head: learned values C in place of V and O
+        r.keys(hd, p, {"Q", "K", "extra", "C"}, {"Q", "K", "C"});
+      else
+        r.keys(hd, p, {"Q", "K", "V", "O", "extra", "C"}, {"Q", "K", "V", "O"});
+      std::size_t da = r.row_count(hd["Q"], Rd::join(p, "Q"));
+      AttentionHead<S> x{r.matrix(hd["Q"], Rd::join(p, "Q"), da, d, "Q is da x d"),
+                         r.matrix(hd["K"], Rd::join(p, "K"), da, d, "K is da x d"), {}, {}, {}, std::nullopt};
+      if (has_c) {
+        x.C = r.matrix(hd["C"], Rd::join(p, "C"), N, d, "C is N x d");
+      } else {
+        x.V = r.matrix(hd["V"], Rd::join(p, "V"), da, d, "V is da x d");
+        x.O = r.matrix(hd["O"], Rd::join(p, "O"), d, da, "O is d x da");
+      }
+      if (hd.contains("extra")) {
+        const Json& ex = hd["extra"];
+        const std::string ep = Rd::join(p, "extra");
+        if (!ex.is_array()) r.fail(ep, "expected a list of {\"Q\", \"K\"} score pairs, got " + Rd::kind(ex));
+        for (std::size_t j = 0; j < ex.size(); ++j) {
+          const std::string q = Rd::idx(ep, j);
+          r.keys(ex[j], q, {"Q", "K"}, {"Q", "K"});
+          x.extra.push_back({r.matrix(ex[j]["Q"], Rd::join(q, "Q"), da, d, "Q is da x d"),
+                             r.matrix(ex[j]["K"], Rd::join(q, "K"), da, d, "K is da x d")});
+        }
+      }
+      if (h > 0 && x.degree() != a.heads[0].degree())
+        r.fail(p, "every head of a layer has the same degree: head 0 has degree " +
+                      std::to_string(a.heads[0].degree()) + ", this one " + std::to_string(x.degree()));
+      a.heads.push_back(std::move(x));
+    }
+    if (o.contains("degree")) {
+      const std::string dp = Rd::join(lp, "degree");
+      const Json& k = o["degree"];
+      if (!k.is_number_unsigned() || k.template get<std::size_t>() != a.heads[0].degree())
+        r.fail(dp, "expected the heads' degree " + std::to_string(a.heads[0].degree()) +
+                       " (2 per score pair, +1 for V and O), got " + k.dump());
     }
     return a;
   }
 
   template <class Wr>
   void write(Wr& w) const {
+    if (degree() != 3) w.os << ",\n" << w.in << "\"degree\": " << static_cast<std::size_t>(degree());
     w.os << ",\n" << w.in << "\"heads\": [";
     for (std::size_t h = 0; h < heads.size(); ++h) {
       const auto& hd = heads[h];
       const std::string hi = w.in + "  ";
       w.os << (h ? ",\n" : "\n") << hi << "{";
-      const char* names[] = {"Q", "K", "V", "O"};
-      const Mat<S>* mats[] = {&hd.Q, &hd.K, &hd.V, &hd.O};
-      for (int k = 0; k < 4; ++k) {
-        w.os << (k ? ",\n" + hi + " " : "") << "\"" << names[k] << "\": ";
-        w.matrix(*mats[k], hi + std::string(6, ' '));
+      std::vector<std::pair<const char*, const Mat<S>*>> mats{{"Q", &hd.Q}, {"K", &hd.K}};
+      if (!hd.C) {
+        mats.push_back({"V", &hd.V});
+        mats.push_back({"O", &hd.O});
+      }
+      for (std::size_t k = 0; k < mats.size(); ++k) {
+        w.os << (k ? ",\n" + hi + " " : "") << "\"" << mats[k].first << "\": ";
+        w.matrix(*mats[k].second, hi + std::string(6, ' '));
+      }
+      if (hd.C) {
+        w.os << ",\n" << hi << " \"C\": ";
+        w.matrix(*hd.C, hi + std::string(6, ' '));
+      }
+      if (!hd.extra.empty()) {
+        w.os << ",\n" << hi << " \"extra\": [";
+        for (std::size_t j = 0; j < hd.extra.size(); ++j) {
+          w.os << (j ? ",\n" : "\n") << hi << "   {\"Q\": ";
+          w.matrix(hd.extra[j].Q, hi + std::string(9, ' '));
+          w.os << ",\n" << hi << "    \"K\": ";
+          w.matrix(hd.extra[j].K, hi + std::string(9, ' '));
+          w.os << "}";
+        }
+        w.os << "]";
       }
       w.os << "}";
     }
@@ -89,6 +174,10 @@ struct Attention {
     std::size_t needed = 0;
     for (std::size_t k = 0; k < N * d; ++k) needed += wanted(need, k);
     for (const auto& h : heads) {
+      if (!h.plain()) {
+        apply_block(R, h, X, N, d, need, Y);
+        continue;
+      }
       const std::size_t da = h.Q.rows;
       std::vector<E> Kx(N * da, R.zero()), Vx(N * da, R.zero());
       for (std::size_t j = 0; j < N; ++j)
@@ -145,6 +234,61 @@ struct Attention {
   }
 
   bool operator==(const Attention&) const = default;
+
+ private:
+  // One head of a degree-k block: P = S_1 S_2 ... S_m (N x N), then
+  // Y_i += sum_t P[i][t] v_t with v_t = O V x_t (odd) or C_t (even).
+  template <class Ring>
+  static void apply_block(const Ring& R, const AttentionHead<S>& h, const std::vector<typename Ring::Elem>& X,
+                          std::size_t N, std::size_t d, const Need& need, std::vector<typename Ring::Elem>& Y) {
+    using E = typename Ring::Elem;
+    using detail::wanted, detail::lin_row;
+    const std::size_t da = h.Q.rows;
+    auto scores = [&](const Mat<S>& Q, const Mat<S>& K) {
+      std::vector<E> q(N * da, R.zero()), k(N * da, R.zero()), Sm(N * N, R.zero());
+      for (std::size_t t = 0; t < N; ++t)
+        for (std::size_t a = 0; a < da; ++a) {
+          lin_row(R, q[t * da + a], Q, a, X, t * d, 1);
+          lin_row(R, k[t * da + a], K, a, X, t * d, 1);
+        }
+      detail::tasks(R, N * N, [&](std::size_t x) {
+        const std::size_t i = x / N, t = x % N;
+        for (std::size_t a = 0; a < da; ++a) R.addmul(Sm[x], q[i * da + a], k[t * da + a]);
+      });
+      return Sm;
+    };
+    std::vector<E> P = scores(h.Q, h.K);
+    for (const auto& e : h.extra) {
+      const std::vector<E> Sj = scores(e.Q, e.K);
+      std::vector<E> Pn(N * N, R.zero());
+      detail::tasks(R, N * N, [&](std::size_t x) {
+        const std::size_t i = x / N, t = x % N;
+        for (std::size_t u = 0; u < N; ++u) R.addmul(Pn[x], P[i * N + u], Sj[u * N + t]);
+      });
+      P = std::move(Pn);
+    }
+    std::vector<E> v;  // odd degree: v[t * d + c] = (O V x_t)[c]
+    if (!h.C) {
+      v.assign(N * d, R.zero());
+      std::vector<E> Vx(N * da, R.zero());
+      for (std::size_t t = 0; t < N; ++t)
+        for (std::size_t a = 0; a < da; ++a) lin_row(R, Vx[t * da + a], h.V, a, X, t * d, 1);
+      for (std::size_t t = 0; t < N; ++t)
+        for (std::size_t c = 0; c < d; ++c) lin_row(R, v[t * d + c], h.O, c, Vx, t * da, 1);
+    }
+    detail::tasks(R, N * d, [&](std::size_t x) {
+      if (!wanted(need, x)) return;
+      const std::size_t i = x / d, c = x % d;
+      for (std::size_t t = 0; t < N; ++t) {
+        if (h.C) {
+          const S& w = (*h.C)(t, c);
+          if (!R.is_zero(w)) R.axpy(Y[x], w, P[i * N + t]);
+        } else {
+          R.addmul(Y[x], P[i * N + t], v[t * d + c]);
+        }
+      }
+    });
+  }
 };
 
 }  // namespace netpoly

@@ -142,7 +142,7 @@ std::vector<Value> gen_equal_budget(Evaluator& ev, const Expr& e, const Env& env
                        ", width = " + std::to_string(c.params.width);
     if (c.params.arch == Arch::attention) desc += ", heads = " + std::to_string(c.params.heads);
     if (c.params.arch != Arch::mlp) desc += ", tokens = " + std::to_string(c.params.tokens);
-    if (c.params.arch == Arch::product) desc += ", degree = " + std::to_string(c.params.degree);
+    if (c.params.arch == Arch::product) desc += ", degree = " + std::to_string(c.params.block_degree());
     desc += ", seed = " + std::to_string(seed) + (s.weights == WeightDist::generic ? "" : std::string(", weights = ") +
                                                      weight_dist_name(s.weights)) + ")";
     out.push_back(make_net(std::move(m), fam, desc));
@@ -243,9 +243,10 @@ std::vector<FunctionInfo> network_constructors() {
        0,
        0,
        P::none,
-       {"layers", "width", "heads", "tokens", "seed", "residual", "range", "weights"},
+       {"layers", "width", "heads", "tokens", "degree", "seed", "residual", "range", "weights"},
        {"weights"},
-       "self-attention presets (netpoly make attention); a range in any parameter gives every combination", nullptr, gen_presets},
+       "self-attention presets (netpoly make attention; degree = k: AO's degree-k blocks); a range in any parameter "
+       "gives every combination", nullptr, gen_presets},
       {"mixer",
        0,
        0,
