@@ -10,8 +10,11 @@
 #include "netpoly/error.hpp"
 #include "netpoly/partition.hpp"
 #include "netpoly/table.hpp"
+#include "render_text.hpp"
 
 namespace netpoly {
+
+using tables_detail::csv_quote, tables_detail::log3_of, tables_detail::tex_escape;
 
 std::vector<SweepConfig> budget_configs(const SweepSpec& s) {
   std::vector<SweepConfig> r;
@@ -62,8 +65,6 @@ std::vector<SweepConfig> budget_configs(const SweepSpec& s) {
 
 namespace {
 
-double log3_of(std::size_t v) { return v == 0 ? -HUGE_VAL : std::log(static_cast<double>(v)) / std::log(3.0); }
-
 std::string fixed(double x, int digits = 3) {
   if (!std::isfinite(x)) return x > 0 ? "inf" : "-inf";
   char b[64];
@@ -96,24 +97,6 @@ std::string bounds_cell(const TableRow& r, bool md) {
     s += (s.empty() ? "" : "; ") + b.id + rel + v;
   }
   return s;
-}
-
-std::string csv_cell(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
-
-std::string tex(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '_' || c == '&' || c == '%' || c == '#' || c == '$') o += std::string("\\") + c;
-    else if (c == '^') o += "\\^{}";
-    else if (c == '<' || c == '>') o += std::string("$") + c + "$";
-    else o += c;
-  }
-  return o;
 }
 
 }  // namespace
@@ -155,7 +138,7 @@ std::string render_budget_table(const std::vector<TableRow>& rows_in, TableForma
                                  r.upper.value ? std::to_string(*r.upper.value) : "", r.upper.method,
                                  status_name(r.status), mark(i), r.second_draw, r.degenerate_why,
                                  bounds_cell(r, false)};
-      for (std::size_t k = 0; k < v.size(); ++k) os << (k ? "," : "") << csv_cell(v[k]);
+      for (std::size_t k = 0; k < v.size(); ++k) os << (k ? "," : "") << csv_quote(v[k]);
       os << "\n";
     }
     return os.str();
@@ -184,8 +167,8 @@ std::string render_budget_table(const std::vector<TableRow>& rows_in, TableForma
          << bounds_cell(r, true) << " |\n";
     } else {
       os << r.config.budget << " & " << arch_name(p.arch) << " & " << shape_text(p) << " & " << p.tokens << " & "
-         << r.params << " & " << tex(r.table_text()) << " & " << status_name(r.status) << " & " << tex(l3) << " & "
-         << (m.empty() ? "" : "\\textbf{" + m + "}") << " & " << tex(sd) << " \\\\\n";
+         << r.params << " & " << tex_escape(r.table_text()) << " & " << status_name(r.status) << " & " << tex_escape(l3) << " & "
+         << (m.empty() ? "" : "\\textbf{" + m + "}") << " & " << tex_escape(sd) << " \\\\\n";
     }
   }
   if (!md) {

@@ -16,10 +16,12 @@
 #include "netpoly/error.hpp"
 #include "netpoly/parallel.hpp"
 #include "netpoly/presets.hpp"
+#include "render_text.hpp"
 
 namespace netpoly {
 
 using json = nlohmann::json;
+using tables_detail::csv_quote, tables_detail::log3_of, tables_detail::tex_escape;
 
 std::string SweepConfig::key() const {
   return (budget.empty() ? "" : "B=" + budget + " ") + shape_label(params, LabelStyle::table_key) +
@@ -119,8 +121,6 @@ TableRow TableRow::from_json(const json& j) {
 }
 
 namespace {
-
-double log3_of(std::size_t v) { return v == 0 ? -HUGE_VAL : std::log(static_cast<double>(v)) / std::log(3.0); }
 
 // Compares a measured integer with a bound: -1, 0, 1 for v <, =, > bound.
 // Exact when the bound's integer is known; otherwise on log3 with a margin
@@ -254,23 +254,6 @@ std::string kind_mark(const std::string& kind) {
   if (kind == "lower") return ">=";
   if (kind == "degree") return "deg";
   return "Theta";
-}
-
-std::string csv_quote(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
-
-std::string tex_escape(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '_' || c == '&' || c == '%' || c == '#' || c == '$') o += std::string("\\") + c;
-    else if (c == '^') o += "\\^{}";
-    else o += c;
-  }
-  return o;
 }
 
 std::string tex_value(const BoundCell& b) {
