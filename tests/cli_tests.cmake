@@ -149,3 +149,11 @@ netpoly_expect(cli_make_attention_degree 0 "\"degree\": 5" make attention --laye
 netpoly_expect(cli_make_attention_degree_bad 2 "--degree must be in [2, 16]" make attention --layers 1 --width 2 --heads 1 --tokens 2 --degree 1)
 netpoly_expect(cli_bounds_attention_degree 0 "\"formula\":\"k^L\",\"value\":\"25\"" bounds --arch attention --degree 5 --layers 2 --width 4 --heads 1 --tokens 2 --json)
 netpoly_expect(cli_bounds_attention_degree_ao3 0 "L > log_k d, k >= 2" bounds --arch attention --degree 5 --layers 2 --width 4 --heads 1 --tokens 2)
+
+# Sums of branches (NB eq. (3), Remark 3.2). tests/data/branches.json: y0_0 = 9 s0^2 + 2 s0 + s1 with
+# s_i = x_i0 + x_i1 (test_forward.cpp derives the layers): 7 terms, degree 2, sep 2 across the tokens.
+netpoly_output(cli_make_mixer_permuted "\"name\": \"mixer-p2-N2-d2-res-perm\".*\"type\": \"branches\".*\"type\": \"permute\".*\"type\": \"token_mix\""
+  make mixer --layers 2 --width 2 --tokens 2 --residual --permuted)
+netpoly_expect(cli_make_perm_sum_needs_permuted 2 "--perm-sum needs --permuted" make mixer --layers 1 --width 2 --tokens 2 --perm-sum 2)
+netpoly_output(cli_expand_branches "y0_0: terms 7, degree 2, token degrees \\[2, 1\\]" expand ${NETPOLY_TEST_DATA}/branches.json --stats)
+netpoly_output(cli_seprank_branches "sup-sep \\[2, 2\\] \\(exact\\), inf-sep \\[2, 2\\] \\(exact\\)" seprank ${NETPOLY_TEST_DATA}/branches.json --all)

@@ -50,6 +50,16 @@ const std::vector<Known> kKnown = {
      "let net = mixer(layers = 1, tokens = 2, width = 2)\n  let q = permute(net, [1, 0, 3, 2])\n"
      "  check layers(q) == 1\n  check params(q) == params(net)",
      Verdict::pass},  // a permute layer has no weights and is not counted as a layer
+    // NB eq. (3) (permuted = true): each layer a sum of branches [pi_o, mixing] + [pi_r], counted as
+    // one mixing layer with a residual; the weights are the unpermuted preset's (4 + 4 + 4 parameters)
+    {"mixer",
+     "let net = mixer(layers = 3, tokens = 2, width = 2, residual = true, permuted = true)\n"
+     "  check layers(net) == 3\n  check residual(net) == 1\n  check params(net) == 12\n"
+     "  check layers(prefix(net, 2)) == 2",
+     Verdict::pass},
+    // a sum of permutations and a residual sum of two sub-networks (tests/data/branches.json): two layers,
+    // a residual, but no architecture of the papers
+    {"model", "let net = model(\"../branches.json\")\n  check layers(net) == 2\n  check residual(net) == 1", Verdict::pass},
     {"prefix", "let net = mixer(layers = 3, tokens = 2, width = 2)\n  check layers(prefix(net, 2)) == 2", Verdict::pass},
     {"wide_sparse",
      "let net = mixer(layers = 2, tokens = 2, width = 3)\n  let w = wide_sparse(net)\n"
@@ -225,6 +235,10 @@ TEST_CASE("claim functions: the evaluator's argument messages", "[claims][langua
       {"let p = poly(\"x0*x1\", vars = 2)\n  check sep(p; half; methods = blackbox) == 1", "needs a network"},
       {"check bound(\"LV Thm 3\", arch = mixer, layers = 1, width = 2, tokens = 2) == 1", "does not apply to mixer"},
       {"check layers(model(\"no-such-file.json\")) == 1", "no-such-file.json"},
+      {"check bound(\"NB Thm 5.5\", model(\"../branches.json\")) >= 1", "is not known"},
+      {"check bound(\"NB Thm 5.5\", mixer(layers = 1, tokens = 2, width = 2, permuted = true, perm_sum = 2)) >= 1",
+       "is not known"},
+      {"check layers(attention(layers = 1, width = 2, heads = 1, tokens = 2, permuted = true)) == 1", "permuted"},
   };
   for (const auto& b : bad) {
     INFO(b.body);

@@ -1,6 +1,6 @@
 // Randomized differential test (the trust issue): random small models of
 // every layer kind (attention, token_mix, channel_mix with rectangular
-// weights, product, permute), rational weights and residual connections,
+// weights, product, permute, sums of branches), rational weights and residual connections,
 // written as netpoly-model/1 JSON. Each is
 //  * evaluated at random rational points by an evaluator of the format
 //    written here from docs/model-format.md (its own JSON reading,
@@ -52,17 +52,15 @@ struct Gen {
   }
 };
 
-// A random model with N tokens and d channels, of total degree at most 12.
-json random_model(std::uint64_t seed) {
-  Gen G(seed);
-  const std::size_t N = 1 + G.below(3), d0 = 1 + G.below(3);
-  std::size_t d = d0, degree = 1;
+// A random list of `count` layers from width d (updated to the end width),
+// keeping the total degree (degree, updated) at most 12; `nest` levels of
+// sums of branches may still open.
+json random_layers(Gen& G, std::size_t N, std::size_t& d, std::size_t& degree, std::size_t count, int nest) {
   json layers = json::array();
-  const std::size_t count = 1 + G.below(3);
   for (std::size_t l = 0; l < count; ++l) {
     json L;
     std::size_t f = 1, dout = d;
-    switch (G.below(5)) {
+    switch (G.below(nest > 0 ? 6 : 5)) {
       case 0: {  // attention, 1-2 heads
         if (degree * 3 > 12) continue;
         L["type"] = "attention";
@@ -109,12 +107,30 @@ json random_model(std::uint64_t seed) {
         f = k;
         break;
       }
-      default: {  // permute
+      case 4: {  // permute
         L["type"] = "permute";
         std::vector<std::size_t> perm(N * d);
         for (std::size_t t = 0; t < perm.size(); ++t) perm[t] = t;
         for (std::size_t t = perm.size(); t > 1; --t) std::swap(perm[t - 1], perm[G.below(t)]);
         L["perm"] = perm;
+        break;
+      }
+      default: {  // branches: 1-3 lists of 0-2 layers, each ending at the first one's width
+        L["type"] = "branches";
+        L["branches"] = json::array();
+        const std::size_t r = 1 + G.below(3);
+        std::size_t fmax = 1;
+        for (std::size_t b = 0; b < r; ++b)
+          for (int attempt = 0; attempt < 20; ++attempt) {  // a later branch must end at branch 0's width
+            std::size_t db = d, gb = degree;
+            json bl = random_layers(G, N, db, gb, G.below(3), nest - 1);
+            if (b == 0) dout = db;
+            if (db != dout) continue;
+            L["branches"].push_back(bl);
+            fmax = std::max(fmax, gb / degree);
+            break;
+          }
+        f = fmax;
         break;
       }
     }
@@ -123,6 +139,15 @@ json random_model(std::uint64_t seed) {
     d = dout;
     layers.push_back(L);
   }
+  return layers;
+}
+
+// A random model with N tokens and d channels, of total degree at most 12.
+json random_model(std::uint64_t seed) {
+  Gen G(seed);
+  const std::size_t N = 1 + G.below(3), d0 = 1 + G.below(3);
+  std::size_t d = d0, degree = 1;
+  json layers = random_layers(G, N, d, degree, 1 + G.below(3), 2);
   json m = {{"format", "netpoly-model/1"},
             {"name", "random-" + std::to_string(seed)},
             {"input", {{"tokens", N}, {"width", d0}}},
@@ -178,9 +203,9 @@ void square_all(QMat& A) {
     for (auto& x : r) fmpq_mul(x.get(), x.get(), x.get());
 }
 
-// Evaluates the model's every output entry at the input X (N x d), per the spec's table.
-QMat evaluate(const json& model, QMat X) {
-  for (const auto& L : model["layers"]) {
+// Applies a list of layers to X (N x d), per the spec's table.
+QMat evaluate_layers(const json& layers, QMat X) {
+  for (const auto& L : layers) {
     const std::string t = L["type"];
     const std::size_t N = X.size(), d = X[0].size();
     QMat Y;
@@ -219,6 +244,17 @@ QMat evaluate(const json& model, QMat X) {
       Y = zeros(N, d);
       const auto perm = L["perm"].get<std::vector<std::size_t>>();
       for (std::size_t q = 0; q < perm.size(); ++q) Y[q / d][q % d] = X[perm[q] / d][perm[q] % d];
+    } else if (t == "branches") {
+      // the sum of the branches, each applied to X
+      for (const auto& b : L["branches"]) {
+        QMat Z = evaluate_layers(b, X);
+        if (Y.empty()) {
+          Y = std::move(Z);
+        } else {
+          for (std::size_t i = 0; i < N; ++i)
+            for (std::size_t c = 0; c < Y[i].size(); ++c) fmpq_add(Y[i][c].get(), Y[i][c].get(), Z[i][c].get());
+        }
+      }
     } else {
       FAIL("unknown layer " << t);
     }
@@ -230,6 +266,9 @@ QMat evaluate(const json& model, QMat X) {
   return X;
 }
 
+// Evaluates the model's every output entry at the input X (N x d).
+QMat evaluate(const json& model, const QMat& X) { return evaluate_layers(model["layers"], X); }
+
 int multiplier() {
   const char* s = std::getenv("NETPOLY_TEST_MULTIPLIER");
   return s ? std::max(1, std::atoi(s)) : 1;
@@ -239,13 +278,14 @@ int multiplier() {
 
 TEST_CASE("random models of every layer kind: the expansion agrees with an independent evaluator", "[differential]") {
   const int count = 60 * multiplier();
-  int kinds_seen[5] = {0, 0, 0, 0, 0};
+  int kinds_seen[6] = {0, 0, 0, 0, 0, 0};
   for (int s = 1; s <= count; ++s) {
     const json j = random_model(static_cast<std::uint64_t>(s));
     INFO(j.dump());
     for (const auto& L : j["layers"]) {
       const std::string t = L["type"];
-      kinds_seen[t == "attention" ? 0 : t == "token_mix" ? 1 : t == "channel_mix" ? 2 : t == "product" ? 3 : 4]++;
+      kinds_seen[t == "attention" ? 0 : t == "token_mix" ? 1 : t == "channel_mix" ? 2 : t == "product" ? 3
+                 : t == "permute" ? 4 : 5]++;
     }
     const Model m = parse_model(j.dump(), "random");
     const std::size_t N = m.tokens, d = m.width;
@@ -273,7 +313,7 @@ TEST_CASE("random models of every layer kind: the expansion agrees with an indep
     }
   }
   // the generator exercised every layer kind
-  for (int k = 0; k < 5; ++k) CHECK(kinds_seen[k] > 0);
+  for (int k = 0; k < 6; ++k) CHECK(kinds_seen[k] > 0);
 }
 
 TEST_CASE("random models: every method's bracket contains the certified exact rank", "[differential]") {

@@ -3,6 +3,7 @@
 // the number domains (exact rationals, mod p, doubles) on random inputs.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,11 @@ std::vector<PresetOptions> presets() {
   add("mlp", 3, 3, 0, 1, 0, true);
   add("product", 2, 3, 0, 2, 3, false);
   add("product", 2, 2, 0, 1, 2, true);
+  // NB eq. (3): permutations and sums of branches
+  add("mixer", 3, 2, 0, 3, 0, true);
+  r.back().permuted = true;
+  add("mlp", 2, 3, 0, 1, 0, false);
+  r.back().permuted = true;
   return r;
 }
 
@@ -125,6 +131,129 @@ TEST_CASE("token_mix, channel_mix, product and permute, by hand", "[forward]") {
     Model m = model(net(2, 1, R"({"type": "permute", "perm": [1, 0]}, {"type": "token_mix", "W": [[1, 2], [3, -1]]})"));
     CHECK(run_q(m, qs({1, 2})) == qs({4, 5}));
   }
+}
+
+TEST_CASE("sums of branches: NB eq. (3) and sums of permutations, by hand", "[forward][branches]") {
+  SECTION("NB eq. (3): sigma2(W pi_o(X)) + pi_r(X), N = 2, d = 1") {
+    // pi_o = pi_r = swap: pi(X) = (x1, x0); W pi(X) = (x1 + 2 x0, x0), squared; + (x1, x0):
+    // y0 = (x1 + 2 x0)^2 + x1, y1 = x0^2 + x0. At (1, 2): (16 + 2, 1 + 1) = (18, 2); at (-1, 3): (1 + 3, 1 - 1).
+    Model m = model(net(2, 1, R"({"type": "branches", "branches": [
+        [{"type": "permute", "perm": [1, 0]}, {"type": "token_mix", "W": [[1, 2], [0, 1]], "activation": "square"}],
+        [{"type": "permute", "perm": [1, 0]}]]})"));
+    CHECK(run_q(m, qs({1, 2})) == qs({18, 2}));
+    CHECK(run_q(m, qs({-1, 3})) == qs({4, 0}));
+    CHECK(m.layers[0].degree() == 2);
+    CHECK_FALSE(m.layers[0].homogeneous());  // degree 2 plus degree 1
+  }
+  SECTION("an empty branch is the identity; one branch is its layers") {
+    Model id = model(net(2, 1, R"({"type": "branches", "branches": [[]]})"));
+    CHECK(run_q(id, qs({5, 7})) == qs({5, 7}));
+    Model two = model(net(2, 1, R"({"type": "branches", "branches": [[], []]})"));
+    CHECK(run_q(two, qs({5, 7})) == qs({10, 14}));
+    CHECK(two.layers[0].homogeneous());
+  }
+  SECTION("tests/data/branches.json: a sum of permutations, then a residual sum of two sub-networks") {
+    // X = [[1, 2], [3, 4]]. Layer 0: X + swap channels = (1+2, 2+1, 3+4, 4+3) = (3, 3, 7, 7) = Z.
+    // Layer 1, branch A: (W z)^2 per token, W = [[1, 2], [0, 1]]: (9, 3)^2 = (81, 9), (21, 7)^2 = (441, 49).
+    // Branch B: swap tokens (7, 7, 3, 3), then token_mix [[1, 1], [0, 1]]: (7+3, 7+3, 3, 3) = (10, 10, 3, 3).
+    // A + B + Z (residual) = (81+10+3, 9+10+3, 441+3+7, 49+3+7) = (94, 22, 451, 59).
+    Model m = read_model(kData + "branches.json");
+    CHECK(run_q(m, qs({1, 2, 3, 4})) == qs({94, 22, 451, 59}));
+    // Asking for one output computes the same value.
+    Need need(4, 0);
+    need[2] = 1;
+    CHECK(run_q(m, qs({1, 2, 3, 4}), need)[2] == Fmpq(451));
+  }
+}
+
+// NB eq. (3) written out with matrices, independently of the forward pass:
+// each layer is sigma2(W pi_o(X)) (tokens, odd layers) or sigma2(pi_o(X) W^T)
+// (channels, even layers) plus pi_r(X) with residuals, read off the preset.
+std::vector<Fmpq> nb_eq3(const Model& m, std::vector<Fmpq> x) {
+  const std::size_t N = m.tokens, d = m.width;
+  auto fma = [](Fmpq& s, const Fmpq& a, const Fmpq& b) {
+    Fmpq t;
+    fmpq_mul(t.get(), a.get(), b.get());
+    fmpq_add(s.get(), s.get(), t.get());
+  };
+  auto square = [](const Fmpq& s) {
+    Fmpq t;
+    fmpq_mul(t.get(), s.get(), s.get());
+    return t;
+  };
+  auto perm = [](const Permute& p, const std::vector<Fmpq>& v) {
+    std::vector<Fmpq> r(v.size());
+    for (std::size_t t = 0; t < v.size(); ++t) r[t] = v[p.perm[t]];
+    return r;
+  };
+  for (std::size_t l = 0; l < m.layers.size(); ++l) {
+    const auto& L = m.layers[l];
+    std::vector<Layer<Fmpq>> main{L};
+    std::optional<Permute> pi_r;
+    if (const auto* b = std::get_if<Branches<Fmpq>>(&L.op)) {
+      main = b->branches[0];
+      if (b->branches.size() == 2) {
+        REQUIRE(b->branches[1].size() == 1);
+        pi_r = std::get<Permute>(b->branches[1][0].op);
+      }
+    }
+    std::vector<Fmpq> z = x;
+    for (const auto& sub : main) {
+      if (const auto* p = std::get_if<Permute>(&sub.op)) {
+        z = perm(*p, z);
+      } else if (const auto* t = std::get_if<TokenMix<Fmpq>>(&sub.op)) {
+        std::vector<Fmpq> y(N * d);
+        for (std::size_t i = 0; i < N; ++i)
+          for (std::size_t c = 0; c < d; ++c) {
+            Fmpq s;
+            for (std::size_t k = 0; k < N; ++k) fma(s, t->W(i, k), z[k * d + c]);
+            y[i * d + c] = square(s);
+          }
+        z = y;
+      } else {
+        const auto& W = std::get<ChannelMix<Fmpq>>(sub.op).W;
+        std::vector<Fmpq> y(N * d);
+        for (std::size_t i = 0; i < N; ++i)
+          for (std::size_t c = 0; c < d; ++c) {
+            Fmpq s;
+            for (std::size_t k = 0; k < d; ++k) fma(s, W(c, k), z[i * d + k]);
+            y[i * d + c] = square(s);
+          }
+        z = y;
+      }
+    }
+    if (pi_r) {
+      auto r = perm(*pi_r, x);
+      for (std::size_t k = 0; k < z.size(); ++k) fmpq_add(z[k].get(), z[k].get(), r[k].get());
+    }
+    x = z;
+  }
+  return x;
+}
+
+TEST_CASE("permuted presets are NB eq. (3) with the unpermuted weights", "[forward][branches]") {
+  SplitMix64 g(7);
+  for (const char* arch : {"mixer", "mlp"})
+    for (bool residual : {false, true})
+      for (std::uint64_t seed : {1u, 2u, 3u}) {
+        PresetOptions o{.shape = {.arch = parse_arch(arch), .layers = 3, .width = 3, .tokens = 3, .residual = residual},
+                        .seed = seed};
+        o.permuted = true;
+        const Model m = make_preset(o);
+        INFO(m.name << " seed " << seed);
+        o.permuted = false;
+        const Model plain = make_preset(o);
+        // The same weights, in the same order; and permutations that move something.
+        std::vector<Mat<Fmpq>> wa, wb;
+        for (const auto& l : m.layers) l.for_each_matrix([&](const Mat<Fmpq>& W) { wa.push_back(W); });
+        for (const auto& l : plain.layers) l.for_each_matrix([&](const Mat<Fmpq>& W) { wb.push_back(W); });
+        CHECK(wa == wb);
+        CHECK(m != plain);
+        for (int trial = 0; trial < 3; ++trial) {
+          auto x = random_point(g, m.num_inputs());
+          CHECK(run_q(m, x) == nb_eq3(m, x));
+        }
+      }
 }
 
 TEST_CASE("multi-head attention is the sum of its heads", "[forward]") {

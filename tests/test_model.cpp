@@ -128,7 +128,7 @@ TEST_CASE("hand-made models load with every layer type", "[model]") {
 
 TEST_CASE("write then read gives the same network", "[model]") {
   std::vector<Model> models = {parse_model(kSpecExample, "spec"), read_model(kData + "mixed.json"),
-                               read_model(kData + "product-rect.json")};
+                               read_model(kData + "product-rect.json"), read_model(kData + "branches.json")};
   for (const char* arch : {"attention", "mixer", "mlp", "product"})
     for (bool residual : {false, true})
       for (std::uint64_t seed : {1u, 5u}) {
@@ -144,6 +144,18 @@ TEST_CASE("write then read gives the same network", "[model]") {
         o.range = seed == 5 ? (INT64_C(1) << 40) : 3;  // large weights too
         models.push_back(make_preset(o));
       }
+  // NB eq. (3) presets: sums of branches with permutations (nested lists of layers).
+  for (const char* arch : {"mixer", "mlp"})
+    for (bool residual : {false, true}) {
+      PresetOptions o;
+      o.shape.arch = parse_arch(arch);
+      o.shape.layers = 3;
+      o.shape.width = 3;
+      o.shape.tokens = 2;
+      o.shape.residual = residual;
+      o.permuted = true;
+      models.push_back(make_preset(o));
+    }
   // A model without layers and without a name.
   Model empty;
   empty.tokens = 1;
@@ -324,6 +336,19 @@ TEST_CASE("malformed model files are rejected with the JSON path", "[model]") {
       {with_layers(R"({"type": "attention"})"), {"layers[0]", "missing required field \"heads\""}},
       {with_layers(R"({"type": "attention", "heads": [{"Q": [[1, 0]], "K": [[1, 0]], "V": [[1, 0]]}]})"),
        {"layers[0].heads[0]", "missing required field \"O\""}},
+      // sums of branches
+      {with_layers(R"({"type": "branches", "branches": []})"), {"layers[0].branches", "non-empty list of branches"}},
+      {with_layers(R"({"type": "branches", "branches": [[], {"type": "permute"}]})"),
+       {"layers[0].branches[1]", "expected a list of layers, got an object"}},
+      {with_layers(R"({"type": "branches", "branches": [[], [{"type": "channel_mix", "W": [[1, 0]]}]]})"),
+       {"layers[0].branches[1]", "every branch must end at the same width", "width 2, this one at 1"}},
+      {with_layers(R"({"type": "branches", "branches": [[{"type": "permute", "perm": [0, 1, 2, 2]}]]})"),
+       {"layers[0].branches[0][0].perm[3]", "appears twice"}},
+      {with_layers(R"({"type": "branches", "branches": [[{"type": "conv"}]]})"),
+       {"layers[0].branches[0][0].type", "unknown layer type \"conv\"", "branches"}},
+      {with_layers(R"({"type": "branches", "branches": [[{"type": "channel_mix", "W": [[1, 0]], "residual": true}]]})"),
+       {"layers[0].branches[0][0]", "a residual layer must keep the width"}},
+      {with_layers(R"({"type": "branches", "branches": [[]], "W": 1})"), {"layers[0].W", "unknown field"}},
       // degree-k attention blocks
       {with_layers(R"({"type": "attention", "heads": [{"Q": [[1, 0]], "K": [[1, 0]], "V": [[1, 0]], "C": [[1, 0], [0, 1]]}]})"),
        {"layers[0].heads[0].V", "unknown field", "allowed here: C, K, Q, extra"}},

@@ -509,6 +509,11 @@ PresetOptions preset(const std::string& arch, std::size_t layers, std::size_t wi
   return o;
 }
 
+PresetOptions permuted(PresetOptions o) {
+  o.permuted = true;
+  return o;
+}
+
 }  // namespace
 
 TEST_CASE("methods bracket each other on every preset family", "[seprank]") {
@@ -536,6 +541,10 @@ TEST_CASE("methods bracket each other on every preset family", "[seprank]") {
       {preset("attention", 1, 2, 3, 1, false, 4), {1}},
       {preset("attention", 1, 2, 2, 1, false, 5), {1}},
       {preset("attention", 2, 2, 2, 1, false, 2), {1}},
+      // NB eq. (3): permutations before each layer and in each residual (sums of branches)
+      {permuted(preset("mixer", 2, 2, 4, 1, true)), {1, 2}},
+      {permuted(preset("mixer", 3, 2, 3)), {1}},
+      {permuted(preset("mlp", 2, 4, 1, 1, true)), {1}},
   };
   std::size_t compared_numeric = 0, exact_numeric = 0;
   for (const auto& pr : presets)

@@ -18,19 +18,7 @@ namespace netpoly {
 template <class Ring>
 std::vector<typename Ring::Elem> forward(const Ring& R, const Network<typename Ring::Scalar>& net,
                                          std::vector<typename Ring::Elem> X, const Need& need = {}) {
-  std::size_t d = net.width;
-  const std::size_t N = net.tokens;
-  for (std::size_t l = 0; l < net.layers.size(); ++l) {
-    const auto& layer = net.layers[l];
-    const Need& nd = (l + 1 == net.layers.size()) ? need : Need{};
-    auto Y = std::visit([&](const auto& op) { return op.apply(R, X, N, d, nd); }, layer.op);
-    if (layer.residual)
-      for (std::size_t k = 0; k < Y.size(); ++k)
-        if (detail::wanted(nd, k)) R.add(Y[k], std::move(X[k]));  // X is not used again
-    d = layer.out_width(d);
-    X = std::move(Y);
-  }
-  return X;
+  return apply_layers(R, net.layers, std::move(X), net.tokens, net.width, need);
 }
 
 // Converts exact weights into a ring's scalars once (before many evaluations).

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "netpoly/layers/attention.hpp"
+#include "netpoly/layers/branches.hpp"
 #include "netpoly/layers/channel_mix.hpp"
 #include "netpoly/layers/common.hpp"
 #include "netpoly/layers/permute.hpp"
@@ -26,7 +27,7 @@ namespace netpoly {
 
 // The layer kinds, in the order the format document lists them.
 template <class S>
-using LayerOp = std::variant<Attention<S>, TokenMix<S>, ChannelMix<S>, Product<S>, Permute>;
+using LayerOp = std::variant<Attention<S>, TokenMix<S>, ChannelMix<S>, Product<S>, Permute, Branches<S>>;
 
 // What every layer kind must provide besides its templates (read, write,
 // apply, map), which the model reader, writer and forward pass instantiate
@@ -52,8 +53,10 @@ struct Layer {
   bool residual = false;
   static_assert(all_layer_kinds<LayerOp<S>>::value, "every layer kind provides the LayerKind parts");
 
+  // The return type is spelled out: a sum of branches maps its layers with
+  // this same function while its type is being deduced.
   template <class F>
-  auto map(F&& f) const {
+  auto map(F&& f) const -> Layer<decltype(f(std::declval<S>()))> {
     using T = decltype(f(std::declval<S>()));
     Layer<T> r;
     r.residual = residual;
@@ -65,6 +68,14 @@ struct Layer {
   }
   double degree() const {
     return std::visit([](const auto& o) { return o.degree(); }, op);
+  }
+  // Whether the layer (without its residual) maps homogeneous inputs to
+  // homogeneous outputs of one degree; kinds without the hook always do.
+  bool homogeneous() const {
+    return std::visit([](const auto& o) {
+      if constexpr (requires { o.homogeneous(); }) return o.homogeneous();
+      else return true;
+    }, op);
   }
   const char* kind() const {
     return std::visit([](const auto& o) -> const char* { return std::decay_t<decltype(o)>::kind; }, op);
@@ -81,6 +92,23 @@ struct Layer {
   }
   bool operator==(const Layer&) const = default;
 };
+
+template <class Ring>
+std::vector<typename Ring::Elem> apply_layers(const Ring& R, const std::vector<Layer<typename Ring::Scalar>>& layers,
+                                              std::vector<typename Ring::Elem> X, std::size_t N, std::size_t d,
+                                              const Need& need) {
+  for (std::size_t l = 0; l < layers.size(); ++l) {
+    const auto& layer = layers[l];
+    const Need& nd = (l + 1 == layers.size()) ? need : Need{};
+    auto Y = std::visit([&](const auto& op) { return op.apply(R, X, N, d, nd); }, layer.op);
+    if (layer.residual)
+      for (std::size_t k = 0; k < Y.size(); ++k)
+        if (detail::wanted(nd, k)) R.add(Y[k], std::move(X[k]));  // X is not used again
+    d = layer.out_width(d);
+    X = std::move(Y);
+  }
+  return X;
+}
 
 // The kinds' JSON names, in LayerOp's order.
 template <class S, std::size_t... I>

@@ -26,6 +26,14 @@ struct PresetOptions {
   std::uint64_t seed = 1;
   std::int64_t range = 0;  // R; 0 = the distribution's default (3, 100, 2^10)
   WeightDist weights = WeightDist::small;
+  // NB eq. (3) (mixer and mlp): a random permutation of the N x d entries
+  // before each mixing layer (pi_o, pi_e) and, with residuals, in the residual
+  // (pi_r: the layer is a sum of branches). Drawn from their own stream
+  // (seed-derived), so the weights equal those of the unpermuted preset.
+  bool permuted = false;
+  // NB Remark 3.2 (ViP-style): with permuted, the mixing layer reads the sum
+  // of this many random permutations of its input (1: NB eq. (3) itself).
+  std::size_t perm_sum = 1;
   std::int64_t effective_range() const;
   // "integers in [-3, 3]", "nonzero integers in [-1024, 1024] (generic)"
   std::string weights_text() const;

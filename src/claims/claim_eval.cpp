@@ -59,9 +59,25 @@ NetFamily infer_family(const Model& m) {
   NetFamily f;
   f.shape.width = m.width;
   f.shape.tokens = m.tokens;
-  bool att = false, tok = false, ch = false, prod = false;
-  for (const auto& l : m.layers) {
-    f.shape.residual = f.shape.residual || l.residual;
+  bool att = false, tok = false, ch = false, prod = false, other = false;
+  for (const auto& top : m.layers) {
+    const Layer<Fmpq>* lp = &top;
+    bool residual = top.residual;
+    if (const auto* b = std::get_if<Branches<Fmpq>>(&top.op)) {
+      // NB eq. (3): [permutes, one layer] + [a permute] counts as that layer
+      // with a (permuted) residual; any other sum of branches has no family.
+      bool res = false;
+      lp = b->single_layer(&res);
+      if (!lp) {
+        other = true;
+        f.shape.residual = f.shape.residual || top.residual;
+        ++f.shape.layers;
+        continue;
+      }
+      residual = residual || res;
+    }
+    const Layer<Fmpq>& l = *lp;
+    f.shape.residual = f.shape.residual || residual;
     switch (l.role()) {
       case LayerRole::attention:
         if (!att) {
@@ -82,11 +98,14 @@ NetFamily infer_family(const Model& m) {
         break;
       case LayerRole::structure:
         continue;  // permutations are not counted as layers
+      case LayerRole::composite:
+        other = true;
+        continue;
     }
     ++f.shape.layers;
   }
   const int kinds = att + (tok || ch) + prod;
-  if (kinds == 1) {
+  if (kinds == 1 && !other) {
     f.known = true;
     if (att)
       f.shape.arch = Arch::attention;

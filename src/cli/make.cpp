@@ -29,6 +29,13 @@ void setup_make(CLI::App& app) {
       s->add_option("--degree", o->preset.shape.degree,
                     "degree k of each attention block (AO eq. (2); default 3: LV's attention)");
     if (arch != "product") s->add_flag("--residual", o->preset.shape.residual, "add residual connections");
+    if (arch == "mixer" || arch == "mlp") {
+      s->add_flag("--permuted", o->preset.permuted,
+                  "NB eq. (3): a random permutation before each mixing layer and in each residual");
+      s->add_option("--perm-sum", o->preset.perm_sum,
+                    "with --permuted: each mixing layer reads a sum of S random permutations (NB Remark 3.2, "
+                    "ViP-style; default 1)");
+    }
     s->add_option("--seed", o->seed, "seed (0..2^64-1) of the SplitMix64 weight generator (default 1)");
     s->add_option("--weights", o->weights, "small (integers in [-R, R], default) | wide (nonzero, R = 100) | "
                                            "generic (nonzero, R = 2^10: the architecture's generic rank)");

@@ -104,7 +104,7 @@ ExpansionEstimate estimate_expansion(const Model& m) {
   for (const auto& l : m.layers) {
     const double f = l.degree();
     deg *= f;
-    if (l.residual && f != 1) e.homogeneous = false;
+    if ((l.residual && f != 1) || !l.homogeneous()) e.homogeneous = false;
   }
   e.degree = deg;  // exact below 2^53; an upper estimate above (never clamped)
   const double n = static_cast<double>(m.num_inputs());

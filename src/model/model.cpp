@@ -249,6 +249,10 @@ class Reader {
     fail(p, "expected \"none\" or \"square\", got " + a.dump());
   }
 
+  // A list of layers starting at width d (a model's, or a branch's); d
+  // becomes the width at its end.
+  std::vector<Layer<Fmpq>> layers(const json& v, const std::string& path, std::size_t N, std::size_t& d) const;
+
   static constexpr std::size_t kMaxDim = 1 << 16;
 
   const std::string source_;
@@ -269,13 +273,40 @@ bool read_layer_kind(const Reader& r, const json& o, const std::string& lp, std:
   }
 }
 
-// "attention, token_mix, channel_mix, product or permute"
+// "attention, token_mix, channel_mix, product, permute or branches"
 std::string kind_list() {
   const auto names = layer_kind_names();
   std::string s;
   for (std::size_t i = 0; i < names.size(); ++i)
     s += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
   return s;
+}
+
+std::vector<Layer<Fmpq>> Reader::layers(const json& v, const std::string& path, std::size_t N, std::size_t& d) const {
+  if (!v.is_array()) fail(path, "expected a list of layers, got " + kind(v));
+  std::vector<Layer<Fmpq>> out;
+  for (std::size_t l = 0; l < v.size(); ++l) {
+    const json& o = v[l];
+    const std::string lp = idx(path, l);
+    if (!o.is_object()) fail(lp, "expected a layer object, got " + kind(o));
+    if (!o.contains("type")) fail(lp, "missing required field \"type\"");
+    const json& t = o["type"];
+    Layer<Fmpq> layer;
+    if (!read_layer_kind(*this, o, lp, N, d, layer.op))
+      fail(join(lp, "type"), "unknown layer type " + t.dump() + " (expected " + kind_list() + ")");
+    if (o.contains("residual")) {
+      if (!o["residual"].is_boolean())
+        fail(join(lp, "residual"), "expected true or false, got " + kind(o["residual"]));
+      layer.residual = o["residual"].get<bool>();
+    }
+    std::size_t dout = layer.out_width(d);
+    if (layer.residual && dout != d)
+      fail(lp, "a residual layer must keep the width: input width " + std::to_string(d) + ", output width " +
+                   std::to_string(dout));
+    d = dout;
+    out.push_back(std::move(layer));
+  }
+  return out;
 }
 
 }  // namespace
@@ -311,31 +342,9 @@ Model parse_model(const std::string& text, const std::string& source) {
   m.tokens = r.count(j["input"]["tokens"], "input.tokens", 1, Reader::kMaxDim);
   m.width = r.count(j["input"]["width"], "input.width", 1, Reader::kMaxDim);
   if (m.tokens * m.width > (1u << 20)) r.fail("input", "tokens x width exceeds 2^20 input variables");
-  const json& layers = j["layers"];
-  if (!layers.is_array()) r.fail("layers", "expected a list of layers, got " + Reader::kind(layers));
   const std::size_t N = m.tokens;
   std::size_t d = m.width;
-  for (std::size_t l = 0; l < layers.size(); ++l) {
-    const json& o = layers[l];
-    const std::string lp = Reader::idx("layers", l);
-    if (!o.is_object()) r.fail(lp, "expected a layer object, got " + Reader::kind(o));
-    if (!o.contains("type")) r.fail(lp, "missing required field \"type\"");
-    const json& t = o["type"];
-    Layer<Fmpq> layer;
-    if (!read_layer_kind(r, o, lp, N, d, layer.op))
-      r.fail(Reader::join(lp, "type"), "unknown layer type " + t.dump() + " (expected " + kind_list() + ")");
-    if (o.contains("residual")) {
-      if (!o["residual"].is_boolean())
-        r.fail(Reader::join(lp, "residual"), "expected true or false, got " + Reader::kind(o["residual"]));
-      layer.residual = o["residual"].get<bool>();
-    }
-    std::size_t dout = layer.out_width(d);
-    if (layer.residual && dout != d)
-      r.fail(lp, "a residual layer must keep the width: input width " + std::to_string(d) + ", output width " +
-                     std::to_string(dout));
-    d = dout;
-    m.layers.push_back(std::move(layer));
-  }
+  m.layers = r.layers(j["layers"], "layers", N, d);
   if (j.contains("output")) {
     r.keys(j["output"], "output", {"token", "channel"}, {"token", "channel"});
     Entry e;
@@ -378,8 +387,10 @@ void put_matrix(std::ostringstream& os, const Mat<Fmpq>& m, const std::string& i
   os << "]";
 }
 
+void write_layers(std::ostringstream& os, const std::vector<Layer<Fmpq>>& layers, const std::string& ind);
+
 // What a layer's write() is given: the stream, the indentation of its
-// fields, and the formats of a matrix and an activation.
+// fields, and the formats of a matrix, an activation and a list of layers.
 struct LayerWriter {
   std::ostringstream& os;
   const std::string& in;
@@ -387,7 +398,24 @@ struct LayerWriter {
   void activation(Activation a) {
     os << ",\n" << in << "\"activation\": \"" << (a == Activation::square ? "square" : "none") << "\"";
   }
+  void layers(const std::vector<Layer<Fmpq>>& ls, const std::string& indent) { write_layers(os, ls, indent); }
 };
+
+// "[" then one layer a line at indentation `ind`, its fields two deeper, then
+// "]" on a line of its own two shallower (a model's list: ind = four spaces).
+void write_layers(std::ostringstream& os, const std::vector<Layer<Fmpq>>& layers, const std::string& ind) {
+  os << "[";
+  const std::string in = ind + "  ";
+  for (std::size_t l = 0; l < layers.size(); ++l) {
+    const auto& layer = layers[l];
+    os << (l ? ",\n" : "\n") << ind << "{\"type\": \"" << layer.kind() << "\"";
+    if (layer.residual) os << ", \"residual\": true";
+    LayerWriter w{os, in};
+    std::visit([&](const auto& op) { op.write(w); }, layer.op);
+    os << "}";
+  }
+  os << (layers.empty() ? "]" : "\n" + ind.substr(0, ind.size() >= 2 ? ind.size() - 2 : 0) + "]");
+}
 
 }  // namespace
 
@@ -396,17 +424,8 @@ std::string write_model(const Model& m) {
   os << "{\n  \"format\": \"netpoly-model/1\",\n";
   if (!m.name.empty()) os << "  \"name\": " << json(m.name).dump() << ",\n";
   os << "  \"input\": {\"tokens\": " << m.tokens << ", \"width\": " << m.width << "},\n";
-  os << "  \"layers\": [";
-  const std::string in = "      ";
-  for (std::size_t l = 0; l < m.layers.size(); ++l) {
-    const auto& layer = m.layers[l];
-    os << (l ? ",\n" : "\n") << "    {\"type\": \"" << layer.kind() << "\"";
-    if (layer.residual) os << ", \"residual\": true";
-    LayerWriter w{os, in};
-    std::visit([&](const auto& op) { op.write(w); }, layer.op);
-    os << "}";
-  }
-  os << (m.layers.empty() ? "]" : "\n  ]");
+  os << "  \"layers\": ";
+  write_layers(os, m.layers, "    ");
   if (m.output) os << ",\n  \"output\": {\"token\": " << m.output->token << ", \"channel\": " << m.output->channel << "}";
   os << "\n}\n";
   return os.str();

@@ -69,6 +69,14 @@ Mat<Fmpq> random_mat(WeightDraw& g, std::size_t r, std::size_t c) {
   return m;
 }
 
+// A uniform random permutation of 0 … n-1 (Fisher-Yates).
+std::vector<std::size_t> random_permutation(SplitMix64& rng, std::size_t n) {
+  std::vector<std::size_t> p(n);
+  for (std::size_t k = 0; k < n; ++k) p[k] = k;
+  for (std::size_t k = n; k-- > 1;) std::swap(p[k], p[rng.below(k + 1)]);
+  return p;
+}
+
 void require(bool ok, const std::string& what) {
   if (!ok) throw InputError("make: " + what);
 }
@@ -92,6 +100,10 @@ Model make_preset(const PresetOptions& o) {
     check_memory_estimate(weights * 48.0, "a preset with up to " + std::to_string(static_cast<long long>(weights)) +
                                               " weights");
   }
+  require(!o.permuted || s.arch == Arch::mixer || s.arch == Arch::mlp,
+          "--permuted (NB eq. (3)'s permutations) is for mixer and mlp presets");
+  require(o.perm_sum >= 1 && o.perm_sum <= 16, "--perm-sum must be in [1, 16]");
+  require(o.perm_sum == 1 || o.permuted, "--perm-sum needs --permuted");
   SplitMix64 rng(o.seed);
   WeightDraw g{rng, o.effective_range(), o.weights != WeightDist::small};
   Model m;
@@ -119,29 +131,45 @@ Model make_preset(const PresetOptions& o) {
       }
       m.layers.push_back({std::move(a), s.residual});
     }
-  } else if (s.arch == Arch::mixer) {
-    // NB Def 3.2: odd layers mix tokens (sigma2(W X)), even layers mix channels (sigma2(X W)).
+  } else if (s.arch == Arch::mixer || s.arch == Arch::mlp) {
+    // NB Def 3.2: odd layers mix tokens (sigma2(W X)), even layers mix
+    // channels (sigma2(X W)); NB Def 3.1 (mlp): L_i(x) = sigma2(W_i x) (+ x
+    // with residuals), one token. NB eq. (3) when permuted.
+    if (s.arch == Arch::mlp) m.tokens = 1;
+    SplitMix64 perm_rng(o.seed ^ UINT64_C(0x9e3779b97f4a7c15));
     for (std::size_t l = 0; l < s.layers; ++l) {
-      if (l % 2 == 0) {
+      Layer<Fmpq> mix;
+      if (s.arch == Arch::mixer && l % 2 == 0) {
         TokenMix<Fmpq> t;
         t.W = random_mat(g, s.tokens, s.tokens);
         t.activation = Activation::square;
-        m.layers.push_back({std::move(t), s.residual});
+        mix.op = std::move(t);
       } else {
         ChannelMix<Fmpq> c;
         c.W = random_mat(g, s.width, s.width);
         c.activation = Activation::square;
-        m.layers.push_back({std::move(c), s.residual});
+        mix.op = std::move(c);
       }
-    }
-  } else if (s.arch == Arch::mlp) {
-    // NB Def 3.1: L_i(x) = sigma2(W_i x) (+ x with residuals), one token.
-    m.tokens = 1;
-    for (std::size_t l = 0; l < s.layers; ++l) {
-      ChannelMix<Fmpq> c;
-      c.W = random_mat(g, s.width, s.width);
-      c.activation = Activation::square;
-      m.layers.push_back({std::move(c), s.residual});
+      if (!o.permuted) {
+        mix.residual = s.residual;
+        m.layers.push_back(std::move(mix));
+        continue;
+      }
+      // One layer of the model per layer of NB eq. (3) (so prefix(net, k) is
+      // its first k layers): [pi_o, the mixing layer] (+ [pi_r]).
+      const std::size_t n = m.tokens * s.width;
+      Branches<Fmpq> b;
+      Layer<Fmpq> pi_o{Permute{random_permutation(perm_rng, n)}, false};
+      if (o.perm_sum > 1) {
+        Branches<Fmpq> sum;  // pi_1(X) + ... + pi_s(X)
+        sum.branches.push_back({std::move(pi_o)});
+        for (std::size_t j = 1; j < o.perm_sum; ++j)
+          sum.branches.push_back({Layer<Fmpq>{Permute{random_permutation(perm_rng, n)}, false}});
+        pi_o = Layer<Fmpq>{std::move(sum), false};
+      }
+      b.branches.push_back({std::move(pi_o), std::move(mix)});
+      if (s.residual) b.branches.push_back({Layer<Fmpq>{Permute{random_permutation(perm_rng, n)}, false}});
+      m.layers.push_back({std::move(b), false});
     }
   } else {
     require(s.block_degree() >= 1 && s.block_degree() <= 16, "--degree must be in [1, 16]");
@@ -151,7 +179,8 @@ Model make_preset(const PresetOptions& o) {
       m.layers.push_back({std::move(p), s.residual});
     }
   }
-  m.name = shape_label(s, LabelStyle::model_name);
+  m.name = shape_label(s, LabelStyle::model_name) + (o.permuted ? "-perm" : "") +
+           (o.perm_sum > 1 ? std::to_string(o.perm_sum) : "");
   // Analyses default to y[0][0]; `--all` covers every entry.
   m.output = Entry{0, 0};
   return m;

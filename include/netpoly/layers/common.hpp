@@ -44,9 +44,10 @@ enum class Activation { none, square };
 using Need = std::vector<char>;
 
 // How a layer kind counts when the family of a model is inferred (claims,
-// tables): attention, a mixing layer (token or channel), a product block, or
-// structure that is not counted as a layer (permutations).
-enum class LayerRole { attention, token_mixing, channel_mixing, product, structure };
+// tables): attention, a mixing layer (token or channel), a product block,
+// structure that is not counted as a layer (permutations), or a composite of
+// layers (a sum of branches, read through its single_layer()).
+enum class LayerRole { attention, token_mixing, channel_mixing, product, structure, composite };
 
 // The weights of a mixing layer, act(W .) then W2 (optional): what token and
 // channel mixing share (they differ in the axis they mix, hence in reading

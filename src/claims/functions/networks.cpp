@@ -10,6 +10,16 @@
 namespace netpoly::claims_detail {
 namespace {
 
+// activation = none: every mixing layer linear (inside sums of branches too).
+void no_activation(std::vector<Layer<Fmpq>>& layers) {
+  for (auto& l : layers) {
+    if (auto* t = std::get_if<TokenMix<Fmpq>>(&l.op)) t->activation = Activation::none;
+    if (auto* c = std::get_if<ChannelMix<Fmpq>>(&l.op)) c->activation = Activation::none;
+    if (auto* b = std::get_if<Branches<Fmpq>>(&l.op))
+      for (auto& br : b->branches) no_activation(br);
+  }
+}
+
 std::vector<Value> gen_presets(Evaluator& ev, const Expr& e, const Env& env) {
   const std::string& f = e.str;
   // Each parameter a value or a list; every combination, the first written parameter outermost.
@@ -67,9 +77,13 @@ std::vector<Value> gen_presets(Evaluator& ev, const Expr& e, const Env& env) {
         o.seed = x;
       else if (n == "residual")
         o.shape.residual = x != 0;
+      else if (n == "permuted")
+        o.permuted = x != 0;
+      else if (n == "perm_sum")
+        o.perm_sum = x;
       else if (n == "range")
         o.range = static_cast<std::int64_t>(x);
-      desc += (k ? ", " : "") + n + " = " + (n == "residual" ? std::string(x ? "true" : "false") : std::to_string(x));
+      desc += (k ? ", " : "") + n + " = " + (n == "residual" || n == "permuted" ? std::string(x ? "true" : "false") : std::to_string(x));
     }
     if (activation == "none") desc += std::string(ps.empty() ? "" : ", ") + "activation = none";
     if (weights != WeightDist::generic)
@@ -79,12 +93,10 @@ std::vector<Value> gen_presets(Evaluator& ev, const Expr& e, const Env& env) {
       ++skipped;
     } else {
       Model m = make_preset(o);
-      if (activation == "none")
-        for (auto& l : m.layers) {
-          if (auto* t = std::get_if<TokenMix<Fmpq>>(&l.op)) t->activation = Activation::none;
-          if (auto* c = std::get_if<ChannelMix<Fmpq>>(&l.op)) c->activation = Activation::none;
-        }
-      NetFamily fam{.known = true, .shape = o.shape};
+      if (activation == "none") no_activation(m.layers);
+      // NB eq. (3) is the mixer family (its bounds cover pi_o, pi_e, pi_r); a
+      // ViP-style sum of permutations is not (NB Remark 3.2): no family bounds.
+      NetFamily fam{.known = o.perm_sum == 1, .shape = o.shape};
       if (f != "attention") fam.shape.heads = 1;
       fam.shape.tokens = m.tokens;
       out.push_back(make_net(std::move(m), fam, desc));
@@ -251,14 +263,16 @@ std::vector<FunctionInfo> network_constructors() {
        0,
        0,
        P::none,
-       {"layers", "tokens", "width", "seed", "residual", "range", "activation", "weights"},
+       {"layers", "tokens", "width", "seed", "residual", "permuted", "perm_sum", "range", "activation", "weights"},
        {"activation", "weights"},
-       "MLP-Mixer presets (NB Def 3.2); activation = square (default) or none", nullptr, gen_presets},
+       "MLP-Mixer presets (NB Def 3.2); activation = square (default) or none; permuted = true: NB eq. (3) "
+       "(random pi_o, pi_e before each layer, pi_r in each residual); perm_sum = s: ViP-style sums of s "
+       "permutations (NB Remark 3.2)", nullptr, gen_presets},
       {"mlp",
        0,
        0,
        P::none,
-       {"layers", "width", "seed", "residual", "range", "activation", "weights"},
+       {"layers", "width", "seed", "residual", "permuted", "perm_sum", "range", "activation", "weights"},
        {"activation", "weights"},
        "MLP presets (NB Def 3.1), one token", nullptr, gen_presets},
       {"product",
