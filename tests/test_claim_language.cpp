@@ -60,6 +60,28 @@ const std::vector<Known> kKnown = {
     // a sum of permutations and a residual sum of two sub-networks (tests/data/branches.json): two layers,
     // a residual, but no architecture of the papers
     {"model", "let net = model(\"../branches.json\")\n  check layers(net) == 2\n  check residual(net) == 1", Verdict::pass},
+    // lists and matrices (matrices are lists of rows)
+    {"sum", "check sum(k^2 for k in 1..4) == 30\n  check sum([]) == 0", Verdict::pass},  // 1 + 4 + 9 + 16
+    {"sum", "check sum(k^2 for k in 1..4) == 31", Verdict::fail},
+    // a function's name may name a value: sum(...) is still the function
+    {"sum", "let sum = 5\n  check sum([sum, 1]) == 6\n  check sum(sum for sum in [1, 2]) == 3", Verdict::pass},
+    {"prod", "check prod([1, 2, 3, 4]) == 24\n  check prod([]) == 1\n  check prod(k for k in 1..5) == 120", Verdict::pass},
+    // [[1, 2], [3, 4]] [[5], [6]] = [[1*5 + 2*6], [3*5 + 4*6]] = [[17], [39]]
+    {"matmul", "check matmul([[1, 2], [3, 4]], [[5], [6]]) == [[17], [39]]", Verdict::pass},
+    {"matmul", "check matmul([[1, 2], [3, 4]], [[5], [6]]) == [[17], [40]]", Verdict::fail},
+    // [[1, 2]] ⊗ B = [[1 B, 2 B]] with B = [[0, 1], [1, 0]]
+    {"kron", "check kron([[1, 2]], [[0, 1], [1, 0]]) == [[0, 1, 0, 2], [1, 0, 2, 0]]", Verdict::pass},
+    {"transpose", "check transpose([[1, 2, 3]]) == [[1], [2], [3]]", Verdict::pass},
+    {"vec", "check vec([[1, 2], [3, 4]]) == [[1], [3], [2], [4]]", Verdict::pass},  // columns stacked
+    {"vec", "check vec([[1, 2], [3, 4]]) == [[1], [2], [3], [4]]", Verdict::fail},  // that is the row order
+    {"identity", "check matmul(identity(2), [[1, 2], [3, 4]]) == [[1, 2], [3, 4]]", Verdict::pass},
+    {"symbols", "check symbols(1, 2) == [[poly(\"x0\", vars = 2), poly(\"x1\", vars = 2)]]", Verdict::pass},
+    // (x0 + x1)^2 = x0^2 + 2 x0 x1 + x1^2: every term of degree 2
+    {"symbols", "let X = symbols(1, 2)\n  check matmul(X, transpose(X)) == [[poly(\"x0^2 + x1^2\", vars = 2)]]", Verdict::pass},
+    {"homogeneous",
+     "let f = poly(\"x0^2 + 3*x0*x1 + x1 + 5\", vars = 2)\n  check homogeneous(f, 2) == poly(\"x0^2 + 3*x0*x1\", vars = 2)\n"
+     "  check homogeneous(f, 0) == 5\n  check homogeneous(f, 3) == 0",
+     Verdict::pass},
     {"prefix", "let net = mixer(layers = 3, tokens = 2, width = 2)\n  check layers(prefix(net, 2)) == 2", Verdict::pass},
     {"wide_sparse",
      "let net = mixer(layers = 2, tokens = 2, width = 3)\n  let w = wide_sparse(net)\n"
@@ -235,6 +257,12 @@ TEST_CASE("claim functions: the evaluator's argument messages", "[claims][langua
       {"let p = poly(\"x0*x1\", vars = 2)\n  check sep(p; half; methods = blackbox) == 1", "needs a network"},
       {"check bound(\"LV Thm 3\", arch = mixer, layers = 1, width = 2, tokens = 2) == 1", "does not apply to mixer"},
       {"check layers(model(\"no-such-file.json\")) == 1", "no-such-file.json"},
+      {"check matmul([[1, 2]], [[1, 2]]) == [[1]]", "matmul: a 1 x 2 matrix times a 1 x 2 one"},
+      {"check sum(3) == 3", "sum: expected a list"},
+      {"check transpose([[1, 2], [3]]) == [[1]]", "rows of 2 and 1 entries"},
+      {"check sum(k for k in 3) == 3", "expected a list after 'in'"},
+      {"check [1, 2] <= [1, 2]", "lists can only be compared with == and !="},
+      {"check sum(k for half in 1..3) == 3", "not reserved"},
       {"check bound(\"NB Thm 5.5\", model(\"../branches.json\")) >= 1", "is not known"},
       {"check bound(\"NB Thm 5.5\", mixer(layers = 1, tokens = 2, width = 2, permuted = true, perm_sum = 2)) >= 1",
        "is not known"},

@@ -57,7 +57,7 @@ struct PartSpec {
 struct FunctionInfo;
 
 struct Expr {
-  enum class Kind { number, string, name, neg, binary, call, index, list, range };
+  enum class Kind { number, string, name, neg, binary, call, index, list, range, comprehension };
   Kind kind = Kind::number;
   SrcLoc loc;
   std::string text;              // the source text, whitespace collapsed (for reports)
@@ -65,7 +65,8 @@ struct Expr {
   Fmpq number;                   // number
   std::string str;               // string literal, name, or function name
   char op = 0;                   // binary: + - * / ^
-  std::vector<ExprPtr> kids;     // neg/binary operands; index: base then indices; list items; range ends
+  std::vector<ExprPtr> kids;     // neg/binary operands; index: base then indices; list items; range ends;
+                                 // comprehension: the body, then the list NAME runs over (str = NAME)
   std::vector<Arg> args;         // call arguments (named ones include options given after ';')
   std::optional<PartSpec> part;  // call: partition section
   ExprPtr poly;                  // poly("..."): the parsed polynomial text

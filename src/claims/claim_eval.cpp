@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <set>
 #include <sstream>
 
@@ -341,6 +342,22 @@ Value Evaluator::eval(const Expr& e, const Env& env) {
       v.list = items;
       return v;
     }
+    case Expr::Kind::comprehension: {
+      Value src = eval(*e.kids[1], env);
+      if (src.kind != Value::Kind::list)
+        fail(e.kids[1]->loc, "expected a list after 'in', got a " + std::string(kind_name(src.kind)));
+      auto items = std::make_shared<std::vector<Value>>();
+      Env inner = env;
+      inner.emplace_back(e.str, Value{});
+      for (const auto& x : *src.list) {
+        inner.back().second = x;
+        items->push_back(eval(*e.kids[0], inner));
+      }
+      Value v;
+      v.kind = Value::Kind::list;
+      v.list = items;
+      return v;
+    }
     case Expr::Kind::range: {
       const slong a = need_int(eval(*e.kids[0], env), e.kids[0]->loc, "the start of a range");
       const slong b = need_int(eval(*e.kids[1], env), e.kids[1]->loc, "the end of a range");
@@ -365,6 +382,14 @@ std::vector<Value> Evaluator::generate(const Expr& e, const Env& env) {
 }
 
 // ------------------------------------------------------------------ arithmetic
+Value Evaluator::arith(char op, const Value& a, const Value& b, const SrcLoc& at) {
+  Expr e;
+  e.kind = Expr::Kind::binary;
+  e.op = op;
+  e.loc = at;
+  return binary(e, a, b);
+}
+
 Value Evaluator::binary(const Expr& e, const Value& a, const Value& b) {
   const char op = e.op ? e.op : '-';
   if (a.kind == Value::Kind::number && b.kind == Value::Kind::number) {
@@ -516,8 +541,26 @@ RelOutcome Evaluator::condition(const Condition& c, const Env& env,
       if (!dup) values->emplace_back(t->text, display(vals.back()));
     }
   }
-  auto relate = [&](const Value& a, Rel r, const Value& b, const Expr& at) -> RelOutcome {
+  std::function<RelOutcome(const Value&, Rel, const Value&, const Expr&)> relate;
+  relate = [&](const Value& a, Rel r, const Value& b, const Expr& at) -> RelOutcome {
     if (a.kind == Value::Kind::number && b.kind == Value::Kind::number) return compare(a.num, r, b.num);
+    if (a.kind == Value::Kind::list && b.kind == Value::Kind::list) {
+      // Lists (and matrices, lists of rows): equal when of one length and equal entry by entry.
+      if (r != Rel::eq && r != Rel::ne) fail(at.loc, "lists can only be compared with == and !=");
+      RelOutcome all{Verdict::pass, ""};
+      if (a.list->size() != b.list->size()) {
+        all = {Verdict::fail, "lengths " + std::to_string(a.list->size()) + " and " + std::to_string(b.list->size())};
+      } else {
+        for (std::size_t k = 0; k < a.list->size() && all.verdict != Verdict::fail; ++k) {
+          RelOutcome o = relate((*a.list)[k], Rel::eq, (*b.list)[k], at);
+          all.verdict = verdict_and(all.verdict, o.verdict);
+          if (o.verdict != Verdict::pass) all.note = "entry " + std::to_string(k) + (o.note.empty() ? "" : ": " + o.note);
+        }
+      }
+      if (r == Rel::ne && all.verdict != Verdict::inconclusive)
+        all.verdict = all.verdict == Verdict::pass ? Verdict::fail : Verdict::pass;
+      return all;
+    }
     auto polylike = [](const Value& v) {
       return v.kind == Value::Kind::poly || v.kind == Value::Kind::net || v.kind == Value::Kind::output ||
              v.kind == Value::Kind::number;

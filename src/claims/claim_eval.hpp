@@ -95,6 +95,8 @@ class Evaluator {
   // Polynomial helpers (shared contexts, one per number of variables).
   FmpqMpolyCtxPtr ctx(std::size_t nvars);
   std::shared_ptr<const PolyVal> as_poly(const Value& v, const SrcLoc& at);
+  // a OP b (OP one of + - * / ^) on numbers and polynomials, as in expressions.
+  Value arith(char op, const Value& a, const Value& b, const SrcLoc& at);
 
   // What the functions (functions/) use: the call's partition section, its
   // sep options over the claim's defaults, a sep quantity (cached per

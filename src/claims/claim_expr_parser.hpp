@@ -300,6 +300,11 @@ class ExprParser {
       ++p_;
       if (!is_op("]")) {
         l->kids.push_back(parse_expr());
+        if (is_ident("for")) {  // [BODY for NAME in LIST]
+          ExprPtr c = parse_comprehension(l->kids[0], first);
+          expect_op("]", "']' after the comprehension");
+          return c;
+        }
         while (is_op(",")) {
           ++p_;
           l->kids.push_back(parse_expr());
@@ -318,6 +323,22 @@ class ExprParser {
       return n;
     }
     fail("a number, a name, a function call, a string, '(' or '['");
+  }
+
+  // `for NAME in LIST` after BODY: the list of BODY's values, NAME bound to
+  // each item of LIST in turn (a list argument or a list literal).
+  ExprPtr parse_comprehension(const ExprPtr& body, std::size_t first) {
+    Nest guard(*this);
+    auto c = node(Expr::Kind::comprehension, cur());
+    c->loc = body->loc;
+    ++p_;  // for
+    c->str = expect_ident("a name after 'for'");
+    if (!is_ident("in")) fail("'in'");
+    ++p_;
+    c->kids.push_back(body);
+    c->kids.push_back(parse_expr());
+    c->text = text_from(first);
+    return sealed(c);
   }
 
   ExprPtr parse_call(const Token& name_tok, std::size_t first) {
@@ -342,7 +363,9 @@ class ExprParser {
           p_ += 2;
           a.value = parse_option_value(a.name);
         } else {
+          const std::size_t afirst = p_;
           a.value = parse_expr();
+          if (is_ident("for")) a.value = parse_comprehension(a.value, afirst);  // sum(BODY for NAME in LIST)
         }
         c->args.push_back(std::move(a));
         if (!is_op(",")) break;

@@ -145,7 +145,9 @@ class Scope {
 
  private:
   void bind(const std::string& name, const SrcLoc& at) {
-    if (find_claim_function(name) || kConstants.count(name) || name == "half" || name == "interleaved" || name == "A")
+    // A function's name may name a value too (`let prod = ...`): `prod(...)`
+    // is always the call, so scripts keep working when functions are added.
+    if (kConstants.count(name) || name == "half" || name == "interleaved" || name == "A")
       throw InputError(at.str() + ": expected a name that is not reserved, got '" + name + "'");
     names_.insert(name);
   }
@@ -166,6 +168,14 @@ class Scope {
           for (const auto& i : e.part->items) expr(*i);
           if (e.part->value) expr(*e.part->value);
         }
+        return;
+      }
+      case Expr::Kind::comprehension: {
+        expr(*e.kids[1]);
+        const bool had = names_.count(e.str) > 0;
+        bind(e.str, e.loc);
+        expr(*e.kids[0]);
+        if (!had) names_.erase(e.str);
         return;
       }
       default:

@@ -24,5 +24,6 @@ std::vector<FunctionInfo> polynomial_measures();      // polynomials.cpp
 std::vector<FunctionInfo> bound_functions();          // bounds.cpp
 std::vector<FunctionInfo> network_measures();         // networks.cpp
 std::vector<FunctionInfo> arithmetic_functions();     // arithmetic.cpp
+std::vector<FunctionInfo> matrix_functions();         // matrices.cpp
 
 }  // namespace netpoly::claims_detail
