@@ -126,7 +126,7 @@ if(NETPOLY_PYTHON3)
   endif()
 endif()
 if(NETPOLY_HAVE_SYMPY)
-  foreach(m attention-example product-rect)
+  foreach(m attention-example product-rect branches gaussian)
     add_test(NAME cli_sympy_${m} COMMAND ${NETPOLY_PYTHON3} ${NETPOLY_TEST_DATA}/sympy_check.py
       $<TARGET_FILE:netpoly> ${NETPOLY_TEST_DATA}/${m}.json)
     set_tests_properties(cli_sympy_${m} PROPERTIES PASS_REGULAR_EXPRESSION "sympy check passed")
@@ -157,3 +157,14 @@ netpoly_output(cli_make_mixer_permuted "\"name\": \"mixer-p2-N2-d2-res-perm\".*\
 netpoly_expect(cli_make_perm_sum_needs_permuted 2 "--perm-sum needs --permuted" make mixer --layers 1 --width 2 --tokens 2 --perm-sum 2)
 netpoly_output(cli_expand_branches "y0_0: terms 7, degree 2, token degrees \\[2, 1\\]" expand ${NETPOLY_TEST_DATA}/branches.json --stats)
 netpoly_output(cli_seprank_branches "sup-sep \\[2, 2\\] \\(exact\\), inf-sep \\[2, 2\\] \\(exact\\)" seprank ${NETPOLY_TEST_DATA}/branches.json --all)
+
+# Gaussian weights (a+bi). tests/data/gaussian.json: y0_0 = (x00 + i x01)(x10 + i x11) (test_gauss.cpp derives
+# it): 4 terms over Q(i), sep 1 over C across the tokens (its real and imaginary parts have sep 2 each).
+netpoly_output(cli_expand_gaussian "y0_0: terms 4, degree 2, token degrees \\[1, 1\\], height 1 bits \\(exact over Q\\(i\\)\\)"
+  expand ${NETPOLY_TEST_DATA}/gaussian.json)
+netpoly_output(cli_expand_gaussian_singular "ring r = \\(0,i\\).*minpoly = i\\^2\\+1;"
+  expand ${NETPOLY_TEST_DATA}/gaussian.json --format singular)
+netpoly_output(cli_seprank_gaussian "y0_0 +A=\\{0\\} +1 .*exact.*rank over Q\\(i\\): half the rank of the realified matrix"
+  seprank ${NETPOLY_TEST_DATA}/gaussian.json)
+netpoly_expect(cli_seprank_gaussian_blackbox 2 "Gaussian weights (a+bi) do not have yet" seprank ${NETPOLY_TEST_DATA}/gaussian.json --methods blackbox)
+netpoly_expect(cli_expand_gaussian_modulus 2 "drop --modulus" expand ${NETPOLY_TEST_DATA}/gaussian.json --modulus 101)

@@ -117,6 +117,16 @@ inline std::size_t packed_row(const Packing& pk, slong j, ulong f) {
 // Expansion mod p (weights reduced mod p; throws DomainError if p divides a denominator).
 std::vector<NmodMpoly> expand_mod(const ModPolyRing& R, const Model& m, const std::vector<Entry>& outputs);
 
+// A polynomial over Q(i) (a model with Gaussian weights, gauss.hpp): re + i im.
+struct GaussPoly {
+  FmpqMpoly re, im;
+};
+// The expansion over Q(i) (the one forward pass, over GaussRing<PolyRing>).
+std::vector<GaussPoly> expand_gauss(const PolyRing& R, const Model& m, const std::vector<Entry>& outputs);
+// Its monomials (those of re and im): terms, degrees, and the larger height of the two parts.
+struct PolyStats;
+PolyStats poly_stats(const GaussPoly& p, std::size_t tokens, std::size_t width);
+
 // Per-polynomial statistics.
 struct PolyStats {
   slong terms = 0;
@@ -134,5 +144,8 @@ PolyFormat parse_poly_format(const std::string& s);
 // Streams the polynomial term by term (never one giant string).
 void write_poly(std::ostream& os, const FmpqMpoly& p, std::size_t width, PolyFormat f);
 void write_poly(std::ostream& os, const NmodMpoly& p, std::size_t width, PolyFormat f);
+// Term by term with Gaussian coefficients: "(1/2-3i)*x0_0^2" (text, json), "(Rational(1, 2) - 3*I)*x0_0**2"
+// (sympy), "(1/2-3*i)*x0_0^2" (singular, ring with minpoly i^2+1), "(\frac{1}{2} - 3i) x_{0,0}^{2}" (latex).
+void write_poly(std::ostream& os, const GaussPoly& p, std::size_t width, PolyFormat f);
 
 }  // namespace netpoly

@@ -8,6 +8,7 @@
 #include <variant>
 #include <vector>
 
+#include "netpoly/error.hpp"
 #include "netpoly/network.hpp"
 
 namespace netpoly {
@@ -21,9 +22,40 @@ std::vector<typename Ring::Elem> forward(const Ring& R, const Network<typename R
   return apply_layers(R, net.layers, std::move(X), net.tokens, net.width, need);
 }
 
+// A Gaussian model's weights zipped: f(re, im) for every weight, the real and
+// the imaginary network visited in the same order (map_weights visits the
+// weights of two networks of one structure in one order).
+template <class S, class F>
+auto zip_parts(const Network<S>& net, F&& f) {
+  std::vector<S> im;
+  Network<S> only_im = net;
+  only_im.layers = net.imag;
+  only_im.imag.clear();
+  (void)only_im.map_weights([&](const S& w) {
+    im.push_back(w);
+    return 0;
+  });
+  Network<S> re = net;
+  re.imag.clear();
+  std::size_t k = 0;
+  auto r = re.map_weights([&](const S& w) { return f(w, im.at(k++)); });
+  if (k != im.size()) throw InternalError("Gaussian weights: the imaginary part has another structure than the real part");
+  return r;
+}
+
 // Converts exact weights into a ring's scalars once (before many evaluations).
+// A Gaussian model (gauss.hpp) goes to the rings that can take it: the
+// complex GaussRing, and the structural rings (supports, degrees, heights),
+// which read a bound of the weight (scalar_gauss).
 template <class Ring, class S>
 Network<typename Ring::Scalar> prepare(const Ring& R, const Network<S>& net) {
+  if (net.gaussian()) {
+    if constexpr (requires(const S& a) { R.scalar_gauss(a, a); })
+      return zip_parts(net, [&](const S& re, const S& im) { return R.scalar_gauss(re, im); });
+    else
+      throw DomainError((net.name.empty() ? std::string("the model") : net.name) +
+                        " has Gaussian weights (a+bi): this computation runs over the rationals only");
+  }
   return net.map_weights([&](const S& w) { return R.scalar(w); });
 }
 

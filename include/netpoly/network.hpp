@@ -131,7 +131,11 @@ struct Network {
   std::string name;
   std::size_t tokens = 0, width = 0;
   std::vector<Layer<S>> layers;
+  // Gaussian weights (gauss.hpp): the imaginary parts, the same layers with
+  // the imaginary part of every weight; empty for a real model.
+  std::vector<Layer<S>> imag;
   std::optional<Entry> output;
+  bool gaussian() const { return !imag.empty(); }
 
   std::size_t output_width() const {
     std::size_t d = width;
@@ -147,6 +151,7 @@ struct Network {
     r.width = width;
     r.output = output;
     for (const auto& l : layers) r.layers.push_back(l.map(f));
+    for (const auto& l : imag) r.imag.push_back(l.map(f));
     return r;
   }
   bool operator==(const Network&) const = default;

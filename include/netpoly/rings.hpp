@@ -135,6 +135,7 @@ struct PatternRing {
     using LimitError::LimitError;
   };
   Scalar scalar(const Fmpq& w) const { return !w.is_zero(); }
+  Scalar scalar_gauss(const Fmpq& re, const Fmpq& im) const { return !re.is_zero() || !im.is_zero(); }
   bool is_zero(Scalar s) const { return !s; }
 };
 
@@ -179,6 +180,7 @@ struct DegreeRing {
   static constexpr long kCap = long{1} << 62;  // saturates (expansions stop far below)
   mutable long max_seen = 0;
   Scalar scalar(const Fmpq& w) const { return w.is_zero() ? 0 : 1; }
+  Scalar scalar_gauss(const Fmpq& re, const Fmpq& im) const { return re.is_zero() && im.is_zero() ? 0 : 1; }
   bool is_zero(Scalar s) const { return s == 0; }
   Elem zero() const { return -1; }
   void axpy(Elem& r, Scalar s, Elem x) const {
@@ -211,6 +213,20 @@ struct HeightRing {
   Scalar scalar(const Fmpq& w) const {
     if (w.is_zero()) return {};
     return {log2_up(w.num()), log2_up(w.den())};
+  }
+  // a + bi = (p1 q2 + p2 q1 i) / (q1 q2): the l1 norm of the numerator is at
+  // most |p1| q2 + |p2| q1 (a Gaussian model's realified coefficients obey it).
+  Scalar scalar_gauss(const Fmpq& re, const Fmpq& im) const {
+    if (im.is_zero()) return scalar(re);
+    if (re.is_zero()) return scalar(im);
+    Fmpz a, b;
+    fmpz_mul(a.get(), re.num(), im.den());
+    fmpz_abs(a.get(), a.get());
+    fmpz_mul(b.get(), im.num(), re.den());
+    fmpz_abs(b.get(), b.get());
+    fmpz_add(a.get(), a.get(), b.get());
+    fmpz_mul(b.get(), re.den(), im.den());
+    return {log2_up(a.get()), log2_up(b.get())};
   }
   // An upper bound on log2|z| (z != 0): exact below 2^53 (then rounded up), else the bit count.
   static double log2_up(const fmpz_t z) {

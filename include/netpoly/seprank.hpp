@@ -73,6 +73,11 @@ std::vector<SepResult> analyse_network(const Model& m, const std::vector<Entry>&
                                        const SepProgress& progress = {},
                                        const AnalysisContext& run = AnalysisContext::process());
 
+// Throws InputError when a chosen method cannot run on this model (Gaussian
+// weights: the methods that evaluate the network); analyse_network checks it
+// too, a command calls it before printing anything.
+void check_methods_for(const Model& m, const std::vector<Method>& methods);
+
 // Analyses a polynomial given directly (the methods that accept one).
 SepResult analyse_polynomial(const FmpqMpoly& y, const Partition& P, const SepOptions& o,
                              const AnalysisContext& run = AnalysisContext::process());

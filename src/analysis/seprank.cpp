@@ -7,6 +7,7 @@
 #include <chrono>
 #include <random>
 
+#include "gauss_sep.hpp"
 #include "methods/method.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
@@ -125,6 +126,7 @@ std::vector<SepResult> analyse_network(const Model& m, const std::vector<Entry>&
       throw InputError("output " + std::to_string(e.token) + "," + std::to_string(e.channel) +
                        ": out of range (the model has " + std::to_string(m.tokens) + " tokens and " +
                        std::to_string(m.output_width()) + " output channels)");
+  if (m.gaussian()) return analyse_gaussian(m, outputs, partitions, o, progress, run);
   const auto est = estimate_expansion(m);
   const bool expandable = est.terms <= o.max_terms;
   const bool by_default = o.methods.empty();

@@ -60,10 +60,13 @@ void preamble(std::ostream& os, const ExpandOptions& o, const Model& m) {
   };
   if (o.format == "sympy") {
     // A trailing comma in the names makes symbols() return a tuple for one variable too.
-    os << "from sympy import symbols, Rational\n" << vars(", ") << (nv == 1 ? "," : "") << " = symbols('" << vars(" ")
+    os << "from sympy import symbols, Rational" << (m.gaussian() ? ", I" : "") << "\n" << vars(", ") << (nv == 1 ? "," : "") << " = symbols('" << vars(" ")
        << (nv == 1 ? "," : "") << "')\n";
   } else if (o.format == "singular") {
-    os << "ring r = " << (o.modulus ? std::to_string(o.modulus) : "0") << ", (" << vars(", ") << "), dp;\n";
+    // Gaussian weights: the coefficient field Q(i), i a parameter with minimal polynomial i^2 + 1.
+    os << "ring r = " << (o.modulus ? std::to_string(o.modulus) : m.gaussian() ? "(0,i)" : "0") << ", ("
+       << vars(", ") << "), dp;\n";
+    if (m.gaussian()) os << "minpoly = i^2+1;\n";
   } else if (o.format == "latex") {
     os << "\\begin{align*}\n";
   }
@@ -87,6 +90,9 @@ void run_expand(const ExpandOptions& options) {
   if (!o.output.empty()) req = parse_entry(o.output, "--output");
   auto outs = resolve_outputs(m, req, o.all);
   if (o.modulus) require_prime_modulus(o.modulus, "--modulus");
+  if (o.modulus && m.gaussian())
+    throw InputError(o.model + " has Gaussian weights (a+bi): --modulus expands over the rationals mod p only; "
+                     "drop --modulus");
   check_expansion_size(m, o.max_terms);
   check_memory_estimate(expansion_memory_estimate(m), "the expansion");
   std::ostream& os = std::cout;
@@ -134,6 +140,9 @@ void run_expand(const ExpandOptions& options) {
     ModPolyRing R(static_cast<slong>(m.num_inputs()), o.modulus);
     std::string dom = "mod " + std::to_string(o.modulus);
     for (std::size_t k = 0; k < outs.size(); ++k) emit(k, expand_mod(R, m, {outs[k]})[0], dom);
+  } else if (m.gaussian()) {
+    PolyRing R(static_cast<slong>(m.num_inputs()));
+    for (std::size_t k = 0; k < outs.size(); ++k) emit(k, expand_gauss(R, m, {outs[k]})[0], "exact over Q(i)");
   } else {
     PolyRing R(static_cast<slong>(m.num_inputs()));
     for (std::size_t k = 0; k < outs.size(); ++k) emit(k, expand(R, m, {outs[k]})[0], "exact");

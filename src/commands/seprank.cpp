@@ -173,6 +173,7 @@ void run_seprank(const SeprankOptions& options) {
   parts = std::move(unique);
   if (parts.empty()) parts.push_back(parse_partition("half", m.tokens, m.width));
   if (!o.methods.empty()) o.sep.methods = parse_methods(o.methods);
+  check_methods_for(m, o.sep.methods);
   if (!o.templates_file.empty()) o.sep.template_vectors = read_templates(o.templates_file, m.width);
   if (!o.seed.empty()) {
     o.sep.seed = parse_u64(o.seed, "--seed");

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "netpoly/error.hpp"
 #include "netpoly/forward.hpp"
@@ -467,7 +468,9 @@ void write_term(std::ostream& os, bool first, std::string coeff, const ulong* e,
   const std::string mul = f == PolyFormat::latex ? " " : "*";
   if (!unit) {
     auto slash = coeff.find('/');
-    if (f == PolyFormat::latex && slash != std::string::npos)
+    if (coeff[0] == '(')  // a Gaussian coefficient, written for the format already
+      os << coeff;
+    else if (f == PolyFormat::latex && slash != std::string::npos)
       os << "\\frac{" << coeff.substr(0, slash) << "}{" << coeff.substr(slash + 1) << "}";
     else if (f == PolyFormat::sympy && slash != std::string::npos)
       os << "Rational(" << coeff.substr(0, slash) << ", " << coeff.substr(slash + 1) << ")";
@@ -513,6 +516,11 @@ void write_poly(std::ostream& os, const FmpqMpoly& p, std::size_t width, PolyFor
     fmpq_mpoly_get_term_exp_ui(e, p.get(), t, p.c());
     s = c.str();
   });
+}
+
+void write_poly_terms(std::ostream& os, slong len, slong nv, std::size_t width, PolyFormat f,
+                      const std::function<void(slong, ulong*, std::string&)>& get) {
+  write_terms(os, len, nv, width, f, get);
 }
 
 void write_poly(std::ostream& os, const NmodMpoly& p, std::size_t width, PolyFormat f) {

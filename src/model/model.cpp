@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "netpoly/error.hpp"
+#include "netpoly/gauss.hpp"
 #include "netpoly/io.hpp"
 #include "netpoly/model.hpp"
 
@@ -145,7 +146,9 @@ class DomBuilder : public nlohmann::json_sax<json> {
 // Walks the document with the current JSON path, throwing InputErrors.
 class Reader {
  public:
-  explicit Reader(std::string source) : source_(std::move(source)) {}
+  // imag: the pass that reads the imaginary parts of Gaussian weights.
+  explicit Reader(std::string source, bool imag = false) : source_(std::move(source)), imag_(imag) {}
+  bool gaussian() const { return gaussian_; }
 
   [[noreturn]] void fail(const std::string& path, const std::string& what) const {
     throw InputError(source_ + ": " + (path.empty() ? std::string("(top level)") : path) + ": " + what);
@@ -195,7 +198,22 @@ class Reader {
     return static_cast<std::size_t>(s);
   }
 
+  // A weight; in the imaginary pass, its imaginary part (0 unless "a+bi").
   Fmpq number(const json& v, const std::string& path) const {
+    Fmpq re, im;
+    number_parts(v, path, re, im);
+    return imag_ ? im : re;
+  }
+
+  void number_parts(const json& v, const std::string& path, Fmpq& re, Fmpq& im) const {
+    if (v.is_string() && !is_big_int(v) && parse_gaussian(v.get<std::string>(), re, im)) {
+      if (!im.is_zero()) gaussian_ = true;
+      return;
+    }
+    re = number_real(v, path);
+  }
+
+  Fmpq number_real(const json& v, const std::string& path) const {
     Fmpq q;
     if (v.is_number_integer()) {
       if (v.is_number_unsigned()) {
@@ -211,7 +229,8 @@ class Reader {
     }
     if (v.is_string()) {
       if (parse_rational(v.get<std::string>(), q)) return q;
-      fail(path, "expected an integer or a rational \"p/q\" with q > 0, got \"" + v.get<std::string>() + "\"");
+      fail(path, "expected an integer, a rational \"p/q\" with q > 0 or a Gaussian rational \"a+bi\", got \"" +
+                     v.get<std::string>() + "\"");
     }
     if (v.is_number_float()) fail(path, "expected an exact number (integer or \"p/q\"); floats are rejected");
     fail(path, "expected an integer or a rational \"p/q\", got " + kind(v));
@@ -256,6 +275,8 @@ class Reader {
   static constexpr std::size_t kMaxDim = 1 << 16;
 
   const std::string source_;
+  const bool imag_ = false;
+  mutable bool gaussian_ = false;  // a weight with a nonzero imaginary part was read
 };
 
 // The layer whose "type" is o["type"], read by its kind (layers/*.hpp);
@@ -345,6 +366,11 @@ Model parse_model(const std::string& text, const std::string& source) {
   const std::size_t N = m.tokens;
   std::size_t d = m.width;
   m.layers = r.layers(j["layers"], "layers", N, d);
+  if (r.gaussian()) {
+    // Gaussian weights: a second pass reads the imaginary parts, layer for layer.
+    std::size_t d2 = m.width;
+    m.imag = Reader(source, true).layers(j["layers"], "layers", N, d2);
+  }
   if (j.contains("output")) {
     r.keys(j["output"], "output", {"token", "channel"}, {"token", "channel"});
     Entry e;
@@ -374,7 +400,19 @@ void put_number(std::ostringstream& os, const Fmpq& q) {
     os << '"' << q.str() << '"';
 }
 
-void put_matrix(std::ostringstream& os, const Mat<Fmpq>& m, const std::string& indent) {
+// A weight of a Gaussian model as written: "a+bi" (quoted) or, when b = 0, as a real weight.
+struct GaussWeight {
+  Fmpq re, im;
+  bool operator==(const GaussWeight&) const = default;
+};
+
+void put_number(std::ostringstream& os, const GaussWeight& w) {
+  if (w.im.is_zero()) put_number(os, w.re);
+  else os << '"' << gaussian_text(w.re, w.im) << '"';
+}
+
+template <class S>
+void put_matrix(std::ostringstream& os, const Mat<S>& m, const std::string& indent) {
   os << "[";
   for (std::size_t i = 0; i < m.rows; ++i) {
     os << (i ? ",\n" + indent + " " : "") << "[";
@@ -387,34 +425,54 @@ void put_matrix(std::ostringstream& os, const Mat<Fmpq>& m, const std::string& i
   os << "]";
 }
 
-void write_layers(std::ostringstream& os, const std::vector<Layer<Fmpq>>& layers, const std::string& ind);
+template <class S>
+void write_layers(std::ostringstream& os, const std::vector<Layer<S>>& layers, const std::string& ind);
 
 // What a layer's write() is given: the stream, the indentation of its
 // fields, and the formats of a matrix, an activation and a list of layers.
+template <class S>
 struct LayerWriter {
   std::ostringstream& os;
   const std::string& in;
-  void matrix(const Mat<Fmpq>& m, const std::string& indent) { put_matrix(os, m, indent); }
+  void matrix(const Mat<S>& m, const std::string& indent) { put_matrix(os, m, indent); }
   void activation(Activation a) {
     os << ",\n" << in << "\"activation\": \"" << (a == Activation::square ? "square" : "none") << "\"";
   }
-  void layers(const std::vector<Layer<Fmpq>>& ls, const std::string& indent) { write_layers(os, ls, indent); }
+  void layers(const std::vector<Layer<S>>& ls, const std::string& indent) { write_layers(os, ls, indent); }
 };
 
 // "[" then one layer a line at indentation `ind`, its fields two deeper, then
 // "]" on a line of its own two shallower (a model's list: ind = four spaces).
-void write_layers(std::ostringstream& os, const std::vector<Layer<Fmpq>>& layers, const std::string& ind) {
+template <class S>
+void write_layers(std::ostringstream& os, const std::vector<Layer<S>>& layers, const std::string& ind) {
   os << "[";
   const std::string in = ind + "  ";
   for (std::size_t l = 0; l < layers.size(); ++l) {
     const auto& layer = layers[l];
     os << (l ? ",\n" : "\n") << ind << "{\"type\": \"" << layer.kind() << "\"";
     if (layer.residual) os << ", \"residual\": true";
-    LayerWriter w{os, in};
+    LayerWriter<S> w{os, in};
     std::visit([&](const auto& op) { op.write(w); }, layer.op);
     os << "}";
   }
   os << (layers.empty() ? "]" : "\n" + ind.substr(0, ind.size() >= 2 ? ind.size() - 2 : 0) + "]");
+}
+
+// The layers of a Gaussian model with each weight's two parts together (the
+// real and the imaginary network visited in the same order).
+std::vector<Layer<GaussWeight>> gaussian_layers(const Model& m) {
+  std::vector<Fmpq> im;
+  Model only_im = m;
+  only_im.layers = m.imag;
+  only_im.imag.clear();
+  (void)only_im.map_weights([&](const Fmpq& w) {
+    im.push_back(w);
+    return 0;
+  });
+  Model re = m;
+  re.imag.clear();
+  std::size_t k = 0;
+  return re.map_weights([&](const Fmpq& w) { return GaussWeight{w, im.at(k++)}; }).layers;
 }
 
 }  // namespace
@@ -425,7 +483,8 @@ std::string write_model(const Model& m) {
   if (!m.name.empty()) os << "  \"name\": " << json(m.name).dump() << ",\n";
   os << "  \"input\": {\"tokens\": " << m.tokens << ", \"width\": " << m.width << "},\n";
   os << "  \"layers\": ";
-  write_layers(os, m.layers, "    ");
+  if (m.gaussian()) write_layers(os, gaussian_layers(m), "    ");
+  else write_layers(os, m.layers, "    ");
   if (m.output) os << ",\n  \"output\": {\"token\": " << m.output->token << ", \"channel\": " << m.output->channel << "}";
   os << "\n}\n";
   return os.str();

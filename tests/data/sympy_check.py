@@ -18,9 +18,43 @@ from fractions import Fraction
 import sympy
 
 
+class G:
+    """A Gaussian rational re + im*i (model-format.md: weights "a+bi")."""
+
+    def __init__(self, re, im=0):
+        self.re, self.im = Fraction(re), Fraction(im)
+
+    @staticmethod
+    def of(x):
+        return x if isinstance(x, G) else G(x)
+
+    def __add__(self, o):
+        o = G.of(o)
+        return G(self.re + o.re, self.im + o.im)
+
+    __radd__ = __add__
+
+    def __mul__(self, o):
+        o = G.of(o)
+        return G(self.re * o.re - self.im * o.im, self.re * o.im + self.im * o.re)
+
+    __rmul__ = __mul__
+
+
+def gaussian(s):
+    """ "a+bi", "-i", "1/2-3i": split at the last sign after the first character."""
+    body = s[:-1]
+    k = max(body.rfind("+"), body.rfind("-"))
+    a, b = (body[:k], body[k:]) if k > 0 else ("", body)
+    im = {"": 1, "+": 1, "-": -1}.get(b)
+    return G(Fraction(a) if a else 0, im if im is not None else Fraction(b))
+
+
 def num(v):
     if isinstance(v, bool) or isinstance(v, float):
         raise SystemExit(f"not an exact number: {v!r}")
+    if isinstance(v, str) and v.endswith("i"):
+        return gaussian(v)
     return Fraction(v)  # int, "p", or "p/q"
 
 
@@ -38,7 +72,11 @@ def act(z, a):
 
 def forward(model, X):
     """X: list of N rows (tokens) of d values. Returns the output rows."""
-    for L in model["layers"]:
+    return forward_layers(model["layers"], X)
+
+
+def forward_layers(layers, X):
+    for L in layers:
         t = L["type"]
         N = len(X)
         if t == "attention":
@@ -76,6 +114,11 @@ def forward(model, X):
                 for W in Ws:
                     y = [a * b for a, b in zip(y, matvec(W, x))]
                 Y.append(y)
+        elif t == "branches":
+            Y = None
+            for b in L["branches"]:
+                Z = forward_layers(b, X)
+                Y = Z if Y is None else [[y + z for y, z in zip(ry, rz)] for ry, rz in zip(Y, Z)]
         elif t == "permute":
             d = len(X[0])
             flat = [v for row in X for v in row]
@@ -113,8 +156,10 @@ def main():
         for i in range(N):
             for c in range(len(Y[0])):
                 got = sympy.sympify(ns[f"y{i}_{c}"]).xreplace(subs)
-                exp = sympy.Rational(Y[i][c].numerator, Y[i][c].denominator)
-                if got != exp:
+                v = G.of(Y[i][c])
+                exp = sympy.Rational(v.re.numerator, v.re.denominator) + sympy.I * sympy.Rational(
+                    v.im.numerator, v.im.denominator)
+                if sympy.expand(got - exp) != 0:
                     raise SystemExit(f"y{i}_{c} at {X}: sympy output gives {got}, forward pass {exp}")
                 checked += 1
     print(f"sympy check passed: {checked} values of {len(names)} outputs")

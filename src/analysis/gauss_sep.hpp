@@ -1,0 +1,17 @@
+// Separation ranks of models with Gaussian weights (gauss_sep.cpp says how).
+#pragma once
+#include <vector>
+
+#include "netpoly/seprank.hpp"
+
+namespace netpoly {
+
+// F = re (1 + u v) + im (u - v) in two more variables u (last but one, side
+// A) and v (last, side B): its coefficient matrix is [[A, -B], [B, A]].
+FmpqMpoly realified_polynomial(const FmpqMpoly& re, const FmpqMpoly& im);
+
+std::vector<SepResult> analyse_gaussian(const Model& m, const std::vector<Entry>& outputs,
+                                        const std::vector<Partition>& partitions, const SepOptions& o,
+                                        const SepProgress& progress, const AnalysisContext& run);
+
+}  // namespace netpoly
