@@ -166,5 +166,8 @@ netpoly_output(cli_expand_gaussian_singular "ring r = \\(0,i\\).*minpoly = i\\^2
   expand ${NETPOLY_TEST_DATA}/gaussian.json --format singular)
 netpoly_output(cli_seprank_gaussian "y0_0 +A=\\{0\\} +1 .*exact.*rank over Q\\(i\\): half the rank of the realified matrix"
   seprank ${NETPOLY_TEST_DATA}/gaussian.json)
-netpoly_expect(cli_seprank_gaussian_blackbox 2 "Gaussian weights (a+bi) do not have yet" seprank ${NETPOLY_TEST_DATA}/gaussian.json --methods blackbox)
+netpoly_expect(cli_seprank_gaussian_blackbox 2 "is not available for Gaussian weights (a+bi) yet" seprank ${NETPOLY_TEST_DATA}/gaussian.json --methods blackbox)
 netpoly_expect(cli_expand_gaussian_modulus 2 "drop --modulus" expand ${NETPOLY_TEST_DATA}/gaussian.json --modulus 101)
+netpoly_output(cli_seprank_gaussian_grid "grid +>= 1 +certified lower bound \\(grid rank over Q\\(i\\)"
+  seprank ${NETPOLY_TEST_DATA}/gaussian.json --methods grid,support)
+netpoly_expect(cli_seprank_gaussian_prime 2 "is not 1 mod 4" seprank ${NETPOLY_TEST_DATA}/gaussian.json --methods grid --prime 103)

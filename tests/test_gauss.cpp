@@ -17,6 +17,7 @@
 #include "netpoly/model.hpp"
 #include "netpoly/partition.hpp"
 #include "netpoly/presets.hpp"
+#include "netpoly/rings.hpp"
 #include "netpoly/seprank.hpp"
 
 using namespace netpoly;
@@ -318,11 +319,20 @@ TEST_CASE("separation rank over C: by hand, and against an independent rank over
   REQUIRE(rs.size() == 1);
   CHECK(rs[0].status == BracketStatus::exact);
   CHECK(rs[0].lower.value == std::size_t{1});
-  // The network-evaluating methods are refused with the reason.
+  // The black-box is refused with the reason; the grid (LV Claim 1) runs over Q(i) and mod p = 1 mod 4.
   SepOptions bb;
   bb.methods = {Method::blackbox};
   CHECK_THROWS_WITH(analyse_network(m, {{0, 0}}, {parse_partition("half", 2, 2)}, bb),
                     Catch::Contains("Gaussian weights"));
+  SepOptions gr;
+  gr.methods = {Method::grid, Method::support};
+  auto gres = analyse_network(m, {{0, 0}}, {parse_partition("half", 2, 2)}, gr)[0];
+  CHECK(gres.lower.value == std::size_t{1});  // grid rank <= sep = 1, and y != 0
+  CHECK(gres.upper.value >= std::size_t{1});
+  gr.prime = 103;  // 3 mod 4: i has no image
+  CHECK_THROWS_WITH(analyse_network(m, {{0, 0}}, {parse_partition("half", 2, 2)}, gr), Catch::Contains("1 mod 4"));
+  const ModpRing R13 = ModpRing::gaussian(13);
+  CHECK(nmod_mul(R13.sqrt_m1, R13.sqrt_m1, R13.mod) == 12);
 
   SplitMix64 g(5);
   std::size_t compared = 0, differs_from_real = 0;
@@ -334,7 +344,8 @@ TEST_CASE("separation rank over C: by hand, and against an independent rank over
     PolyRing RR(static_cast<slong>(N * d));
     const auto y = expand_gauss(RR, mm, {{0, 0}})[0];
     SepOptions so;
-    so.methods = {Method::group, Method::exact, Method::modular};
+    so.methods = {Method::support, Method::grid, Method::group, Method::exact, Method::modular};
+    so.templates = 4;
     for (const auto& P : all_balanced(N, d)) {
       auto r = analyse_network(mm, {{0, 0}}, {P}, so)[0];
       const std::size_t want = sep_qi(y, P.in_A);

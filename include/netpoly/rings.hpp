@@ -48,9 +48,15 @@ struct ModpRing {
   using Elem = ulong;
   using Scalar = ulong;
   nmod_t mod;
+  // A square root of -1 mod p (p = 1 mod 4; 0: none): Gaussian weights a + bi
+  // map to a + sqrt_m1 b, the reduction of Z[i] modulo a prime ideal over p.
+  ulong sqrt_m1 = 0;
   explicit ModpRing(ulong p) { nmod_init(&mod, p); }
+  // The ring with i = a square root of -1; throws InputError unless p = 1 mod 4.
+  static ModpRing gaussian(ulong p);
   ulong modulus() const { return mod.n; }
   Scalar scalar(const Fmpq& w) const;  // throws DomainError when p divides the denominator
+  Scalar scalar_gauss(const Fmpq& re, const Fmpq& im) const;  // DomainError without sqrt_m1
   Scalar from_fmpz(const Fmpz& z) const { return fmpz_fdiv_ui(z.get(), mod.n); }
   bool is_zero(Scalar s) const { return s == 0; }
   Elem zero() const { return 0; }

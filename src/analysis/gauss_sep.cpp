@@ -8,11 +8,14 @@
 // polynomial's coefficient matrix (group, exact, modular, support of the
 // polynomial) runs on F unchanged, and each of its numbers is halved: an exact
 // rank exactly (it is even), a lower bound rounded up, an upper bound down.
-// The methods that evaluate the network (blackbox, grid, numeric) are not
-// offered for Gaussian weights yet.
+// The network's own methods run on the model: support (the monomials any
+// weights can produce; valid over C) and grid (LV Claim 1 over Q(i) through
+// the realified grid matrix, or mod a prime p = 1 mod 4 with i = sqrt(-1)).
+// blackbox and numeric are not offered for Gaussian weights yet.
 #include "gauss_sep.hpp"
 
 #include "netpoly/error.hpp"
+#include "methods/method.hpp"
 #include "netpoly/expand.hpp"
 
 namespace netpoly {
@@ -49,9 +52,9 @@ void halve(MethodRun& r) {
 void check_methods_for(const Model& m, const std::vector<Method>& methods) {
   if (!m.gaussian()) return;
   for (Method x : methods)
-    if (!method_info(x).accepts_polynomial)
-      throw InputError(std::string("method ") + method_name(x) + " evaluates the network over a prime field or in "
-                       "doubles, which Gaussian weights (a+bi) do not have yet; use group, exact, modular or support");
+    if (!method_info(x).accepts_polynomial && x != Method::support && x != Method::grid)
+      throw InputError(std::string("method ") + method_name(x) + " is not available for Gaussian weights (a+bi) "
+                       "yet; use support, grid, group, exact or modular");
 }
 
 FmpqMpoly realified_polynomial(const FmpqMpoly& re, const FmpqMpoly& im) {
@@ -73,25 +76,57 @@ std::vector<SepResult> analyse_gaussian(const Model& m, const std::vector<Entry>
                                         const std::vector<Partition>& partitions, const SepOptions& o,
                                         const SepProgress& progress, const AnalysisContext& run) {
   check_methods_for(m, o.methods);
-  check_expansion_size(m, o.max_terms);
-  run.check_memory(2 * expansion_memory_estimate(m), "the expansion over Q(i)");
+  const auto est = estimate_expansion(m);
+  const bool expandable = est.terms <= o.max_terms;
+  const bool by_default = o.methods.empty();
+  std::vector<Method> on_poly, on_net;
+  for (Method x : by_default ? plan(expandable ? PlanFor::expandable_network : PlanFor::unexpandable_network)
+                             : o.methods) {
+    if (method_info(x).accepts_polynomial) on_poly.push_back(x);
+    else if (x == Method::support || x == Method::grid) on_net.push_back(x);  // others: not by default (checked above)
+  }
+  SepOptions po = o;
+  po.methods = on_poly;
+  if (!on_poly.empty()) {
+    check_expansion_size(m, o.max_terms);
+    run.check_memory(2 * expansion_memory_estimate(m), "the expansion over Q(i)");
+  }
   PolyRing R(static_cast<slong>(m.num_inputs()));
   std::vector<SepResult> results;
   for (const auto& e : outputs) {
-    const GaussPoly y = expand_gauss(R, m, {e})[0];
-    const FmpqMpoly F = realified_polynomial(y.re, y.im);
+    std::optional<GaussPoly> y;
+    std::optional<FmpqMpoly> F;
+    if (!on_poly.empty()) {
+      y = expand_gauss(R, m, {e})[0];
+      F = realified_polynomial(y->re, y->im);
+    }
     for (const auto& P : partitions) {
-      Partition Pf = P;
-      Pf.by_tokens = false;
-      Pf.tokens.clear();
-      Pf.in_A.push_back(1);  // u
-      Pf.in_A.push_back(0);  // v
-      SepResult res = analyse_polynomial(F, Pf, o, run);
-      for (auto& r : res.runs) halve(r);
+      SepResult res;
+      // The network's own methods first: support (the monomials any weights
+      // can produce) and the grid (LV Claim 1 over Q(i), or mod p with i = sqrt(-1)).
+      methods::BidegreeCache bidegrees{m, e, P, false, std::nullopt, {}};
+      for (Method x : on_net) {
+        methods::MethodContext ctx{.model = &m, .e = e, .P = P, .o = o, .run = run, .res = res,
+                                   .by_default = by_default, .degree = est.degree, .bidegrees = &bidegrees};
+        res.runs.push_back(method_info(x).run(ctx));
+      }
+      if (F) {
+        Partition Pf = P;
+        Pf.by_tokens = false;
+        Pf.tokens.clear();
+        Pf.in_A.push_back(1);  // u
+        Pf.in_A.push_back(0);  // v
+        SepResult on_F = analyse_polynomial(*F, Pf, po, run);
+        for (auto& r : on_F.runs) {
+          halve(r);
+          res.runs.push_back(std::move(r));
+        }
+        res.sizes = on_F.sizes;
+        res.sizes["terms"] = poly_stats(*y, m.tokens, m.width).terms;
+      }
       static_cast<Bracket&>(res) = Bracket::combine(res.runs);
       res.output = e;
       res.partition = P;
-      res.sizes["terms"] = poly_stats(y, m.tokens, m.width).terms;
       res.sizes["field"] = "Q(i)";
       if (progress) progress(res, true);
       results.push_back(std::move(res));

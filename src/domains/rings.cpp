@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <cmath>
 
+#include "netpoly/error.hpp"
 #include "netpoly/parallel.hpp"
 
 namespace netpoly {
@@ -16,6 +17,23 @@ ModpRing::Scalar ModpRing::scalar(const Fmpq& w) const {
                       std::to_string(mod.n) + "; choose another prime (--prime for seprank, --modulus for expand)");
   ulong num = fmpz_fdiv_ui(w.num(), mod.n);
   return nmod_mul(num, n_invmod(den, mod.n), mod);
+}
+
+ModpRing ModpRing::gaussian(ulong p) {
+  if (p % 4 != 1)
+    throw InputError("the prime " + std::to_string(p) + " is not 1 mod 4: -1 has no square root mod it, and a "
+                     "model with Gaussian weights (a+bi) needs one (choose p = 1 mod 4)");
+  ModpRing R(p);
+  R.sqrt_m1 = n_sqrtmod(p - 1, p);
+  if (nmod_mul(R.sqrt_m1, R.sqrt_m1, R.mod) != p - 1) throw InternalError("n_sqrtmod: no square root of -1 mod " + std::to_string(p));
+  return R;
+}
+
+ModpRing::Scalar ModpRing::scalar_gauss(const Fmpq& re, const Fmpq& im) const {
+  if (im.is_zero()) return scalar(re);
+  if (!sqrt_m1)
+    throw DomainError("Gaussian weights (a+bi) mod " + std::to_string(mod.n) + ": no square root of -1 was chosen");
+  return nmod_add(scalar(re), nmod_mul(sqrt_m1, scalar(im), mod), mod);
 }
 
 // ------------------------------------------------------------------ BatchF64Ring

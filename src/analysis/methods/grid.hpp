@@ -6,6 +6,7 @@
 
 #include "method.hpp"
 #include "netpoly/forward.hpp"
+#include "netpoly/gauss.hpp"
 
 namespace netpoly::methods {
 
@@ -29,8 +30,15 @@ using Clock = std::chrono::steady_clock;
 
 Clock::time_point deadline_after(double seconds);
 
+// A rational input value as an element of the ring (real in a complex one).
+template <class Ring>
+typename Ring::Elem input_value(const Ring& R, const Fmpq& q) {
+  if constexpr (is_gauss_ring<Ring>()) return {R.base.scalar(q), R.base.zero()};
+  else return R.scalar(q);
+}
+
 // Evaluates the grid matrix in a ring whose Elem is its Scalar (Q, Z/p,
-// doubles): its first `count` entries in row order (all by default). Past
+// doubles, or Q(i) as pairs): its first `count` entries in row order (all by default). Past
 // `deadline` it throws OverBudget between two evaluations, so a method stops
 // in time.
 template <class Ring>
@@ -46,8 +54,8 @@ std::vector<typename Ring::Elem> eval_grid(const Ring& R, const Model& m, const 
     for (const auto& b : G.cols) {
       if (E.size() >= count) return E;
       if (Clock::now() > deadline) throw OverBudget("the grid's evaluations");
-      for (std::size_t t = 0; t < G.va.size(); ++t) X[G.va[t]] = R.scalar(a[t]);
-      for (std::size_t t = 0; t < G.vb.size(); ++t) X[G.vb[t]] = R.scalar(b[t]);
+      for (std::size_t t = 0; t < G.va.size(); ++t) X[G.va[t]] = input_value(R, a[t]);
+      for (std::size_t t = 0; t < G.vb.size(); ++t) X[G.vb[t]] = input_value(R, b[t]);
       E.push_back(forward(R, net, X, need)[out]);
     }
   return E;

@@ -65,6 +65,9 @@ struct MethodContext {
 double seconds_since(std::chrono::steady_clock::time_point t0);
 std::string fmt_g(double x);  // "%.3g"
 ulong default_prime(const SepOptions& o);
+// A model with Gaussian weights: --prime (which must be 1 mod 4), else the
+// first prime = 1 mod 4 above 2^62; and the ring mod it with i = sqrt(-1).
+ModpRing prime_ring(const Model& m, const SepOptions& o);
 MethodRun skipped(Method m, const std::string& why);
 // The variables of side A (a = true) or B of a partition.
 std::vector<std::size_t> side_vars(const Partition& P, bool a);

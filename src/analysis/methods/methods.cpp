@@ -122,6 +122,17 @@ std::string fmt_g(double x) {
 
 ulong default_prime(const SepOptions& o) { return o.prime ? o.prime : nth_prime(0); }
 
+ModpRing prime_ring(const Model& m, const SepOptions& o) {
+  if (!m.gaussian()) return ModpRing(default_prime(o));
+  static const ulong first = [] {
+    ulong p = UWORD(1) << 62;
+    do p = n_nextprime(p, 1);
+    while (p % 4 != 1);
+    return p;
+  }();
+  return ModpRing::gaussian(o.prime ? o.prime : first);
+}
+
 MethodRun skipped(Method m, const std::string& why) {
   MethodRun r;
   r.method = m;
