@@ -82,6 +82,9 @@ const std::vector<Known> kKnown = {
      "let f = poly(\"x0^2 + 3*x0*x1 + x1 + 5\", vars = 2)\n  check homogeneous(f, 2) == poly(\"x0^2 + 3*x0*x1\", vars = 2)\n"
      "  check homogeneous(f, 0) == 5\n  check homogeneous(f, 3) == 0",
      Verdict::pass},
+    // Gaussian weights (tests/data/gaussian.json: y0_0 = (x00 + i x01)(x10 + i x11), test_gauss.cpp): sep 1 over C
+    {"model", "let net = model(\"../gaussian.json\")\n  check sep(net; half) == 1\n  check layers(prefix(net, 1)) == 1",
+     Verdict::pass},
     {"prefix", "let net = mixer(layers = 3, tokens = 2, width = 2)\n  check layers(prefix(net, 2)) == 2", Verdict::pass},
     {"wide_sparse",
      "let net = mixer(layers = 2, tokens = 2, width = 3)\n  let w = wide_sparse(net)\n"
@@ -263,6 +266,8 @@ TEST_CASE("claim functions: the evaluator's argument messages", "[claims][langua
       {"check sum(k for k in 3) == 3", "expected a list after 'in'"},
       {"check [1, 2] <= [1, 2]", "lists can only be compared with == and !="},
       {"check sum(k for half in 1..3) == 3", "not reserved"},
+      {"check degree(model(\"../gaussian.json\")) == 2", "Gaussian weights"},
+      {"check layers(wide_sparse(model(\"../gaussian.json\"))) == 1", "Gaussian weights"},
       {"check bound(\"NB Thm 5.5\", model(\"../branches.json\")) >= 1", "is not known"},
       {"check bound(\"NB Thm 5.5\", mixer(layers = 1, tokens = 2, width = 2, permuted = true, perm_sum = 2)) >= 1",
        "is not known"},

@@ -127,6 +127,7 @@ Model merged(const Model& m, bool column) {
 
 Model wide_sparse(const Model& m, const WideSparseOptions& o) {
   const std::size_t N = m.tokens;
+  if (m.gaussian()) throw InputError("wide_sparse: " + m.name + " has Gaussian weights (a+bi); WS's form is for real ones");
   Model r;
   if (o.merge) {
     if (o.block_diagonal)
@@ -197,10 +198,13 @@ Model permute_network(const Model& m, const std::vector<std::size_t>& perm, bool
   }
   Model r = m;
   Layer<Fmpq> L{Permute{perm}, false};
-  if (at_input)
-    r.layers.insert(r.layers.begin(), L);
-  else
-    r.layers.push_back(L);
+  for (auto* ls : {&r.layers, &r.imag}) {  // the imaginary parts keep the structure of the real ones
+    if (ls == &r.imag && !m.gaussian()) continue;
+    if (at_input)
+      ls->insert(ls->begin(), L);
+    else
+      ls->push_back(L);
+  }
   r.name = m.name + (at_input ? "-permuted-input" : "-permuted");
   validate_model(r, "permute(" + m.name + ")");
   return r;
@@ -212,6 +216,7 @@ Model prefix_network(const Model& m, std::size_t k) {
                      std::to_string(k));
   Model r = m;
   r.layers.resize(k);
+  if (m.gaussian()) r.imag.resize(k);
   r.name = m.name + "-prefix" + std::to_string(k);
   const std::size_t dout = r.output_width();
   if (r.output && r.output->channel >= dout) r.output = Entry{r.output->token, 0};

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "netpoly/error.hpp"
+#include "netpoly/forward.hpp"
 #include "netpoly/gauss.hpp"
 #include "netpoly/io.hpp"
 #include "netpoly/model.hpp"
@@ -461,18 +462,7 @@ void write_layers(std::ostringstream& os, const std::vector<Layer<S>>& layers, c
 // The layers of a Gaussian model with each weight's two parts together (the
 // real and the imaginary network visited in the same order).
 std::vector<Layer<GaussWeight>> gaussian_layers(const Model& m) {
-  std::vector<Fmpq> im;
-  Model only_im = m;
-  only_im.layers = m.imag;
-  only_im.imag.clear();
-  (void)only_im.map_weights([&](const Fmpq& w) {
-    im.push_back(w);
-    return 0;
-  });
-  Model re = m;
-  re.imag.clear();
-  std::size_t k = 0;
-  return re.map_weights([&](const Fmpq& w) { return GaussWeight{w, im.at(k++)}; }).layers;
+  return zip_parts(m, [](const Fmpq& re, const Fmpq& im) { return GaussWeight{re, im}; }).layers;
 }
 
 }  // namespace
