@@ -85,6 +85,21 @@ const std::vector<Known> kKnown = {
     // Gaussian weights (tests/data/gaussian.json: y0_0 = (x00 + i x01)(x10 + i x11), test_gauss.cpp): sep 1 over C
     {"model", "let net = model(\"../gaussian.json\")\n  check sep(net; half) == 1\n  check layers(prefix(net, 1)) == 1",
      Verdict::pass},
+    // over Q(i): (x0 + i x1)(x2 + i x3) is a product across A = {x0, x1} | B: sep 1 over C, while its real
+    // part x0 x2 - x1 x3 has sep 2 (and so does the imaginary part x0 x3 + x1 x2)
+    {"poly",
+     "let f = poly(\"(x0 + I*x1)*(x2 + I*x3)\", vars = 4)\n  check sep(f; A = x0..x1) == 1\n"
+     "  check sep(poly(\"x0*x2 - x1*x3\", vars = 4); A = x0..x1) == 2\n"
+     "  check f == poly(\"x0*x2 - x1*x3\", vars = 4) + I * poly(\"x0*x3 + x1*x2\", vars = 4)\n"
+     "  check terms(f) == 4\n  check I * I == 0 - 1",
+     Verdict::pass},
+    {"poly", "let f = poly(\"(x0 + I*x1)*(x2 + I*x3)\", vars = 4)\n  check sep(f; A = x0..x1) == 2", Verdict::fail},
+    // a Gaussian network's output is a polynomial over Q(i) (tests/data/gaussian.json)
+    {"model",
+     "let net = model(\"../gaussian.json\")\n"
+     "  check net[0, 0] == poly(\"(x0_0 + I*x0_1)*(x1_0 + I*x1_1)\", tokens = 2, width = 2)\n  check degree(net) == 2",
+     Verdict::pass},
+    {"homogeneous", "check homogeneous(poly(\"I*x0^2 + x1 + 2*I\", vars = 2), 0) == 2 * I", Verdict::pass},
     {"prefix", "let net = mixer(layers = 3, tokens = 2, width = 2)\n  check layers(prefix(net, 2)) == 2", Verdict::pass},
     {"wide_sparse",
      "let net = mixer(layers = 2, tokens = 2, width = 3)\n  let w = wide_sparse(net)\n"
@@ -227,7 +242,7 @@ TEST_CASE("claim functions: the parser's signature messages", "[claims][language
       {"check 1 = 1", "expected a relation (== for equality)"},
       {"check (1 == 1", "expected ')'"},
       {"check poly(\"x0 +\", vars = 1) == 1", "expected a number"},
-      {"check poly(\"y0\", vars = 1) == 1", "expected a variable x5 or x1_0 in the polynomial, got 'y0'"},
+      {"check poly(\"y0\", vars = 1) == 1", "expected a variable x5 or x1_0, or I, in the polynomial, got 'y0'"},
       {"let = 3\n  check 1 == 1", "a name to bind"},
       {"for x 3\n  check 1 == 1", "expected 'in'"},
   };
@@ -266,7 +281,7 @@ TEST_CASE("claim functions: the evaluator's argument messages", "[claims][langua
       {"check sum(k for k in 3) == 3", "expected a list after 'in'"},
       {"check [1, 2] <= [1, 2]", "lists can only be compared with == and !="},
       {"check sum(k for half in 1..3) == 3", "not reserved"},
-      {"check degree(model(\"../gaussian.json\")) == 2", "Gaussian weights"},
+      {"let I = 3\n  check I == 3", "not reserved"},
       {"check layers(wide_sparse(model(\"../gaussian.json\"))) == 1", "Gaussian weights"},
       {"check bound(\"NB Thm 5.5\", model(\"../branches.json\")) >= 1", "is not known"},
       {"check bound(\"NB Thm 5.5\", mixer(layers = 1, tokens = 2, width = 2, permuted = true, perm_sum = 2)) >= 1",

@@ -78,6 +78,11 @@ std::vector<SepResult> analyse_network(const Model& m, const std::vector<Entry>&
 // too, a command calls it before printing anything.
 void check_methods_for(const Model& m, const std::vector<Method>& methods);
 
+// A polynomial re + i im over Q(i), its separation rank over C (the methods
+// that accept a polynomial, on the realified polynomial; docs/math.md).
+SepResult analyse_gaussian_polynomial(const FmpqMpoly& re, const FmpqMpoly& im, const Partition& P,
+                                      const SepOptions& o, const AnalysisContext& run = AnalysisContext::process());
+
 // Analyses a polynomial given directly (the methods that accept one).
 SepResult analyse_polynomial(const FmpqMpoly& y, const Partition& P, const SepOptions& o,
                              const AnalysisContext& run = AnalysisContext::process());

@@ -72,6 +72,25 @@ FmpqMpoly realified_polynomial(const FmpqMpoly& re, const FmpqMpoly& im) {
   return F;
 }
 
+SepResult analyse_realified(const FmpqMpoly& F, const Partition& P, const SepOptions& o, const AnalysisContext& run) {
+  Partition Pf = P;
+  Pf.by_tokens = false;
+  Pf.tokens.clear();
+  Pf.in_A.push_back(1);  // u
+  Pf.in_A.push_back(0);  // v
+  SepResult r = analyse_polynomial(F, Pf, o, run);
+  for (auto& x : r.runs) halve(x);
+  static_cast<Bracket&>(r) = Bracket::combine(r.runs);
+  r.partition = P;
+  r.sizes["field"] = "Q(i)";
+  return r;
+}
+
+SepResult analyse_gaussian_polynomial(const FmpqMpoly& re, const FmpqMpoly& im, const Partition& P,
+                                      const SepOptions& o, const AnalysisContext& run) {
+  return analyse_realified(realified_polynomial(re, im), P, o, run);
+}
+
 std::vector<SepResult> analyse_gaussian(const Model& m, const std::vector<Entry>& outputs,
                                         const std::vector<Partition>& partitions, const SepOptions& o,
                                         const SepProgress& progress, const AnalysisContext& run) {
@@ -111,16 +130,8 @@ std::vector<SepResult> analyse_gaussian(const Model& m, const std::vector<Entry>
         res.runs.push_back(method_info(x).run(ctx));
       }
       if (F) {
-        Partition Pf = P;
-        Pf.by_tokens = false;
-        Pf.tokens.clear();
-        Pf.in_A.push_back(1);  // u
-        Pf.in_A.push_back(0);  // v
-        SepResult on_F = analyse_polynomial(*F, Pf, po, run);
-        for (auto& r : on_F.runs) {
-          halve(r);
-          res.runs.push_back(std::move(r));
-        }
+        SepResult on_F = analyse_realified(*F, P, po, run);
+        for (auto& r : on_F.runs) res.runs.push_back(std::move(r));
         res.sizes = on_F.sizes;
         res.sizes["terms"] = poly_stats(*y, m.tokens, m.width).terms;
       }

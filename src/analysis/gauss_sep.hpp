@@ -10,6 +10,9 @@ namespace netpoly {
 // A) and v (last, side B): its coefficient matrix is [[A, -B], [B, A]].
 FmpqMpoly realified_polynomial(const FmpqMpoly& re, const FmpqMpoly& im);
 
+// The methods that read a polynomial, on the realified F, each number halved.
+SepResult analyse_realified(const FmpqMpoly& F, const Partition& P, const SepOptions& o, const AnalysisContext& run);
+
 std::vector<SepResult> analyse_gaussian(const Model& m, const std::vector<Entry>& outputs,
                                         const std::vector<Partition>& partitions, const SepOptions& o,
                                         const SepProgress& progress, const AnalysisContext& run);

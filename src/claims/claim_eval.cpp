@@ -160,9 +160,10 @@ std::string display(const Value& v, std::size_t max_chars) {
     case Value::Kind::number:
       return describe(v.num);
     case Value::Kind::poly: {
-      std::string s = poly_text(v.poly->p, v.poly->width, v.poly->flat, max_chars);
+      std::string s = v.poly->im ? gauss_poly_text(*v.poly, max_chars)
+                                 : poly_text(v.poly->p, v.poly->width, v.poly->flat, max_chars);
       std::string head = v.desc.empty() ? "" : v.desc + " = ";
-      return head + s + " (" + std::to_string(v.poly->p.length()) + " terms, " +
+      return head + s + " (" + std::to_string(monomials_of(*v.poly).length()) + " terms, " +
              std::to_string(v.poly->p.ctx()->nvars()) + " variables)";
     }
     case Value::Kind::net:
@@ -215,7 +216,17 @@ std::shared_ptr<const PolyVal> Evaluator::as_poly(const Value& v, const SrcLoc& 
   if (v.kind == Value::Kind::poly) return v.poly;
   if (v.kind == Value::Kind::net || v.kind == Value::Kind::output) {
     const Entry e = v.kind == Value::Kind::output ? v.entry : default_output(v.net->model);
-    auto p = std::make_shared<PolyVal>(expansion(*this, *v.net, e, sep_.max_terms));
+    std::shared_ptr<PolyVal> p;
+    if (v.net->model.gaussian()) {  // over Q(i): not cached
+      check_expansion_size(v.net->model, sep_.max_terms);
+      PolyRing R(static_cast<slong>(v.net->model.num_inputs()));
+      R.ctx = ctx(v.net->model.num_inputs());
+      auto y = expand_gauss(R, v.net->model, {e})[0];
+      p = std::make_shared<PolyVal>(std::move(y.re));
+      p->im = std::move(y.im);
+    } else {
+      p = std::make_shared<PolyVal>(expansion(*this, *v.net, e, sep_.max_terms));
+    }
     p->tokens = v.net->model.tokens;
     p->width = v.net->model.width;
     p->flat = false;
@@ -246,6 +257,15 @@ Value Evaluator::eval(const Expr& e, const Env& env) {
         if (it->first == e.str) return it->second;
       if (e.str == "true") return make_int(1);
       if (e.str == "false") return make_int(0);
+      if (e.str == "I") {  // the imaginary unit: the constant polynomial i over Q(i)
+        auto p = std::make_shared<PolyVal>(FmpqMpoly(ctx(1)));
+        p->im = FmpqMpoly(ctx(1));
+        fmpq_mpoly_one(p->im->get(), p->im->c());
+        Value v;
+        v.kind = Value::Kind::poly;
+        v.poly = p;
+        return v;
+      }
       fail(e.loc, "unbound name '" + e.str + "'");
     }
     case Expr::Kind::neg: {
@@ -350,6 +370,7 @@ Value Evaluator::binary(const Expr& e, const Value& a, const Value& b) {
   if (!(polylike(a) || polylike(b)) || !(polylike(a) || a.kind == Value::Kind::number) ||
       !(polylike(b) || b.kind == Value::Kind::number))
     fail(e.loc, std::string("cannot apply '") + op + "' to a " + kind_name(a.kind) + " and a " + kind_name(b.kind));
+  if (gaussian_value(a) || gaussian_value(b)) return gauss_binary(*this, e, a, b);  // over Q(i)
   if (op == '^') {
     if (b.kind != Value::Kind::number) fail(e.loc, "a polynomial power needs an exact integer exponent");
     const slong k = need_int(b, e.kids.size() > 1 ? e.kids[1]->loc : e.loc, "the exponent");
@@ -540,8 +561,10 @@ RelOutcome Evaluator::condition(const Condition& c, const Env& env,
       sub.op = '-';
       sub.loc = at.loc;
       Value d = binary(sub, a, b);
-      equal = d.poly->p.is_zero();
-      if (!equal) note = "difference " + poly_text(d.poly->p, d.poly->width, d.poly->flat, 120);
+      equal = d.poly->p.is_zero() && (!d.poly->im || d.poly->im->is_zero());
+      if (!equal)
+        note = "difference " + (d.poly->im ? gauss_poly_text(*d.poly, 120)
+                                           : poly_text(d.poly->p, d.poly->width, d.poly->flat, 120));
     }
     const bool holds = (r == Rel::eq) == equal;
     return {holds ? Verdict::pass : Verdict::fail, note};

@@ -32,7 +32,8 @@ struct NetVal {
 };
 
 struct PolyVal {
-  FmpqMpoly p;
+  FmpqMpoly p;                  // the polynomial; its real part when im is set
+  std::optional<FmpqMpoly> im;  // over Q(i) (poly("... I ..."), Gaussian networks): the imaginary part
   std::size_t tokens = 1, width = 1;  // shape of the variables (tokens * width of them)
   bool flat = true;                   // variables named x{k} (else x{i}_{c})
   explicit PolyVal(FmpqMpoly q) : p(std::move(q)) {}
@@ -157,6 +158,15 @@ std::vector<Quantity> network_seps(const Model& m, const std::vector<Entry>& out
 // weights, or a structural zero), so their sep 0 says nothing about the architecture.
 void note_zero_outputs(Evaluator& ev, const NetVal& n, const std::vector<Entry>& zeros);
 Quantity poly_sep(const FmpqMpoly& p, const Partition& P, const SepOptions& so);
+Quantity poly_sep(const PolyVal& p, const Partition& P, const SepOptions& so);  // over C when Gaussian
+
+// Polynomials over Q(i) (claim_gauss.cpp): whether a value is one, a OP b
+// when either side is, the monomials of re and im (for terms and degrees),
+// and the text.
+bool gaussian_value(const Value& v);
+Value gauss_binary(Evaluator& ev, const Expr& e, const Value& a, const Value& b);
+FmpqMpoly monomials_of(const PolyVal& p);
+std::string gauss_poly_text(const PolyVal& p, std::size_t max_chars);
 
 // The max (or min) of a non-empty list of quantities (std::out_of_range if empty).
 Quantity extreme_of(const std::vector<Quantity>& qs, bool max);

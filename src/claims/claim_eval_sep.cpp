@@ -103,6 +103,20 @@ Quantity poly_sep(const FmpqMpoly& p, const Partition& P, const SepOptions& so) 
   return q;
 }
 
+Quantity poly_sep(const PolyVal& p, const Partition& P, const SepOptions& so) {
+  if (!p.im) return poly_sep(p.p, P, so);
+  for (Method m : so.methods)
+    if (!method_info(m).accepts_polynomial)
+      throw InputError(std::string("sep: method ") + method_name(m) +
+                       " needs a network; a polynomial expression takes " + polynomial_methods());
+  Quantity q = from_result(analyse_gaussian_polynomial(p.p, *p.im, P, so));
+  if (is_default(so) && !q.cert.is_point()) {
+    SepOptions mo = so;
+    mo.methods = plan_followup(true);
+    q = intersect(q, from_result(analyse_gaussian_polynomial(p.p, *p.im, P, mo)));
+  }
+  return q;
+}
 
 // ------------------------------------------------------------------ partitions and sep
 PartVal Evaluator::partition(const Expr& call, const Value& target, const Env& env) {
@@ -298,7 +312,7 @@ Quantity Evaluator::sep_quantity(const Expr& call, const Value& target, const Pa
       remember(target.net, key, q);
     }
   } else if (target.kind == Value::Kind::poly) {
-    q = poly_sep(target.poly->p, P.P, so);
+    q = poly_sep(*target.poly, P.P, so);
   } else {
     fail(call.loc, std::string("sep needs a network, an output or a polynomial, got a ") + kind_name(target.kind));
   }

@@ -506,9 +506,9 @@ class ExprParser {
     for (const auto& t : toks)
       if (t.kind == Token::Kind::ident) {
         VarRef v;
-        if (!parse_var(t.text, v))
+        if (t.text != "I" && !parse_var(t.text, v))  // I: the imaginary unit (a polynomial over Q(i))
           throw InputError(SrcLoc{file_, t.line, t.col}.str() +
-                           ": expected a variable x5 or x1_0 in the polynomial, got '" + t.text + "'");
+                           ": expected a variable x5 or x1_0, or I, in the polynomial, got '" + t.text + "'");
       }
     ExprParser sub(s.str, std::move(toks), file_, next_id_);
     sub.depth_ = depth_;  // the same stack

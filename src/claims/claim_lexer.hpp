@@ -16,7 +16,7 @@ namespace netpoly::claims_detail {
 
 inline const std::set<std::string> kKeywords = {"claim", "for",    "forall", "exists", "let",
                                          "where", "assume", "check",  "using",  "show"};
-inline const std::set<std::string> kConstants = {"true", "false"};
+inline const std::set<std::string> kConstants = {"true", "false", "I"};  // I: the imaginary unit
 
 inline std::vector<std::string> symbol_values(const std::string& option) {
   if (option == "activation") return {"none", "square"};

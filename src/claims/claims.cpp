@@ -264,7 +264,7 @@ class Runner {
         f << "# " << name << " = " << (val.desc.empty() ? "a polynomial" : val.desc) << "\n# variables:";
         for (slong v = 0; v < pv.p.ctx()->nvars(); ++v)
           f << " " << (pv.flat ? "x" + std::to_string(v) : var_name(pv.width, v));
-        f << "\n" << poly_text(pv.p, pv.width, pv.flat, 0) << "\n";
+        f << "\n" << (pv.im ? gauss_poly_text(pv, 0) : poly_text(pv.p, pv.width, pv.flat, 0)) << "\n";
         r.files.push_back(p.string());
       }
     }

@@ -135,15 +135,19 @@ Value homogeneous_fn(Evaluator& ev, const Expr& e, const Env& env) {
   const CallArgs a(ev, e, env);
   auto f = ev.as_poly(a.arg(0), a.pos[0]->loc);
   const slong k = need_int(a.arg(1), a.pos[1]->loc, "the degree of homogeneous(f, k)");
-  auto r = std::make_shared<PolyVal>(FmpqMpoly(f->p.ctx()));
+  auto part = [&](const FmpqMpoly& q) {
+    FmpqMpoly r(q.ctx()), t(q.ctx());
+    for (slong i = 0; i < q.length(); ++i) {
+      fmpq_mpoly_get_term(t.get(), q.get(), i, q.c());
+      if (fmpq_mpoly_total_degree_si(t.get(), q.c()) == k) fmpq_mpoly_add(r.get(), r.get(), t.get(), q.c());
+    }
+    return r;
+  };
+  auto r = std::make_shared<PolyVal>(part(f->p));
+  if (f->im) r->im = part(*f->im);  // over Q(i): both parts
   r->tokens = f->tokens;
   r->width = f->width;
   r->flat = f->flat;
-  FmpqMpoly t(f->p.ctx());
-  for (slong i = 0; i < f->p.length(); ++i) {
-    fmpq_mpoly_get_term(t.get(), f->p.get(), i, f->p.c());
-    if (fmpq_mpoly_total_degree_si(t.get(), f->p.c()) == k) fmpq_mpoly_add(r->p.get(), r->p.get(), t.get(), f->p.c());
-  }
   Value v;
   v.kind = Value::Kind::poly;
   v.poly = r;

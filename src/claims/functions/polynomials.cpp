@@ -76,6 +76,95 @@ std::vector<Value> gen_random_poly(Evaluator& ev, const Expr& e, const Env& env)
   return out;
 }
 
+// A poly("...") literal's terms as re + i im (im stays zero without I).
+struct CP {
+  FmpqMpoly re, im;
+};
+
+CP poly_terms(const Expr& top, const FmpqMpolyCtxPtr& C, std::size_t nvars, std::size_t tokens, std::size_t width,
+              bool flat) {
+  auto zero = [&] { return CP{FmpqMpoly(C), FmpqMpoly(C)}; };
+  auto mul = [&](const CP& a, const CP& b) {
+    CP r = zero();
+    FmpqMpoly t(C);
+    fmpq_mpoly_mul(r.re.get(), a.re.get(), b.re.get(), C->get());
+    fmpq_mpoly_mul(t.get(), a.im.get(), b.im.get(), C->get());
+    fmpq_mpoly_sub(r.re.get(), r.re.get(), t.get(), C->get());
+    fmpq_mpoly_mul(r.im.get(), a.re.get(), b.im.get(), C->get());
+    fmpq_mpoly_mul(t.get(), a.im.get(), b.re.get(), C->get());
+    fmpq_mpoly_add(r.im.get(), r.im.get(), t.get(), C->get());
+    return r;
+  };
+  std::function<CP(const Expr&)> term = [&](const Expr& x) -> CP {
+    CP r = zero();
+    switch (x.kind) {
+      case Expr::Kind::number:
+        fmpq_mpoly_set_fmpq(r.re.get(), x.number.get(), C->get());
+        return r;
+      case Expr::Kind::name: {
+        if (x.str == "I") {
+          fmpq_mpoly_one(r.im.get(), C->get());
+          return r;
+        }
+        std::size_t k = 0;
+        const auto us = x.str.find('_');
+        if (us == std::string::npos) {
+          k = std::stoul(x.str.substr(1));
+        } else {
+          const std::size_t i = std::stoul(x.str.substr(1, us - 1)), c = std::stoul(x.str.substr(us + 1));
+          if (flat || c >= width || i >= tokens) fail(x.loc, "variable " + x.str + " out of range");
+          k = i * width + c;
+        }
+        if (k >= nvars)
+          fail(x.loc,
+               "variable " + x.str + " out of range (the polynomial has " + std::to_string(nvars) + " variables)");
+        fmpq_mpoly_gen(r.re.get(), static_cast<slong>(k), C->get());
+        return r;
+      }
+      case Expr::Kind::neg: {
+        CP a = term(*x.kids[0]);
+        fmpq_mpoly_neg(r.re.get(), a.re.get(), C->get());
+        fmpq_mpoly_neg(r.im.get(), a.im.get(), C->get());
+        return r;
+      }
+      case Expr::Kind::binary: {
+        CP a = term(*x.kids[0]);
+        if (x.op == '^' || x.op == '/') {
+          if (x.kids[1]->kind != Expr::Kind::number) fail(x.kids[1]->loc, "poly: expected a number here");
+          const Fmpq& q = x.kids[1]->number;
+          if (x.op == '/') {
+            if (q.is_zero()) fail(x.loc, "division by zero");
+            fmpq_mpoly_scalar_div_fmpq(r.re.get(), a.re.get(), q.get(), C->get());
+            fmpq_mpoly_scalar_div_fmpq(r.im.get(), a.im.get(), q.get(), C->get());
+            return r;
+          }
+          if (!q.is_integer() || fmpz_sgn(q.num()) < 0 || fmpz_cmp_ui(q.num(), 1000) > 0)
+            fail(x.kids[1]->loc, "poly: exponents are integers 0..1000");
+          const ulong k = fmpz_get_ui(q.num());
+          if (a.im.is_zero()) {
+            if (!fmpq_mpoly_pow_ui(r.re.get(), a.re.get(), k, C->get())) throw FlintFailure("poly: power failed");
+            return r;
+          }
+          fmpq_mpoly_one(r.re.get(), C->get());
+          for (ulong j = 0; j < k; ++j) r = mul(r, a);
+          return r;
+        }
+        CP b = term(*x.kids[1]);
+        if (x.op == '+' || x.op == '-') {
+          auto f = x.op == '+' ? fmpq_mpoly_add : fmpq_mpoly_sub;
+          f(r.re.get(), a.re.get(), b.re.get(), C->get());
+          f(r.im.get(), a.im.get(), b.im.get(), C->get());
+          return r;
+        }
+        return mul(a, b);
+      }
+      default:
+        fail(x.loc, "poly: expected numbers, variables, I, + - * / ^ and parentheses");
+    }
+  };
+  return term(top);
+}
+
 std::vector<Value> gen_poly(Evaluator& ev, const Expr& e, const Env& env) {
   // Variables: x{k} flat, or x{i}_{c} with tokens/width given.
   std::size_t tokens = 0, width = 1, nvars = 0;
@@ -94,7 +183,12 @@ std::vector<Value> gen_poly(Evaluator& ev, const Expr& e, const Env& env) {
     tokens = nvars;
   }
   // Without a size: one more than the largest flat index written.
+  bool has_i = false;
   std::function<void(const Expr&)> scan = [&](const Expr& x) {
+    if (x.kind == Expr::Kind::name && x.str == "I") {
+      has_i = true;
+      return;
+    }
     if (x.kind == Expr::Kind::name && !av && !at) {
       if (x.str.find('_') != std::string::npos) fail(x.loc, "poly: variables x{i}_{c} need tokens = N, width = d");
       const std::size_t k = std::stoul(x.str.substr(1));
@@ -106,61 +200,9 @@ std::vector<Value> gen_poly(Evaluator& ev, const Expr& e, const Env& env) {
   scan(*e.poly);
   if (nvars == 0) nvars = tokens = 1;
   auto C = ev.ctx(nvars);
-  std::function<FmpqMpoly(const Expr&)> term = [&](const Expr& x) -> FmpqMpoly {
-    FmpqMpoly r(C);
-    switch (x.kind) {
-      case Expr::Kind::number:
-        fmpq_mpoly_set_fmpq(r.get(), x.number.get(), C->get());
-        return r;
-      case Expr::Kind::name: {
-        std::size_t k = 0;
-        const auto us = x.str.find('_');
-        if (us == std::string::npos) {
-          k = std::stoul(x.str.substr(1));
-        } else {
-          const std::size_t i = std::stoul(x.str.substr(1, us - 1)), c = std::stoul(x.str.substr(us + 1));
-          if (flat || c >= width || i >= tokens) fail(x.loc, "variable " + x.str + " out of range");
-          k = i * width + c;
-        }
-        if (k >= nvars)
-          fail(x.loc,
-               "variable " + x.str + " out of range (the polynomial has " + std::to_string(nvars) + " variables)");
-        fmpq_mpoly_gen(r.get(), static_cast<slong>(k), C->get());
-        return r;
-      }
-      case Expr::Kind::neg:
-        fmpq_mpoly_neg(r.get(), term(*x.kids[0]).get(), C->get());
-        return r;
-      case Expr::Kind::binary: {
-        FmpqMpoly a = term(*x.kids[0]);
-        if (x.op == '^' || x.op == '/') {
-          if (x.kids[1]->kind != Expr::Kind::number) fail(x.kids[1]->loc, "poly: expected a number here");
-          const Fmpq& q = x.kids[1]->number;
-          if (x.op == '/') {
-            if (q.is_zero()) fail(x.loc, "division by zero");
-            fmpq_mpoly_scalar_div_fmpq(r.get(), a.get(), q.get(), C->get());
-            return r;
-          }
-          if (!q.is_integer() || fmpz_sgn(q.num()) < 0 || fmpz_cmp_ui(q.num(), 1000) > 0)
-            fail(x.kids[1]->loc, "poly: exponents are integers 0..1000");
-          if (!fmpq_mpoly_pow_ui(r.get(), a.get(), fmpz_get_ui(q.num()), C->get()))
-            throw FlintFailure("poly: power failed");
-          return r;
-        }
-        FmpqMpoly b = term(*x.kids[1]);
-        if (x.op == '+')
-          fmpq_mpoly_add(r.get(), a.get(), b.get(), C->get());
-        else if (x.op == '-')
-          fmpq_mpoly_sub(r.get(), a.get(), b.get(), C->get());
-        else
-          fmpq_mpoly_mul(r.get(), a.get(), b.get(), C->get());
-        return r;
-      }
-      default:
-        fail(x.loc, "poly: expected numbers, variables, + - * / ^ and parentheses");
-    }
-  };
-  auto pv = std::make_shared<PolyVal>(term(*e.poly));
+  CP whole = poly_terms(*e.poly, C, nvars, tokens, width, flat);
+  auto pv = std::make_shared<PolyVal>(std::move(whole.re));
+  if (has_i) pv->im = std::move(whole.im);  // over Q(i) when I is written, even where it cancels
   pv->tokens = tokens;
   pv->width = width;
   pv->flat = flat;
@@ -182,7 +224,9 @@ Value poly_measure(Evaluator& ev, const Expr& e, const Env& env) {
     shape_of(target, t, w, flat, pos[0]->loc);
     return make_int(static_cast<slong>(t * w));
   }
-  auto p = ev.as_poly(target, pos[0]->loc);
+  auto pv = ev.as_poly(target, pos[0]->loc);
+  // Terms and degrees are those of the monomials (of re and im over Q(i)).
+  auto p = std::make_shared<PolyVal>(monomials_of(*pv));
   if (f == "terms") return make_int(p->p.length());
   // The zero polynomial's degree is -infinity, which no claim value can be:
   // refused rather than read as -1.

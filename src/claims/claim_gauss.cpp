@@ -1,0 +1,153 @@
+// Polynomials over Q(i) in claims: poly("x0 + I*x1", vars = 2), the outputs
+// of networks with Gaussian weights, and arithmetic on them. A PolyVal keeps
+// the real part in p and the imaginary part in im; sep(...) of one is over C
+// (analyse_gaussian_polynomial: the realified polynomial, halved).
+#include <sstream>
+
+#include "claim_eval.hpp"
+#include "netpoly/error.hpp"
+#include "netpoly/expand.hpp"
+
+namespace netpoly::claims_detail {
+
+bool gaussian_value(const Value& v) {
+  if (v.kind == Value::Kind::poly) return v.poly->im.has_value();
+  if (v.kind == Value::Kind::net || v.kind == Value::Kind::output) return v.net->model.gaussian();
+  return false;
+}
+
+namespace {
+
+struct CPoly {
+  FmpqMpoly re, im;
+};
+
+// (a + bi)(c + di) = (ac - bd) + (ad + bc)i
+CPoly cmul(const CPoly& x, const CPoly& y, const FmpqMpolyCtxPtr& C, double max_terms) {
+  const double size = static_cast<double>(std::max<slong>(1, x.re.length() + x.im.length())) *
+                      static_cast<double>(std::max<slong>(1, y.re.length() + y.im.length()));
+  if (size > 10 * max_terms)
+    throw LimitError("product of polynomials over Q(i) with " + std::to_string(x.re.length() + x.im.length()) +
+                     " and " + std::to_string(y.re.length() + y.im.length()) + " terms exceeds 10 x max_terms");
+  CPoly r{FmpqMpoly(C), FmpqMpoly(C)};
+  FmpqMpoly t(C);
+  fmpq_mpoly_mul(r.re.get(), x.re.get(), y.re.get(), C->get());
+  fmpq_mpoly_mul(t.get(), x.im.get(), y.im.get(), C->get());
+  fmpq_mpoly_sub(r.re.get(), r.re.get(), t.get(), C->get());
+  fmpq_mpoly_mul(r.im.get(), x.re.get(), y.im.get(), C->get());
+  fmpq_mpoly_mul(t.get(), x.im.get(), y.re.get(), C->get());
+  fmpq_mpoly_add(r.im.get(), r.im.get(), t.get(), C->get());
+  return r;
+}
+
+FmpqMpoly lift(const FmpqMpoly& p, const FmpqMpolyCtxPtr& C) {
+  if (p.ctx().get() == C.get()) return p;
+  FmpqMpoly r(C);
+  std::vector<slong> map(static_cast<std::size_t>(p.ctx()->nvars()));
+  for (std::size_t i = 0; i < map.size(); ++i) map[i] = static_cast<slong>(i);
+  fmpq_mpoly_compose_fmpq_mpoly_gen(r.get(), p.get(), map.data(), p.c(), C->get());
+  return r;
+}
+
+}  // namespace
+
+Value gauss_binary(Evaluator& ev, const Expr& e, const Value& a, const Value& b) {
+  const char op = e.op ? e.op : '-';
+  auto polylike = [](const Value& v) {
+    return v.kind == Value::Kind::poly || v.kind == Value::Kind::net || v.kind == Value::Kind::output;
+  };
+  std::shared_ptr<const PolyVal> pa, pb;
+  if (polylike(a)) pa = ev.as_poly(a, e.loc);
+  if (polylike(b)) pb = ev.as_poly(b, e.loc);
+  const std::size_t n = std::max(pa ? static_cast<std::size_t>(pa->p.ctx()->nvars()) : 0,
+                                 pb ? static_cast<std::size_t>(pb->p.ctx()->nvars()) : 0);
+  const PolyVal& shape = (pa && static_cast<std::size_t>(pa->p.ctx()->nvars()) == n) ? *pa : *pb;
+  auto C = ev.ctx(n);
+  auto operand = [&](const std::shared_ptr<const PolyVal>& p, const Value& v) {
+    CPoly x{FmpqMpoly(C), FmpqMpoly(C)};
+    if (p) {
+      x.re = lift(p->p, C);
+      if (p->im) x.im = lift(*p->im, C);
+    } else {
+      if (!v.num.is_exact()) fail(e.loc, "only an exact number can be combined with a polynomial, got " + describe(v.num));
+      fmpq_mpoly_set_fmpq(x.re.get(), v.num.cert.lo.value().get(), C->get());
+    }
+    return x;
+  };
+  const double max_terms = ev.defaults().max_terms;
+  CPoly x = operand(pa, a), r{FmpqMpoly(C), FmpqMpoly(C)};
+  if (op == '^' || op == '/') {
+    if (b.kind != Value::Kind::number || !b.num.is_exact())
+      fail(e.loc, op == '^' ? "a polynomial power needs an exact integer exponent"
+                            : "a polynomial can only be divided by an exact number");
+    if (op == '/') {
+      if (b.num.cert.lo.sign() == 0) fail(e.loc, "division by zero");
+      const Fmpq q = b.num.cert.lo.value();
+      fmpq_mpoly_scalar_div_fmpq(r.re.get(), x.re.get(), q.get(), C->get());
+      fmpq_mpoly_scalar_div_fmpq(r.im.get(), x.im.get(), q.get(), C->get());
+    } else {
+      const slong k = need_int(b, e.kids.size() > 1 ? e.kids[1]->loc : e.loc, "the exponent");
+      if (k < 0) fail(e.loc, "a polynomial power needs an exponent >= 0");
+      fmpq_mpoly_one(r.re.get(), C->get());
+      for (slong bit = 62; bit >= 0; --bit) {  // square and multiply
+        r = cmul(r, r, C, max_terms);
+        if ((k >> bit) & 1) r = cmul(r, x, C, max_terms);
+      }
+    }
+  } else {
+    CPoly y = operand(pb, b);
+    if (op == '+' || op == '-') {
+      auto f = op == '+' ? fmpq_mpoly_add : fmpq_mpoly_sub;
+      f(r.re.get(), x.re.get(), y.re.get(), C->get());
+      f(r.im.get(), x.im.get(), y.im.get(), C->get());
+    } else {
+      r = cmul(x, y, C, max_terms);
+    }
+  }
+  auto out = std::make_shared<PolyVal>(std::move(r.re));
+  out->im = std::move(r.im);
+  out->tokens = shape.tokens;
+  out->width = shape.width;
+  out->flat = shape.flat;
+  Value v;
+  v.kind = Value::Kind::poly;
+  v.poly = out;
+  return v;
+}
+
+FmpqMpoly monomials_of(const PolyVal& p) {
+  if (!p.im) return p.p;
+  FmpqMpoly u(p.p.ctx());
+  std::vector<ulong> e(static_cast<std::size_t>(p.p.ctx()->nvars()));
+  for (const FmpqMpoly* q : {&p.p, &*p.im})
+    for (slong t = 0; t < q->length(); ++t) {
+      fmpq_mpoly_get_term_exp_ui(e.data(), q->get(), t, q->c());
+      fmpq_mpoly_push_term_ui_ui(u.get(), 1, e.data(), u.c());
+    }
+  fmpq_mpoly_sort_terms(u.get(), u.c());
+  fmpq_mpoly_combine_like_terms(u.get(), u.c());
+  return u;
+}
+
+std::string gauss_poly_text(const PolyVal& p, std::size_t max_chars) {
+  std::ostringstream os;
+  // Flat variables are written x{k}; the writer names them x{i}_{c} over a
+  // width, so a flat polynomial goes through with width 1 and the "_0" dropped.
+  write_poly(os, GaussPoly{p.p, *p.im}, p.flat ? 1 : p.width, PolyFormat::text);
+  std::string s = os.str();
+  if (p.flat) {
+    std::string t;
+    for (std::size_t k = 0; k < s.size(); ++k) {
+      if (s[k] == '_' && k + 1 < s.size() && s[k + 1] == '0' && (k + 2 == s.size() || !std::isdigit(static_cast<unsigned char>(s[k + 2])))) {
+        ++k;
+        continue;
+      }
+      t += s[k];
+    }
+    s = t;
+  }
+  if (max_chars && s.size() > max_chars) s = s.substr(0, max_chars) + "...";
+  return s;
+}
+
+}  // namespace netpoly::claims_detail
