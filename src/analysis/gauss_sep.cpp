@@ -11,7 +11,8 @@
 // The network's own methods run on the model: support (the monomials any
 // weights can produce; valid over C) and grid (LV Claim 1 over Q(i) through
 // the realified grid matrix, or mod a prime p = 1 mod 4 with i = sqrt(-1)).
-// blackbox and numeric are not offered for Gaussian weights yet.
+// numeric takes the grid in complex doubles. blackbox is not offered for
+// Gaussian weights yet.
 #include "gauss_sep.hpp"
 
 #include "netpoly/error.hpp"
@@ -52,9 +53,9 @@ void halve(MethodRun& r) {
 void check_methods_for(const Model& m, const std::vector<Method>& methods) {
   if (!m.gaussian()) return;
   for (Method x : methods)
-    if (!method_info(x).accepts_polynomial && x != Method::support && x != Method::grid)
+    if (!method_info(x).accepts_polynomial && x != Method::support && x != Method::grid && x != Method::numeric)
       throw InputError(std::string("method ") + method_name(x) + " is not available for Gaussian weights (a+bi) "
-                       "yet; use support, grid, group, exact or modular");
+                       "yet; use support, grid, numeric, group, exact or modular");
 }
 
 FmpqMpoly realified_polynomial(const FmpqMpoly& re, const FmpqMpoly& im) {
@@ -102,7 +103,7 @@ std::vector<SepResult> analyse_gaussian(const Model& m, const std::vector<Entry>
   for (Method x : by_default ? plan(expandable ? PlanFor::expandable_network : PlanFor::unexpandable_network)
                              : o.methods) {
     if (method_info(x).accepts_polynomial) on_poly.push_back(x);
-    else if (x == Method::support || x == Method::grid) on_net.push_back(x);  // others: not by default (checked above)
+    else if (x == Method::support || x == Method::grid || x == Method::numeric) on_net.push_back(x);  // others: not by default (checked above)
   }
   SepOptions po = o;
   po.methods = on_poly;

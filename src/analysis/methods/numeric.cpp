@@ -1,6 +1,7 @@
 // numeric: singular values of the grid matrix in doubles, an estimate only
 // (never an end of the bracket).
 #include <Eigen/SVD>
+#include <complex>
 #include <limits>
 
 #include "grid.hpp"
@@ -15,22 +16,36 @@ MethodRun run(MethodContext& ctx) {
   const SepOptions& o = ctx.o;
   Grid G = make_grid(m, ctx.P, o);
   const double cap = ctx.cap(), n = static_cast<double>(std::max(G.rows.size(), G.cols.size()));
-  const double est = grid_eval_seconds(DoubleRing{}, m, e, G) + 2e-8 * n * n * n;
+  // Gaussian weights: the grid over complex doubles (GaussRing), a complex SVD.
+  const bool gauss = m.gaussian();
+  const GaussRing<DoubleRing> RC{DoubleRing{}};
+  const double est = (gauss ? grid_eval_seconds(RC, m, e, G) : grid_eval_seconds(DoubleRing{}, m, e, G)) +
+                     (gauss ? 8e-8 : 2e-8) * n * n * n;
   if (est > cap)
     return skipped(Method::numeric, "skipped: estimated " + fmt_g(est) + " s exceeds what is left of --budget " +
                                         fmt_g(o.budget) + " s");
-  std::vector<double> Ed;
+  const Eigen::Index nr = static_cast<Eigen::Index>(G.rows.size()), nc = static_cast<Eigen::Index>(G.cols.size());
+  Eigen::VectorXd s;
   try {
-    Ed = eval_grid(DoubleRing{}, m, e, G, deadline_after(cap));
+    if (gauss) {
+      const auto Ec = eval_grid(RC, m, e, G, deadline_after(cap));
+      Eigen::MatrixXcd M(nr, nc);
+      for (Eigen::Index i = 0; i < nr; ++i)
+        for (Eigen::Index j = 0; j < nc; ++j) {
+          const auto& z = Ec[static_cast<std::size_t>(i * nc + j)];
+          M(i, j) = std::complex<double>(z.re, z.im);
+        }
+      s = Eigen::BDCSVD<Eigen::MatrixXcd>(M).singularValues();
+    } else {
+      const auto Ed = eval_grid(DoubleRing{}, m, e, G, deadline_after(cap));
+      Eigen::MatrixXd M(nr, nc);
+      for (Eigen::Index i = 0; i < nr; ++i)
+        for (Eigen::Index j = 0; j < nc; ++j) M(i, j) = Ed[static_cast<std::size_t>(i * nc + j)];
+      s = Eigen::BDCSVD<Eigen::MatrixXd>(M).singularValues();
+    }
   } catch (const OverBudget&) {
     return skipped(Method::numeric, "stopped at --budget " + fmt_g(o.budget) + " s (estimated " + fmt_g(est) + " s)");
   }
-  const Eigen::Index nr = static_cast<Eigen::Index>(G.rows.size()), nc = static_cast<Eigen::Index>(G.cols.size());
-  Eigen::MatrixXd M(nr, nc);
-  for (Eigen::Index i = 0; i < nr; ++i)
-    for (Eigen::Index j = 0; j < nc; ++j) M(i, j) = Ed[static_cast<std::size_t>(i * nc + j)];
-  Eigen::BDCSVD<Eigen::MatrixXd> svd(M);
-  const auto& s = svd.singularValues();
   const double smax = s.size() ? s(0) : 0.0;
   const double tau = static_cast<double>(std::max(nr, nc)) * std::numeric_limits<double>::epsilon() * smax;
   std::size_t rank = 0;
@@ -41,7 +56,8 @@ MethodRun run(MethodContext& ctx) {
   r.method = Method::numeric;
   r.kind = RunKind::estimate;
   r.value = rank;
-  r.how = "numeric estimate (double SVD of the grid matrix)";
+  r.how = gauss ? "numeric estimate (complex double SVD of the grid matrix)"
+                : "numeric estimate (double SVD of the grid matrix)";
   r.details = {{"grid", {nr, nc}},       {"templates", G.kind},     {"threshold", tau},
                {"sigma_max", smax},      {"sigma_above", above},    {"sigma_below", below},
                {"gap", below > 0 ? above / below : std::numeric_limits<double>::infinity()}};
