@@ -123,6 +123,9 @@ struct GaussPoly {
 };
 // The expansion over Q(i) (the one forward pass, over GaussRing<PolyRing>).
 std::vector<GaussPoly> expand_gauss(const PolyRing& R, const Model& m, const std::vector<Entry>& outputs);
+// The monomials of a and b (one context), each with coefficient 1: the
+// support of a + i b, whose terms and degrees are those of the pair.
+FmpqMpoly monomial_union(const FmpqMpoly& a, const FmpqMpoly& b);
 // Its monomials (those of re and im): terms, degrees, and the larger height of the two parts.
 struct PolyStats;
 PolyStats poly_stats(const GaussPoly& p, std::size_t tokens, std::size_t width);

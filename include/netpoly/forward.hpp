@@ -28,17 +28,18 @@ std::vector<typename Ring::Elem> forward(const Ring& R, const Network<typename R
 template <class S, class F>
 auto zip_parts(const Network<S>& net, F&& f) {
   std::vector<S> im;
-  Network<S> only_im = net;
-  only_im.layers = net.imag;
-  only_im.imag.clear();
-  (void)only_im.map_weights([&](const S& w) {
-    im.push_back(w);
-    return 0;
-  });
-  Network<S> re = net;
-  re.imag.clear();
+  for (const auto& l : net.imag)
+    (void)l.map([&](const S& w) {
+      im.push_back(w);
+      return 0;
+    });
   std::size_t k = 0;
-  auto r = re.map_weights([&](const S& w) { return f(w, im.at(k++)); });
+  Network<decltype(f(std::declval<S>(), std::declval<S>()))> r;
+  r.name = net.name;
+  r.tokens = net.tokens;
+  r.width = net.width;
+  r.output = net.output;
+  for (const auto& l : net.layers) r.layers.push_back(l.map([&](const S& w) { return f(w, im.at(k++)); }));
   if (k != im.size()) throw InternalError("Gaussian weights: the imaginary part has another structure than the real part");
   return r;
 }

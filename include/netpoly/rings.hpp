@@ -319,6 +319,7 @@ struct PolyRing {
   static bool worth_threads(const Elem& a, const Elem& b) { return worth_threads_len(a.length(), b.length()); }
   FmpqMpolyCtxPtr ctx;
   explicit PolyRing(slong nvars, ordering_t ord = kOrder) : ctx(std::make_shared<FmpqMpolyCtx>(nvars, ord)) {}
+  explicit PolyRing(FmpqMpolyCtxPtr c) : ctx(std::move(c)) {}  // polynomials of an existing context
   Scalar scalar(const Fmpq& w) const { return w; }
   bool is_zero(const Scalar& s) const { return s.is_zero(); }
   Elem zero() const { return FmpqMpoly(ctx); }

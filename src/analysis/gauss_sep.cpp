@@ -114,11 +114,12 @@ std::vector<SepResult> analyse_gaussian(const Model& m, const std::vector<Entry>
   PolyRing R(static_cast<slong>(m.num_inputs()));
   std::vector<SepResult> results;
   for (const auto& e : outputs) {
-    std::optional<GaussPoly> y;
     std::optional<FmpqMpoly> F;
+    slong terms = 0;
     if (!on_poly.empty()) {
-      y = expand_gauss(R, m, {e})[0];
-      F = realified_polynomial(y->re, y->im);
+      const GaussPoly y = expand_gauss(R, m, {e})[0];
+      terms = poly_stats(y, m.tokens, m.width).terms;
+      F = realified_polynomial(y.re, y.im);
     }
     for (const auto& P : partitions) {
       SepResult res;
@@ -134,7 +135,7 @@ std::vector<SepResult> analyse_gaussian(const Model& m, const std::vector<Entry>
         SepResult on_F = analyse_realified(*F, P, po, run);
         for (auto& r : on_F.runs) res.runs.push_back(std::move(r));
         res.sizes = on_F.sizes;
-        res.sizes["terms"] = poly_stats(*y, m.tokens, m.width).terms;
+        res.sizes["terms"] = terms;
       }
       static_cast<Bracket&>(res) = Bracket::combine(res.runs);
       res.output = e;

@@ -405,17 +405,7 @@ Value Evaluator::binary(const Expr& e, const Value& a, const Value& b) {
   const std::size_t n = std::max(na, nb);
   const PolyVal& shape = (pa && na == n) ? *pa : *pb;
   auto C = ctx(n);
-  auto lift = [&](const std::shared_ptr<const PolyVal>& p) {
-    FmpqMpoly r(C);
-    if (p->p.ctx().get() == C.get()) {
-      r = p->p;
-    } else {
-      std::vector<slong> map(static_cast<std::size_t>(p->p.ctx()->nvars()));
-      for (std::size_t i = 0; i < map.size(); ++i) map[i] = static_cast<slong>(i);
-      fmpq_mpoly_compose_fmpq_mpoly_gen(r.get(), p->p.get(), map.data(), p->p.c(), C->get());
-    }
-    return r;
-  };
+  auto lift = [&](const std::shared_ptr<const PolyVal>& p) { return lift_to(p->p, C); };
   auto constant = [&](const Quantity& q) {
     if (!q.is_exact()) fail(e.loc, "only an exact number can be combined with a polynomial, got " + describe(q));
     FmpqMpoly r(C);

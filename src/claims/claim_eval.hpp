@@ -166,6 +166,8 @@ Quantity poly_sep(const PolyVal& p, const Partition& P, const SepOptions& so);  
 bool gaussian_value(const Value& v);
 Value gauss_binary(Evaluator& ev, const Expr& e, const Value& a, const Value& b);
 FmpqMpoly monomials_of(const PolyVal& p);
+// p in the context C of at least as many variables (variables kept by index).
+FmpqMpoly lift_to(const FmpqMpoly& p, const FmpqMpolyCtxPtr& C);
 std::string gauss_poly_text(const PolyVal& p, std::size_t max_chars);
 
 // The max (or min) of a non-empty list of quantities (std::out_of_range if empty).

@@ -7,6 +7,7 @@
 #include "claim_eval.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
+#include "netpoly/gauss.hpp"
 
 namespace netpoly::claims_detail {
 
@@ -18,29 +19,22 @@ bool gaussian_value(const Value& v) {
 
 namespace {
 
-struct CPoly {
-  FmpqMpoly re, im;
-};
+using CPoly = GaussRing<PolyRing>::Elem;
 
-// (a + bi)(c + di) = (ac - bd) + (ad + bc)i
+// x y over Q(i) (GaussRing: the one home of complex arithmetic), refused up
+// front beyond the claims' size limit like a real product.
 CPoly cmul(const CPoly& x, const CPoly& y, const FmpqMpolyCtxPtr& C, double max_terms) {
   const double size = static_cast<double>(std::max<slong>(1, x.re.length() + x.im.length())) *
                       static_cast<double>(std::max<slong>(1, y.re.length() + y.im.length()));
   if (size > 10 * max_terms)
     throw LimitError("product of polynomials over Q(i) with " + std::to_string(x.re.length() + x.im.length()) +
                      " and " + std::to_string(y.re.length() + y.im.length()) + " terms exceeds 10 x max_terms");
-  CPoly r{FmpqMpoly(C), FmpqMpoly(C)};
-  FmpqMpoly t(C);
-  fmpq_mpoly_mul(r.re.get(), x.re.get(), y.re.get(), C->get());
-  fmpq_mpoly_mul(t.get(), x.im.get(), y.im.get(), C->get());
-  fmpq_mpoly_sub(r.re.get(), r.re.get(), t.get(), C->get());
-  fmpq_mpoly_mul(r.im.get(), x.re.get(), y.im.get(), C->get());
-  fmpq_mpoly_mul(t.get(), x.im.get(), y.re.get(), C->get());
-  fmpq_mpoly_add(r.im.get(), r.im.get(), t.get(), C->get());
-  return r;
+  return GaussRing<PolyRing>(PolyRing(C)).mul(x, y);
 }
 
-FmpqMpoly lift(const FmpqMpoly& p, const FmpqMpolyCtxPtr& C) {
+}  // namespace
+
+FmpqMpoly lift_to(const FmpqMpoly& p, const FmpqMpolyCtxPtr& C) {
   if (p.ctx().get() == C.get()) return p;
   FmpqMpoly r(C);
   std::vector<slong> map(static_cast<std::size_t>(p.ctx()->nvars()));
@@ -48,8 +42,6 @@ FmpqMpoly lift(const FmpqMpoly& p, const FmpqMpolyCtxPtr& C) {
   fmpq_mpoly_compose_fmpq_mpoly_gen(r.get(), p.get(), map.data(), p.c(), C->get());
   return r;
 }
-
-}  // namespace
 
 Value gauss_binary(Evaluator& ev, const Expr& e, const Value& a, const Value& b) {
   const char op = e.op ? e.op : '-';
@@ -66,8 +58,8 @@ Value gauss_binary(Evaluator& ev, const Expr& e, const Value& a, const Value& b)
   auto operand = [&](const std::shared_ptr<const PolyVal>& p, const Value& v) {
     CPoly x{FmpqMpoly(C), FmpqMpoly(C)};
     if (p) {
-      x.re = lift(p->p, C);
-      if (p->im) x.im = lift(*p->im, C);
+      x.re = lift_to(p->p, C);
+      if (p->im) x.im = lift_to(*p->im, C);
     } else {
       if (!v.num.is_exact()) fail(e.loc, "only an exact number can be combined with a polynomial, got " + describe(v.num));
       fmpq_mpoly_set_fmpq(x.re.get(), v.num.cert.lo.value().get(), C->get());
@@ -115,19 +107,7 @@ Value gauss_binary(Evaluator& ev, const Expr& e, const Value& a, const Value& b)
   return v;
 }
 
-FmpqMpoly monomials_of(const PolyVal& p) {
-  if (!p.im) return p.p;
-  FmpqMpoly u(p.p.ctx());
-  std::vector<ulong> e(static_cast<std::size_t>(p.p.ctx()->nvars()));
-  for (const FmpqMpoly* q : {&p.p, &*p.im})
-    for (slong t = 0; t < q->length(); ++t) {
-      fmpq_mpoly_get_term_exp_ui(e.data(), q->get(), t, q->c());
-      fmpq_mpoly_push_term_ui_ui(u.get(), 1, e.data(), u.c());
-    }
-  fmpq_mpoly_sort_terms(u.get(), u.c());
-  fmpq_mpoly_combine_like_terms(u.get(), u.c());
-  return u;
-}
+FmpqMpoly monomials_of(const PolyVal& p) { return p.im ? monomial_union(p.p, *p.im) : p.p; }
 
 std::string gauss_poly_text(const PolyVal& p, std::size_t max_chars) {
   std::ostringstream os;

@@ -27,14 +27,11 @@ std::vector<GaussPoly> expand_gauss(const PolyRing& R, const Model& m, const std
   return r;
 }
 
-namespace {
-
-// The monomials of re and im, each with coefficient 1 (positive: no cancellation).
-FmpqMpoly monomials(const GaussPoly& p) {
-  FmpqMpoly u(p.re.ctx());
-  const slong nv = p.re.ctx()->nvars();
-  std::vector<ulong> e(static_cast<std::size_t>(nv));
-  for (const FmpqMpoly* q : {&p.re, &p.im})
+// Coefficient 1 each (positive: no cancellation where a and b share a monomial).
+FmpqMpoly monomial_union(const FmpqMpoly& a, const FmpqMpoly& b) {
+  FmpqMpoly u(a.ctx());
+  std::vector<ulong> e(static_cast<std::size_t>(a.ctx()->nvars()));
+  for (const FmpqMpoly* q : {&a, &b})
     for (slong t = 0; t < q->length(); ++t) {
       fmpq_mpoly_get_term_exp_ui(e.data(), q->get(), t, q->c());
       fmpq_mpoly_push_term_ui_ui(u.get(), 1, e.data(), u.c());
@@ -43,6 +40,8 @@ FmpqMpoly monomials(const GaussPoly& p) {
   fmpq_mpoly_combine_like_terms(u.get(), u.c());
   return u;
 }
+
+namespace {
 
 std::string rational_for(const Fmpq& q, PolyFormat f) {
   const std::string s = q.str();
@@ -76,7 +75,7 @@ std::string gauss_coeff(const Fmpq& re, const Fmpq& im, PolyFormat f) {
 }  // namespace
 
 PolyStats poly_stats(const GaussPoly& p, std::size_t tokens, std::size_t width) {
-  PolyStats s = poly_stats(monomials(p), tokens, width);
+  PolyStats s = poly_stats(monomial_union(p.re, p.im), tokens, width);
   s.height_bits = std::max(poly_stats(p.re, tokens, width).height_bits, poly_stats(p.im, tokens, width).height_bits);
   return s;
 }
@@ -84,7 +83,7 @@ PolyStats poly_stats(const GaussPoly& p, std::size_t tokens, std::size_t width) 
 void write_poly(std::ostream& os, const GaussPoly& p, std::size_t width, PolyFormat f) {
   check_exponents_fit(p.re, "writing the polynomial");
   check_exponents_fit(p.im, "writing the polynomial");
-  const FmpqMpoly u = monomials(p);
+  const FmpqMpoly u = monomial_union(p.re, p.im);
   Fmpq a, b;
   write_poly_terms(os, u.length(), u.ctx()->nvars(), width, f, [&](slong t, ulong* e, std::string& s) {
     fmpq_mpoly_get_term_exp_ui(e, u.get(), t, u.c());

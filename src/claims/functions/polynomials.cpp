@@ -5,6 +5,7 @@
 
 #include "function.hpp"
 #include "netpoly/expand.hpp"
+#include "netpoly/gauss.hpp"
 #include "netpoly/random.hpp"
 
 namespace netpoly::claims_detail {
@@ -77,24 +78,13 @@ std::vector<Value> gen_random_poly(Evaluator& ev, const Expr& e, const Env& env)
 }
 
 // A poly("...") literal's terms as re + i im (im stays zero without I).
-struct CP {
-  FmpqMpoly re, im;
-};
+using CP = GaussRing<PolyRing>::Elem;
 
 CP poly_terms(const Expr& top, const FmpqMpolyCtxPtr& C, std::size_t nvars, std::size_t tokens, std::size_t width,
               bool flat) {
-  auto zero = [&] { return CP{FmpqMpoly(C), FmpqMpoly(C)}; };
-  auto mul = [&](const CP& a, const CP& b) {
-    CP r = zero();
-    FmpqMpoly t(C);
-    fmpq_mpoly_mul(r.re.get(), a.re.get(), b.re.get(), C->get());
-    fmpq_mpoly_mul(t.get(), a.im.get(), b.im.get(), C->get());
-    fmpq_mpoly_sub(r.re.get(), r.re.get(), t.get(), C->get());
-    fmpq_mpoly_mul(r.im.get(), a.re.get(), b.im.get(), C->get());
-    fmpq_mpoly_mul(t.get(), a.im.get(), b.re.get(), C->get());
-    fmpq_mpoly_add(r.im.get(), r.im.get(), t.get(), C->get());
-    return r;
-  };
+  const GaussRing<PolyRing> G{PolyRing(C)};
+  auto zero = [&] { return G.zero(); };
+  auto mul = [&](const CP& a, const CP& b) { return G.mul(a, b); };
   std::function<CP(const Expr&)> term = [&](const Expr& x) -> CP {
     CP r = zero();
     switch (x.kind) {
