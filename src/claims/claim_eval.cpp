@@ -44,6 +44,20 @@ const NetVal& need_net(const Value& v, const SrcLoc& at, const std::string& what
 
 Value make_int(slong x) { return Value::number(Quantity::exact(XRat(x))); }
 
+Value make_list(std::vector<Value> items) {
+  Value v;
+  v.kind = Value::Kind::list;
+  v.list = std::make_shared<std::vector<Value>>(std::move(items));
+  return v;
+}
+
+Value make_poly(std::shared_ptr<const PolyVal> p) {
+  Value v;
+  v.kind = Value::Kind::poly;
+  v.poly = std::move(p);
+  return v;
+}
+
 Value make_net(Model m, NetFamily fam, std::string desc) {
   auto n = std::make_shared<NetVal>();
   n->model = std::move(m);
@@ -261,10 +275,7 @@ Value Evaluator::eval(const Expr& e, const Env& env) {
         auto p = std::make_shared<PolyVal>(FmpqMpoly(ctx(1)));
         p->im = FmpqMpoly(ctx(1));
         fmpq_mpoly_one(p->im->get(), p->im->c());
-        Value v;
-        v.kind = Value::Kind::poly;
-        v.poly = p;
-        return v;
+        return make_poly(p);
       }
       fail(e.loc, "unbound name '" + e.str + "'");
     }
@@ -304,17 +315,14 @@ Value Evaluator::eval(const Expr& e, const Env& env) {
       Value src = eval(*e.kids[1], env);
       if (src.kind != Value::Kind::list)
         fail(e.kids[1]->loc, "expected a list after 'in', got a " + std::string(kind_name(src.kind)));
-      auto items = std::make_shared<std::vector<Value>>();
+      std::vector<Value> items;
       Env inner = env;
       inner.emplace_back(e.str, Value{});
       for (const auto& x : *src.list) {
         inner.back().second = x;
-        items->push_back(eval(*e.kids[0], inner));
+        items.push_back(eval(*e.kids[0], inner));
       }
-      Value v;
-      v.kind = Value::Kind::list;
-      v.list = items;
-      return v;
+      return make_list(std::move(items));
     }
     case Expr::Kind::range: {
       const slong a = need_int(eval(*e.kids[0], env), e.kids[0]->loc, "the start of a range");

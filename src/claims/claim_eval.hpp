@@ -143,6 +143,8 @@ const NetVal& need_net(const Value& v, const SrcLoc& at, const std::string& what
 // dangling (keep the value in a variable first).
 const NetVal& need_net(const Value&& v, const SrcLoc& at, const std::string& what) = delete;
 Value make_int(slong x);
+Value make_list(std::vector<Value> items);
+Value make_poly(std::shared_ptr<const PolyVal> p);
 Value make_net(Model m, NetFamily fam, std::string desc);
 NetFamily infer_family(const Model& m);
 Entry default_output(const Model& m);

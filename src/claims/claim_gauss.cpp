@@ -101,10 +101,7 @@ Value gauss_binary(Evaluator& ev, const Expr& e, const Value& a, const Value& b)
   out->tokens = shape.tokens;
   out->width = shape.width;
   out->flat = shape.flat;
-  Value v;
-  v.kind = Value::Kind::poly;
-  v.poly = out;
-  return v;
+  return make_poly(out);
 }
 
 FmpqMpoly monomials_of(const PolyVal& p) { return p.im ? monomial_union(p.p, *p.im) : p.p; }

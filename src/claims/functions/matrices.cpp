@@ -11,13 +11,6 @@ namespace {
 using Row = std::vector<Value>;
 using Matrix = std::vector<Row>;
 
-Value list_of(std::vector<Value> items) {
-  Value v;
-  v.kind = Value::Kind::list;
-  v.list = std::make_shared<std::vector<Value>>(std::move(items));
-  return v;
-}
-
 // A matrix: a non-empty list of non-empty rows of one length, entries numbers or polynomials.
 Matrix need_matrix(const Value& v, const SrcLoc& at, const std::string& what) {
   const std::string want = what + ": expected a matrix (a list of rows of one length, like [[1, 2], [3, 4]])";
@@ -39,8 +32,8 @@ Matrix need_matrix(const Value& v, const SrcLoc& at, const std::string& what) {
 
 Value matrix_value(const Matrix& m) {
   std::vector<Value> rows;
-  for (const auto& r : m) rows.push_back(list_of(r));
-  return list_of(std::move(rows));
+  for (const auto& r : m) rows.push_back(make_list(r));
+  return make_list(std::move(rows));
 }
 
 Value sum_prod(Evaluator& ev, const Expr& e, const Env& env) {
@@ -122,10 +115,7 @@ Value symbols_fn(Evaluator& ev, const Expr& e, const Env& env) {
     for (std::size_t j = 0; j < c; ++j) {
       FmpqMpoly p(C);
       fmpq_mpoly_gen(p.get(), static_cast<slong>(i * c + j), C->get());
-      Value v;
-      v.kind = Value::Kind::poly;
-      v.poly = std::make_shared<PolyVal>(std::move(p));
-      X[i][j] = v;
+      X[i][j] = make_poly(std::make_shared<PolyVal>(std::move(p)));
     }
   return matrix_value(X);
 }
@@ -148,10 +138,7 @@ Value homogeneous_fn(Evaluator& ev, const Expr& e, const Env& env) {
   r->tokens = f->tokens;
   r->width = f->width;
   r->flat = f->flat;
-  Value v;
-  v.kind = Value::Kind::poly;
-  v.poly = r;
-  return v;
+  return make_poly(r);
 }
 
 }  // namespace
