@@ -150,5 +150,7 @@ void write_poly(std::ostream& os, const NmodMpoly& p, std::size_t width, PolyFor
 // Term by term with Gaussian coefficients: "(1/2-3i)*x0_0^2" (text, json), "(Rational(1, 2) - 3*I)*x0_0**2"
 // (sympy), "(1/2-3*i)*x0_0^2" (singular, ring with minpoly i^2+1), "(\frac{1}{2} - 3i) x_{0,0}^{2}" (latex).
 void write_poly(std::ostream& os, const GaussPoly& p, std::size_t width, PolyFormat f);
+// One coefficient a + bi as that format writes it ("(1/2-3i)", "i", "-2" in text).
+std::string gauss_coeff_text(const Fmpq& re, const Fmpq& im, PolyFormat f);
 
 }  // namespace netpoly

@@ -72,14 +72,6 @@ Value make_net(Model m, NetFamily fam, std::string desc) {
 
 Entry default_output(const Model& m) { return m.output ? *m.output : Entry{0, 0}; }
 
-namespace {
-std::string var_label(std::size_t k, std::size_t width, bool flat) {
-  if (flat) return "x" + std::to_string(k);
-  return "x" + std::to_string(k / width) + "_" + std::to_string(k % width);
-}
-
-}  // namespace
-
 void shape_of(const Value& v, std::size_t& tokens, std::size_t& width, bool& flat, const SrcLoc& at) {
   if (v.kind == Value::Kind::net || v.kind == Value::Kind::output) {
     tokens = v.net->model.tokens;
@@ -111,43 +103,6 @@ std::string part_label(const Partition& P, std::size_t width, bool flat) {
   return s + "}";
 }
 
-
-std::string poly_text(const FmpqMpoly& p, std::size_t width, bool flat, std::size_t max_chars) {
-  std::ostringstream os;
-  const slong n = p.ctx()->nvars(), len = p.length();
-  if (len == 0) return "0";
-  check_exponents_fit(p, "printing the polynomial");
-  std::vector<ulong> e(static_cast<std::size_t>(n));
-  Fmpq c;
-  for (slong t = 0; t < len; ++t) {
-    fmpq_mpoly_get_term_coeff_fmpq(c.get(), p.get(), t, p.c());
-    fmpq_mpoly_get_term_exp_ui(e.data(), p.get(), t, p.c());
-    std::string cs = c.str();
-    const bool neg = cs[0] == '-';
-    if (neg) cs.erase(0, 1);
-    os << (t == 0 ? (neg ? "-" : "") : (neg ? " - " : " + "));
-    bool any = false;
-    for (auto x : e) any = any || x;
-    bool need = true;
-    if (!(cs == "1" && any)) {
-      os << cs;
-    } else {
-      need = false;
-    }
-    for (slong v = 0; v < n; ++v) {
-      if (!e[static_cast<std::size_t>(v)]) continue;
-      if (need) os << "*";
-      need = true;
-      os << var_label(static_cast<std::size_t>(v), width, flat);
-      if (e[static_cast<std::size_t>(v)] > 1) os << "^" << e[static_cast<std::size_t>(v)];
-    }
-    if (max_chars && static_cast<std::size_t>(os.tellp()) > max_chars && t + 1 < len) {
-      os << " + ...";
-      break;
-    }
-  }
-  return os.str();
-}
 
 const char* kind_name(Value::Kind k) {
   switch (k) {

@@ -170,7 +170,9 @@ Value gauss_binary(Evaluator& ev, const Expr& e, const Value& a, const Value& b)
 FmpqMpoly monomials_of(const PolyVal& p);
 // p in the context C of at least as many variables (variables kept by index).
 FmpqMpoly lift_to(const FmpqMpoly& p, const FmpqMpolyCtxPtr& C);
-std::string gauss_poly_text(const PolyVal& p, std::size_t max_chars);
+std::string gauss_poly_text(const PolyVal& p, std::size_t max_chars);  // claim_text.cpp
+// "x5" (flat) or "x1_2" (token 1, channel 2 of a width).
+std::string var_label(std::size_t k, std::size_t width, bool flat);
 
 // The max (or min) of a non-empty list of quantities (std::out_of_range if empty).
 Quantity extreme_of(const std::vector<Quantity>& qs, bool max);

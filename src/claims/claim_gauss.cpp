@@ -2,8 +2,6 @@
 // of networks with Gaussian weights, and arithmetic on them. A PolyVal keeps
 // the real part in p and the imaginary part in im; sep(...) of one is over C
 // (analyse_gaussian_polynomial: the realified polynomial, halved).
-#include <sstream>
-
 #include "claim_eval.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
@@ -106,25 +104,5 @@ Value gauss_binary(Evaluator& ev, const Expr& e, const Value& a, const Value& b)
 
 FmpqMpoly monomials_of(const PolyVal& p) { return p.im ? monomial_union(p.p, *p.im) : p.p; }
 
-std::string gauss_poly_text(const PolyVal& p, std::size_t max_chars) {
-  std::ostringstream os;
-  // Flat variables are written x{k}; the writer names them x{i}_{c} over a
-  // width, so a flat polynomial goes through with width 1 and the "_0" dropped.
-  write_poly(os, GaussPoly{p.p, *p.im}, p.flat ? 1 : p.width, PolyFormat::text);
-  std::string s = os.str();
-  if (p.flat) {
-    std::string t;
-    for (std::size_t k = 0; k < s.size(); ++k) {
-      if (s[k] == '_' && k + 1 < s.size() && s[k + 1] == '0' && (k + 2 == s.size() || !std::isdigit(static_cast<unsigned char>(s[k + 2])))) {
-        ++k;
-        continue;
-      }
-      t += s[k];
-    }
-    s = t;
-  }
-  if (max_chars && s.size() > max_chars) s = s.substr(0, max_chars) + "...";
-  return s;
-}
 
 }  // namespace netpoly::claims_detail

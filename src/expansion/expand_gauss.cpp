@@ -55,8 +55,10 @@ std::string rational_for(const Fmpq& q, PolyFormat f) {
   return s;
 }
 
+}  // namespace
+
 // The coefficient a + bi as the format writes it.
-std::string gauss_coeff(const Fmpq& re, const Fmpq& im, PolyFormat f) {
+std::string gauss_coeff_text(const Fmpq& re, const Fmpq& im, PolyFormat f) {
   if (im.is_zero()) return re.str();
   if (f == PolyFormat::json || f == PolyFormat::text) {
     const std::string t = gaussian_text(re, im);
@@ -71,8 +73,6 @@ std::string gauss_coeff(const Fmpq& re, const Fmpq& im, PolyFormat f) {
   if (re.is_zero()) return (neg ? "-" : "") + (b == Fmpq(1) ? unit : "(" + bpart + ")");
   return "(" + rational_for(re, f) + (neg ? " - " : " + ") + bpart + ")";
 }
-
-}  // namespace
 
 PolyStats poly_stats(const GaussPoly& p, std::size_t tokens, std::size_t width) {
   PolyStats s = poly_stats(monomial_union(p.re, p.im), tokens, width);
@@ -89,7 +89,7 @@ void write_poly(std::ostream& os, const GaussPoly& p, std::size_t width, PolyFor
     fmpq_mpoly_get_term_exp_ui(e, u.get(), t, u.c());
     fmpq_mpoly_get_coeff_fmpq_ui(a.get(), p.re.get(), e, p.re.c());
     fmpq_mpoly_get_coeff_fmpq_ui(b.get(), p.im.get(), e, p.im.c());
-    s = gauss_coeff(a, b, f);
+    s = gauss_coeff_text(a, b, f);
   });
 }
 
