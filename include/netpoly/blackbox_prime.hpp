@@ -15,6 +15,10 @@ namespace netpoly {
 struct BlackboxPrime {
   ulong p = 0;
   bool fixed = false;      // --prime: no probability over the prime
+  // Gaussian weights (a+bi): p = 1 mod 4, drawn among those primes, and i maps
+  // to a square root of -1 mod p (a reduction of Z[i] modulo a prime ideal
+  // over p: the rank mod p is a certified lower bound on the rank over C).
+  bool gauss = false;
   std::uint64_t seed = 0;  // the black-box seed (points, and the prime when drawn)
 };
 
@@ -25,11 +29,16 @@ BlackboxPrime draw_blackbox_prime(const Model& m, std::uint64_t seed, ulong fixe
 
 // A certified lower bound on the number of primes in [2^49, 2^50) (Dusart).
 double blackbox_prime_count();
+// ... and on those = 1 mod 4 (Bennett, Martin, O'Bryant, Rechnitzer 2018).
+double blackbox_prime_count_1mod4();
 
 // One block's failure bound: 2 (r+1) D / 2^49 (the points, Schwartz-Zippel)
 // + (r+1) (h + log2(r+1)/2) / (49 n) (the prime divides a nonzero (r+1)-minor
 // of the integral coefficient matrix, entries below 2^h). With a fixed prime
 // only the points' part 2 (r+1) D / p, which speaks of rank(C mod p).
+// Gaussian weights: the minor is a Gaussian integer α, and the prime ideal
+// over p divides it only if p divides its norm |α|^2, which has twice the
+// bits: the prime's part doubles, over the primes = 1 mod 4.
 double blackbox_block_eps(std::size_t rank, double degree, double height_log2, const BlackboxPrime& bp);
 
 // "p = ..., a prime drawn at random from [2^49, 2^50) with seed S" or "the fixed prime p = ... (--prime)".

@@ -74,9 +74,10 @@ std::vector<SepResult> analyse_network(const Model& m, const std::vector<Entry>&
                                        const AnalysisContext& run = AnalysisContext::process());
 
 // Throws InputError when a chosen method cannot run on this model (Gaussian
-// weights: the methods that evaluate the network); analyse_network checks it
+// weights: the methods that evaluate the network, and --prime must be 1 mod
+// 4); analyse_network checks it
 // too, a command calls it before printing anything.
-void check_methods_for(const Model& m, const std::vector<Method>& methods);
+void check_methods_for(const Model& m, const std::vector<Method>& methods, ulong prime = 0);
 
 // A polynomial re + i im over Q(i), its separation rank over C (the methods
 // that accept a polynomial, on the realified polynomial; docs/math.md).

@@ -48,14 +48,22 @@ void halve(MethodRun& r) {
   r.how += " [rank over Q(i): half the rank of the realified matrix [[A, -B], [B, A]] (" + std::to_string(v) + ")]";
 }
 
+// The methods that run on the network itself over Q(i): support (the monomials
+// any weights can produce), grid and numeric (values over Q(i), mod p or in
+// complex doubles), blackbox (values mod p = 1 mod 4 with i = sqrt(-1)).
+bool on_network(Method x) {
+  return x == Method::support || x == Method::grid || x == Method::numeric || x == Method::blackbox;
+}
+
 }  // namespace
 
-void check_methods_for(const Model& m, const std::vector<Method>& methods) {
+void check_methods_for(const Model& m, const std::vector<Method>& methods, ulong prime) {
   if (!m.gaussian()) return;
+  if (prime) (void)ModpRing::gaussian(prime);  // --prime must be 1 mod 4 (InputError)
   for (Method x : methods)
-    if (!method_info(x).accepts_polynomial && x != Method::support && x != Method::grid && x != Method::numeric)
+    if (!method_info(x).accepts_polynomial && !on_network(x))
       throw InputError(std::string("method ") + method_name(x) + " is not available for Gaussian weights (a+bi) "
-                       "yet; use support, grid, numeric, group, exact or modular");
+                       "yet; use support, grid, numeric, blackbox, group, exact or modular");
 }
 
 FmpqMpoly realified_polynomial(const FmpqMpoly& re, const FmpqMpoly& im) {
@@ -95,7 +103,7 @@ SepResult analyse_gaussian_polynomial(const FmpqMpoly& re, const FmpqMpoly& im, 
 std::vector<SepResult> analyse_gaussian(const Model& m, const std::vector<Entry>& outputs,
                                         const std::vector<Partition>& partitions, const SepOptions& o,
                                         const SepProgress& progress, const AnalysisContext& run) {
-  check_methods_for(m, o.methods);
+  check_methods_for(m, o.methods, o.prime);
   const auto est = estimate_expansion(m);
   const bool expandable = est.terms <= o.max_terms;
   const bool by_default = o.methods.empty();
@@ -103,7 +111,7 @@ std::vector<SepResult> analyse_gaussian(const Model& m, const std::vector<Entry>
   for (Method x : by_default ? plan(expandable ? PlanFor::expandable_network : PlanFor::unexpandable_network)
                              : o.methods) {
     if (method_info(x).accepts_polynomial) on_poly.push_back(x);
-    else if (x == Method::support || x == Method::grid || x == Method::numeric) on_net.push_back(x);  // others: not by default (checked above)
+    else if (on_network(x)) on_net.push_back(x);  // others: not by default (checked above)
   }
   SepOptions po = o;
   po.methods = on_poly;
@@ -113,7 +121,9 @@ std::vector<SepResult> analyse_gaussian(const Model& m, const std::vector<Entry>
   }
   PolyRing R(static_cast<slong>(m.num_inputs()));
   std::vector<SepResult> results;
+  std::optional<BlackboxPrime> bb_prime;  // drawn once for the run (p = 1 mod 4), if a black-box runs
   for (const auto& e : outputs) {
+    std::optional<double> bb_height;
     std::optional<FmpqMpoly> F;
     slong terms = 0;
     if (!on_poly.empty()) {
@@ -128,7 +138,17 @@ std::vector<SepResult> analyse_gaussian(const Model& m, const std::vector<Entry>
       methods::BidegreeCache bidegrees{m, e, P, false, std::nullopt, {}};
       for (Method x : on_net) {
         methods::MethodContext ctx{.model = &m, .e = e, .P = P, .o = o, .run = run, .res = res,
-                                   .by_default = by_default, .degree = est.degree, .bidegrees = &bidegrees};
+                                   .by_default = by_default, .degree = est.degree, .bidegrees = &bidegrees,
+                                   .blackbox_prime =
+                                       [&]() -> const BlackboxPrime& {
+                                     if (!bb_prime) bb_prime = draw_blackbox_prime(m, *o.blackbox_seed, o.prime);
+                                     return *bb_prime;
+                                   },
+                                   .blackbox_height =
+                                       [&] {
+                                         if (!bb_height) bb_height = coefficient_height_log2(m, e);
+                                         return *bb_height;
+                                       }};
         res.runs.push_back(method_info(x).run(ctx));
       }
       if (F) {

@@ -173,7 +173,6 @@ void run_seprank(const SeprankOptions& options) {
   parts = std::move(unique);
   if (parts.empty()) parts.push_back(parse_partition("half", m.tokens, m.width));
   if (!o.methods.empty()) o.sep.methods = parse_methods(o.methods);
-  check_methods_for(m, o.sep.methods);
   if (!o.templates_file.empty()) o.sep.template_vectors = read_templates(o.templates_file, m.width);
   if (!o.seed.empty()) {
     o.sep.seed = parse_u64(o.seed, "--seed");
@@ -185,6 +184,7 @@ void run_seprank(const SeprankOptions& options) {
     o.sep.prime = parse_u64(o.prime, "--prime", 2);
     require_prime_modulus(o.sep.prime, "--prime");
   }
+  check_methods_for(m, o.sep.methods, o.sep.prime);
   // Every entry of a wide model by default: refused up front beyond --max-pairs.
   limit_option(o.max_pairs, "--max-pairs", false);
   const double pairs = static_cast<double>(outs.size()) * static_cast<double>(parts.size());

@@ -32,12 +32,20 @@ class BatchEval {
   virtual std::string ring() const = 0;
 };
 
+// The weights mod p as a batch ring's scalars; Gaussian weights a + bi as
+// a + ι b with ι^2 = -1 mod p (p = 1 mod 4: blackbox_prime.hpp).
+template <class BR>
+Network<typename BR::Scalar> batch_weights(const Model& m, ulong p) {
+  if (!m.gaussian()) return prepare(BR(p, 1), m);
+  return prepare(ModpRing::gaussian(p), m).map_weights([](ulong s) { return static_cast<typename BR::Scalar>(s); });
+}
+
 template <class BR>
 class BatchEvalIn final : public BatchEval {
  public:
   BatchEvalIn(const Model& m, ulong p, std::vector<std::size_t> va, std::vector<std::size_t> vb, Need need,
               std::size_t out)
-      : p_(p), net_(prepare(BR(p, 1), m)), nin_(m.num_inputs()), va_(std::move(va)), vb_(std::move(vb)),
+      : p_(p), net_(batch_weights<BR>(m, p)), nin_(m.num_inputs()), va_(std::move(va)), vb_(std::move(vb)),
         need_(std::move(need)), out_(out) {}
   std::vector<ulong> row(const std::vector<ulong>& a, const std::vector<std::vector<ulong>>& B, std::size_t j0,
                          std::size_t k) const override {
