@@ -166,8 +166,22 @@ netpoly_output(cli_expand_gaussian_singular "ring r = \\(0,i\\).*minpoly = i\\^2
   expand ${NETPOLY_TEST_DATA}/gaussian.json --format singular)
 netpoly_output(cli_seprank_gaussian "y0_0 +A=\\{0\\} +1 .*exact.*rank over Q\\(i\\): half the rank of the realified matrix"
   seprank ${NETPOLY_TEST_DATA}/gaussian.json)
-netpoly_expect(cli_seprank_gaussian_blackbox 2 "is not available for Gaussian weights (a+bi) yet" seprank ${NETPOLY_TEST_DATA}/gaussian.json --methods blackbox)
+netpoly_output(cli_seprank_gaussian_blackbox "blackbox >= 1 +certified lower bound .*a prime = 1 mod 4 drawn at random.*i mapped to a square root of -1 mod p\\); equals sep with probability"
+  seprank ${NETPOLY_TEST_DATA}/gaussian.json --methods blackbox,support --seed 1)
+netpoly_expect(cli_seprank_gaussian_blackbox_prime 2 "is not 1 mod 4" seprank ${NETPOLY_TEST_DATA}/gaussian.json --methods blackbox --prime 7)
 netpoly_expect(cli_expand_gaussian_modulus 2 "drop --modulus" expand ${NETPOLY_TEST_DATA}/gaussian.json --modulus 101)
 netpoly_output(cli_seprank_gaussian_grid "grid +>= 1 +certified lower bound \\(grid rank over Q\\(i\\)"
   seprank ${NETPOLY_TEST_DATA}/gaussian.json --methods grid,support)
 netpoly_expect(cli_seprank_gaussian_prime 2 "is not 1 mod 4" seprank ${NETPOLY_TEST_DATA}/gaussian.json --methods grid --prime 103)
+
+# LV Lemma 6's witness (test_lv_witness.cpp checks its sub-matrix): make writes a Gaussian attention
+# model; d_a = d/H must be odd; the templates file has M + 1 = 2 ((d' λ)) + 1 vectors. L = 2, d = 3:
+# layer 1's V row 0 is (e_A + i e_B)/N = [1/2, i/2, 0]; expand and seprank run on it.
+netpoly_output(cli_make_lv_witness "\"name\": \"lv-witness-L2-d3-H1-N2\".*\"V\": \\[\\[\"1/2\", \"1/2i\", 0\\]"
+  make lv-witness --layers 2 --width 3 --heads 1 --tokens 2)
+netpoly_expect(cli_make_lv_witness_even 2 "d_a = width / heads must be odd" make lv-witness --layers 2 --width 8 --heads 2 --tokens 2)
+netpoly_expect(cli_make_lv_witness_big 3 "at most 2000 are built" make lv-witness --layers 6 --width 21 --heads 1 --tokens 2)
+add_test(NAME cli_lv_witness_pipeline
+  COMMAND sh -c "$<TARGET_FILE:netpoly> make lv-witness --layers 2 --width 5 --heads 1 --tokens 2 --templates $TMPDIR/lvw-t.json -o $TMPDIR/lvw.json && $<TARGET_FILE:netpoly> expand $TMPDIR/lvw.json --stats && $<TARGET_FILE:netpoly> seprank $TMPDIR/lvw.json --seed 1 && grep -c sqrt $TMPDIR/lvw-t.json")
+set_tests_properties(cli_lv_witness_pipeline PROPERTIES ENVIRONMENT "TMPDIR=${CMAKE_CURRENT_BINARY_DIR}"
+  PASS_REGULAR_EXPRESSION "exact over Q\\(i\\).*y0_0 +A=\\{0\\} +[0-9]+ .*exact")

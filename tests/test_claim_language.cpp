@@ -100,6 +100,12 @@ const std::vector<Known> kKnown = {
      "  check net[0, 0] == poly(\"(x0_0 + I*x0_1)*(x1_0 + I*x1_1)\", tokens = 2, width = 2)\n  check degree(net) == 2",
      Verdict::pass},
     {"homogeneous", "check homogeneous(poly(\"I*x0^2 + x1 + 2*I\", vars = 2), 0) == 2 * I", Verdict::pass},
+    // LV Lemma 6, L = 2, d = 5, H = 1: d' = 2, λ = 1; V's rows (2, 1)/sqrt 5 and (1, 2)/sqrt 5 give
+    // G = [[1, 4/5], [4/5, 1]], det 9/25 != 0: rank 2. Printed last layer, d = 15, H = 3: rank <= c + 2 = 4 < 6.
+    {"lv_witness_rank", "check lv_witness_rank(layers = 2, width = 5, heads = 1, tokens = 2) == 2", Verdict::pass},
+    {"lv_witness_rank",
+     "check lv_witness_rank(layers = 2, width = 15, heads = 3, tokens = 2, v = rational, last = printed) == 6",
+     Verdict::fail},
     {"prefix", "let net = mixer(layers = 3, tokens = 2, width = 2)\n  check layers(prefix(net, 2)) == 2", Verdict::pass},
     {"wide_sparse",
      "let net = mixer(layers = 2, tokens = 2, width = 3)\n  let w = wide_sparse(net)\n"

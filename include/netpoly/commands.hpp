@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "netpoly/claims.hpp"
+#include "netpoly/lv_witness.hpp"
 #include "netpoly/network.hpp"
 #include "netpoly/presets.hpp"
 #include "netpoly/seprank.hpp"
@@ -52,6 +53,10 @@ struct MakeOptions {
   std::string seed;
   std::string weights;  // --weights; empty keeps preset.weights
   bool tokens_given = false;
+  // make lv-witness: LV Lemma 6's weights (lv_witness.hpp), not a random preset.
+  bool lv_witness = false;
+  LvWitnessShape witness;
+  std::string templates;  // --templates FILE: the template vectors as JSON
 };
 
 struct SeprankOptions {

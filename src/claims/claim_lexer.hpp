@@ -24,6 +24,8 @@ inline std::vector<std::string> symbol_values(const std::string& option) {
   if (option == "vec") return {"row", "column"};
   if (option == "blocks") return {"kron", "diagonal"};
   if (option == "at") return {"output", "input"};
+  if (option == "last") return {"printed", "repaired"};
+  if (option == "v") return {"omega", "rational"};
   if (option == "methods") {
     std::vector<std::string> ids;
     for (const MethodInfo* m : method_registry()) ids.emplace_back(m->id.id());

@@ -48,6 +48,25 @@ void setup_make(CLI::App& app) {
       run_make(*o);
     });
   }
+  auto* w = make->add_subcommand("lv-witness",
+                                 "LV Lemma 6's witness: the weight assignment of App. B.3 (Gaussian weights, repaired "
+                                 "reading: docs/findings.md) with output (0, 0)");
+  w->add_option("--layers", o->witness.layers, "depth L >= 2")->required();
+  w->add_option("--width", o->witness.width, "width d")->required();
+  w->add_option("--heads", o->witness.heads, "heads H (d_a = d/H odd, >= 3)")->required();
+  w->add_option("--tokens", o->witness.tokens, "tokens N (even)")->required();
+  w->add_option("--omega", o->witness.omega, "Ω of V's rows Ω^q / ||Ω^q|| (default 2)");
+  w->add_flag("--printed-last", o->witness.printed_last,
+              "the last layer as App. B.3 prints it (W^V,L = i e_{d_a}, W^O,L the segment embedding); output (0, 0) "
+              "then reads head 0 only");
+  w->add_flag("--rational-v", o->witness.rational_v,
+              "V with rational unit rows (stereographic, seeded) instead of the paper's Ω rows: no square roots");
+  w->add_option("--templates", o->templates, "also write the M + 1 template vectors (JSON, entries a/sqrt(n)) to FILE");
+  w->add_option("-o,--output", o->out, "output file (- = stdout)");
+  w->callback([o]() {
+    o->lv_witness = true;
+    run_make(*o);
+  });
 }
 
 }  // namespace netpoly::cli

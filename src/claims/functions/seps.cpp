@@ -1,5 +1,6 @@
 // Separation-rank quantities: sep, grid, max_sep, min_sep, sup_sep, inf_sep.
 #include "function.hpp"
+#include "netpoly/lv_witness.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
 
@@ -67,6 +68,51 @@ Value sup_inf(Evaluator& ev, const Expr& e, const Env& env) {
   return Value::number(q);
 }
 
+// lv_witness_rank(layers = L, width = d, heads = H, tokens = N[, omega = Ω]):
+// the rank of LV Lemma 6's grid sub-matrix on its own weights and templates
+// (lv_witness.hpp), certified from below by a reduction mod p; at most
+// ((d' λ)), the sub-matrix's size, so a full rank is exact.
+Value lv_witness_fn(Evaluator& ev, const Expr& e, const Env& env) {
+  LvWitnessShape s;
+  bool given[4] = {false, false, false, false};
+  for (const auto& a : e.args) {
+    if (a.name == "last") {
+      s.printed_last = a.value->str == "printed";
+      continue;
+    }
+    if (a.name == "v") {
+      s.rational_v = a.value->str == "rational";
+      continue;
+    }
+    const slong v = need_int(ev.eval(*a.value, env), a.loc, "lv_witness_rank: " + a.name);
+    if (v < 0) fail(a.loc, "lv_witness_rank: " + a.name + " must be non-negative");
+    const auto u = static_cast<std::size_t>(v);
+    if (a.name == "layers") s.layers = u, given[0] = true;
+    if (a.name == "width") s.width = u, given[1] = true;
+    if (a.name == "heads") s.heads = u, given[2] = true;
+    if (a.name == "tokens") s.tokens = u, given[3] = true;
+    if (a.name == "omega") s.omega = u;
+  }
+  for (bool g : given)
+    if (!g) fail(e.loc, "lv_witness_rank: give layers, width, heads and tokens");
+  LvWitnessRank r;
+  try {
+    r = lv_witness_rank(s);
+  } catch (const InputError& x) {
+    fail(e.loc, x.what());
+  }
+  const Quantity q = r.exact || r.rank_modp == r.dims.R
+                         ? Quantity::exact(XRat(static_cast<slong>(r.rank_modp)))
+                         : Quantity::bracket(XRat(static_cast<slong>(r.rank_modp)), XRat(static_cast<slong>(r.dims.R)));
+  ev.record(e, q.status());
+  const std::string note = "lv-witness L=" + std::to_string(s.layers) + " d=" + std::to_string(s.width) +
+                           " H=" + std::to_string(s.heads) + " N=" + std::to_string(s.tokens) +
+                           (s.printed_last ? " last=printed" : "") + (s.rational_v ? " V=rational" : "") + ": " +
+                           r.how();
+  if (std::find(ev.notes.begin(), ev.notes.end(), note) == ev.notes.end()) ev.notes.push_back(note);
+  return Value::number(q);
+}
+
 }  // namespace
 
 std::vector<FunctionInfo> sep_functions() {
@@ -97,6 +143,13 @@ std::vector<FunctionInfo> sep_functions() {
        sep_opts,
        {"methods"},
        "NB 4.2 inf-sep: min over output entries and balanced partitions", sup_inf},
+      {"lv_witness_rank",
+       0,
+       0,
+       P::none,
+       {"layers", "width", "heads", "tokens", "omega", "last", "v"},
+       {"last", "v"},
+       "rank of LV Lemma 6's grid sub-matrix on its witness weights and templates (certified mod p)", lv_witness_fn},
   };
 }
 
