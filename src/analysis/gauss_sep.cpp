@@ -121,9 +121,8 @@ std::vector<SepResult> analyse_gaussian(const Model& m, const std::vector<Entry>
   }
   PolyRing R(static_cast<slong>(m.num_inputs()));
   std::vector<SepResult> results;
-  std::optional<BlackboxPrime> bb_prime;  // drawn once for the run (p = 1 mod 4), if a black-box runs
+  methods::BlackboxDraws draws(m, o);  // p = 1 mod 4, if a black-box runs
   for (const auto& e : outputs) {
-    std::optional<double> bb_height;
     std::optional<FmpqMpoly> F;
     slong terms = 0;
     if (!on_poly.empty()) {
@@ -139,16 +138,7 @@ std::vector<SepResult> analyse_gaussian(const Model& m, const std::vector<Entry>
       for (Method x : on_net) {
         methods::MethodContext ctx{.model = &m, .e = e, .P = P, .o = o, .run = run, .res = res,
                                    .by_default = by_default, .degree = est.degree, .bidegrees = &bidegrees,
-                                   .blackbox_prime =
-                                       [&]() -> const BlackboxPrime& {
-                                     if (!bb_prime) bb_prime = draw_blackbox_prime(m, *o.blackbox_seed, o.prime);
-                                     return *bb_prime;
-                                   },
-                                   .blackbox_height =
-                                       [&] {
-                                         if (!bb_height) bb_height = coefficient_height_log2(m, e);
-                                         return *bb_height;
-                                       }};
+                                   .blackbox = &draws};
         res.runs.push_back(method_info(x).run(ctx));
       }
       if (F) {

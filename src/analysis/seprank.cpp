@@ -138,11 +138,8 @@ std::vector<SepResult> analyse_network(const Model& m, const std::vector<Entry>&
   std::vector<SepResult> results;
   // Lexicographic: expand_packed() can then pack variables (the analysis never prints the terms).
   PolyRing R(static_cast<slong>(m.num_inputs()), ORD_LEX);
-  // The black-box's prime, drawn once for the run, and each entry's
-  // coefficient bound, once per entry (both only if a black-box runs).
-  std::optional<BlackboxPrime> bb_prime;
+  methods::BlackboxDraws draws(m, o);  // only if a black-box runs
   for (const auto& e : outputs) {
-    std::optional<double> bb_height;
     std::optional<PackedExpansion> y;  // read in its packed ring: the analysis never needs the terms unpacked
     double expand_seconds = 0;
     std::string expand_skip;
@@ -179,16 +176,7 @@ std::vector<SepResult> analyse_network(const Model& m, const std::vector<Entry>&
                                  .degree = est.degree,
                                  .matrix = &mc,
                                  .bidegrees = &bidegrees,
-                                 .blackbox_prime =
-                                     [&]() -> const BlackboxPrime& {
-                                   if (!bb_prime) bb_prime = draw_blackbox_prime(m, *o.blackbox_seed, o.prime);
-                                   return *bb_prime;
-                                 },
-                                 .blackbox_height =
-                                     [&] {
-                                       if (!bb_height) bb_height = coefficient_height_log2(m, e);
-                                       return *bb_height;
-                                     }};
+                                 .blackbox = &draws};
       // The pair's result so far, for a caller that shows or keeps work as it goes.
       auto report_partial = [&] {
         if (!progress) return;

@@ -5,6 +5,7 @@
 #pragma once
 #include <chrono>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,6 +39,21 @@ struct BidegreeCache {
   const Bidegrees* get();
 };
 
+// The black-box's prime, drawn once per analysis (from --seed, or --prime),
+// and each output entry's coefficient height bound, computed once.
+class BlackboxDraws {
+ public:
+  BlackboxDraws(const Model& m, const SepOptions& o) : m_(m), o_(o) {}
+  const BlackboxPrime& prime();
+  double height(const Entry& e);
+
+ private:
+  const Model& m_;
+  const SepOptions& o_;
+  std::optional<BlackboxPrime> prime_;
+  std::map<Entry, double> height_;
+};
+
 // Everything one method run on one (output, partition) pair may read. The
 // scheduler fills it; what is costly is built once and shared.
 struct MethodContext {
@@ -51,8 +67,10 @@ struct MethodContext {
   double degree = 0;                   // the network's degree bound (estimate_expansion)
   MatrixCache* matrix = nullptr;       // built before a needs_expansion method runs
   BidegreeCache* bidegrees = nullptr;  // networks only
-  std::function<const BlackboxPrime&()> blackbox_prime;  // drawn once per analysis
-  std::function<double()> blackbox_height;               // once per output entry
+  BlackboxDraws* blackbox = nullptr;   // networks only
+
+  const BlackboxPrime& blackbox_prime() const { return blackbox->prime(); }
+  double blackbox_height() const { return blackbox->height(e); }
 
   // The smallest certified upper end among the runs so far.
   std::optional<std::size_t> best_upper() const;

@@ -122,6 +122,17 @@ std::string fmt_g(double x) {
 
 ulong default_prime(const SepOptions& o) { return o.prime ? o.prime : nth_prime(0); }
 
+const BlackboxPrime& BlackboxDraws::prime() {
+  if (!prime_) prime_ = draw_blackbox_prime(m_, *o_.blackbox_seed, o_.prime);
+  return *prime_;
+}
+
+double BlackboxDraws::height(const Entry& e) {
+  auto it = height_.find(e);
+  if (it == height_.end()) it = height_.emplace(e, coefficient_height_log2(m_, e)).first;
+  return it->second;
+}
+
 ModpRing prime_ring(const Model& m, const SepOptions& o) {
   if (!m.gaussian()) return ModpRing(default_prime(o));
   static const ulong first = [] {
