@@ -22,7 +22,7 @@ int main(int argc, char** argv) {
 #endif
   CLI::App app{"netpoly: exact network polynomials and their separation ranks"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "netpoly 0.1.0 (FLINT " FLINT_VERSION ")");
+  app.set_version_flag("--version", "netpoly " NETPOLY_VERSION " (FLINT " FLINT_VERSION ")");
   netpoly::cli::setup_make(app);
   netpoly::cli::setup_expand(app);
   netpoly::cli::setup_seprank(app);

@@ -1,0 +1,235 @@
+"""The Python module against values obtained independently: SymPy's own
+expansion of the network (an evaluator written here from the model file's
+weights), SymPy's rank of the coefficient matrix, the CLI's output, and
+hand-worked cases."""
+
+import json
+import os
+import signal
+import subprocess
+import threading
+import time
+from fractions import Fraction
+
+import pytest
+import sympy
+
+import netpoly
+
+CLI = os.environ.get("NETPOLY_CLI", "netpoly")
+DATA = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "data")
+
+
+# ---------------------------------------------------------------- an independent evaluator
+def weight(w):
+    return sympy.Rational(str(w))  # integers, "p/q" (the presets' weights are rational)
+
+
+def mat(rows):
+    return sympy.Matrix([[weight(w) for w in r] for r in rows])
+
+
+def eval_attention(model, X):
+    """LV eq. (1), written from the format document: per head Y += (X Q^T)(X K^T)^T X V^T O^T, summed;
+    a residual adds X."""
+    for layer in model["layers"]:
+        assert layer["type"] == "attention"
+        Y = sympy.zeros(X.rows, X.cols)
+        for h in layer["heads"]:
+            Q, K, V, O = mat(h["Q"]), mat(h["K"]), mat(h["V"]), mat(h["O"])
+            Y += (X * Q.T) * (X * K.T).T * X * V.T * O.T
+        X = Y + (X if layer.get("residual") else sympy.zeros(X.rows, X.cols))
+    return X
+
+
+def symbols_for(N, d):
+    xs = sympy.Matrix(N, d, lambda i, c: sympy.Symbol(f"x{i}_{c}"))
+    return xs
+
+
+# ---------------------------------------------------------------- tests
+def test_version_matches_the_cli():
+    out = subprocess.run([CLI, "--version"], capture_output=True, text=True).stdout
+    assert out.startswith(f"netpoly {netpoly.__version__} ")
+
+
+@pytest.mark.parametrize("layers,width,heads,tokens,residual,seed", [
+    (1, 2, 1, 2, False, 1), (1, 2, 2, 3, True, 2), (2, 2, 1, 2, False, 3), (1, 3, 1, 2, False, 4)])
+def test_expansion_equals_sympys_expansion_of_the_same_network(layers, width, heads, tokens, residual, seed):
+    net = netpoly.make("attention", layers=layers, width=width, heads=heads, tokens=tokens, residual=residual,
+                       seed=seed)
+    model = json.loads(net.to_json())
+    X = symbols_for(tokens, width)
+    Y = eval_attention(model, X)
+    for t in range(tokens):
+        for c in range(width):
+            got = net.expand(output=(t, c)).to_sympy()
+            assert sympy.expand(got - Y[t, c]) == 0
+
+
+def coefficient_matrix_rank(expr, A, B):
+    """rank of [coeff of a^alpha b^beta] with SymPy's own Poly and Matrix."""
+    P = sympy.Poly(sympy.expand(expr), *A, *B)
+    rows, cols, entries = {}, {}, {}
+    for e, c in P.terms():
+        a, b = e[:len(A)], e[len(A):]
+        i = rows.setdefault(a, len(rows))
+        j = cols.setdefault(b, len(cols))
+        entries[i, j] = c
+    M = sympy.zeros(len(rows), len(cols))
+    for (i, j), c in entries.items():
+        M[i, j] = c
+    return M.rank()
+
+
+def test_seprank_of_sympy_polynomials_equals_sympys_rank():
+    x = sympy.symbols("x0:6")
+    rng = __import__("random").Random(5)
+    for trial in range(12):
+        terms = []
+        for _ in range(rng.randint(2, 6)):
+            mono = 1
+            for v in x:
+                mono *= v ** rng.randint(0, 2)
+            terms.append(rng.randint(-3, 3) * mono)
+        f = sympy.expand(sum(terms))
+        if f == 0 or not f.free_symbols:
+            continue
+        A = [v for v in x[:3]]
+        got = netpoly.seprank(f, A=A)
+        want = coefficient_matrix_rank(f, [v for v in x[:3]], [v for v in x[3:]])
+        assert got.status == "exact"
+        assert got.value == want, (f, got, want)
+
+
+def test_seprank_over_C_by_hand():
+    # (x0 + i x1)(x2 + i x3): one product across A = {x0, x1}; its real part x0 x2 - x1 x3 has sep 2.
+    x0, x1, x2, x3 = sympy.symbols("x0 x1 x2 x3")
+    f = (x0 + sympy.I * x1) * (x2 + sympy.I * x3)
+    assert netpoly.seprank(f, A=[x0, x1]).value == 1
+    assert netpoly.seprank(x0 * x2 - x1 * x3, A=[x0, x1]).value == 2
+
+
+def test_model_round_trip_and_save(tmp_path):
+    for arch, kw in [("attention", dict(layers=2, width=4, heads=2, tokens=3)),
+                     ("mixer", dict(layers=3, width=2, tokens=3, permuted=True)),
+                     ("product", dict(degree=3, layers=2, width=2)),
+                     ("lv-witness", dict(layers=3, width=5, heads=1, tokens=2))]:
+        net = netpoly.make(arch, **kw)
+        again = netpoly.from_json(net.to_json())
+        assert again == net and again.to_json() == net.to_json()
+        p = tmp_path / f"{arch}.json"
+        net.save(str(p))
+        assert netpoly.load(str(p)) == net
+        # the CLI writes the same file
+        cli = subprocess.run([CLI, "make", arch] + sum(([f"--{k.replace('_', '-')}", str(v)] if v is not True
+                                                        else [f"--{k}"] for k, v in kw.items()), []),
+                             capture_output=True, text=True, check=True).stdout
+        assert cli == net.to_json()
+
+
+def test_from_numpy_is_exact():
+    np = pytest.importorskip("numpy")
+    W = np.array([[0.1, -2.0], [0.5, 3]])
+    net = netpoly.from_numpy([{"type": "channel_mix", "W": W}], tokens=1, width=2)
+    y = net.expand(output=(0, 0))
+    # y0 = 0.1 x0 - 2 x1 (channel_mix: y_c = sum_k W[c][k] x_k), with 0.1 the double nearest 1/10
+    assert y.to_dict() == {(1, 0): Fraction(0.1), (0, 1): Fraction(-2)}
+    assert Fraction(0.1) != Fraction(1, 10)
+    F = np.array([[Fraction(1, 3), 2], [0, -1]], dtype=object)
+    net2 = netpoly.from_numpy([{"type": "channel_mix", "W": F}], tokens=1, width=2)
+    assert net2.expand(output=(0, 0)).to_dict() == {(1, 0): Fraction(1, 3), (0, 1): Fraction(2)}
+
+
+def test_errors_carry_the_clis_message(tmp_path):
+    with pytest.raises(netpoly.InputError, match="--heads must divide --width"):
+        netpoly.make("attention", layers=1, width=3, heads=2, tokens=2)
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "netpoly-model/1", "input": {"tokens": 2, "width": 2}, "layers": [{"type": "nope"}]}')
+    with pytest.raises(netpoly.InputError, match=r"bad.json.*layers\[0\]"):
+        netpoly.load(str(bad))
+    net = netpoly.make("attention", layers=3, width=4, heads=2, tokens=4)
+    with pytest.raises(netpoly.LimitError, match="max-terms"):
+        net.expand(max_terms=1000)
+    assert issubclass(netpoly.LimitError, netpoly.Error)
+
+
+def test_results_keep_their_provenance():
+    net = netpoly.make("attention", layers=2, width=2, heads=1, tokens=4, seed=1)
+    r = net.seprank(methods=["support", "blackbox"], seed=1)
+    assert r.status == "probabilistic"
+    assert 0 < r.eps < 1e-9
+    assert r.prime is not None and 2**49 <= r.prime < 2**50
+    assert "with probability" in r.how["blackbox"]
+    exact = net.seprank(seed=1)
+    assert exact.status == "exact" and exact.value == r.value == 18
+    assert "sep = 18 (exact)" in exact._repr_html_() and "= 18$ (exact)" in exact._repr_latex_()
+    assert set(exact.timings) <= {m["method"] for m in exact.methods} | {"expansion"}
+    b = net.seprank(methods="support")
+    assert b.status == "bracket" and b.value is None and b.lower is None and b.upper == 70
+
+
+def test_sup_and_inf_over_partitions_and_outputs():
+    net = netpoly.make("mixer", layers=3, width=2, tokens=4, seed=11, weights="small")
+    rs = net.seprank(partitions="all-balanced", methods="exact")
+    # examples/mixer-partition-dependence.json: 105, 105, 97 (README)
+    assert sorted(r.value for r in rs) == [97, 105, 105]
+    assert rs.sup == {"lower": 105, "upper": 105, "status": "exact"}
+    assert rs.inf == {"lower": 97, "upper": 97, "status": "exact"}
+
+
+def test_bounds_equal_the_clis():
+    py = netpoly.bounds("attention", layers=2, width=4, heads=2, tokens=4)
+    cli = json.loads(subprocess.run([CLI, "bounds", "--arch", "attention", "--layers", "2", "--width", "4",
+                                     "--heads", "2", "--tokens", "4", "--json"],
+                                    capture_output=True, text=True, check=True).stdout)
+    assert [b.id for b in py] == [b["id"] for b in cli["bounds"]]
+    for b, c in zip(py, cli["bounds"]):
+        assert (str(b.value) if b.value is not None else None) == c["value"]
+    thm3 = next(b for b in py if b.id == "LV Thm 3")
+    assert thm3.value == (2 * (2 + 1)) ** 4  # (H (d_a + 1))^C(L), C(2) = 4
+
+
+def test_check_runs_claims(tmp_path):
+    f = tmp_path / "c.np"
+    f.write_text('claim "two"\n  check 1 + 1 == 2\n\nclaim "wrong"\n  check 1 + 1 == 3\n')
+    reps = netpoly.check(str(f))
+    assert [r.verdict for r in reps] == ["PASS", "FAIL"]
+    assert reps[0].passed and not reps[1].passed
+
+
+def test_table_rows():
+    rows = netpoly.table("attention", layers=[1], widths=[2], heads=[1], tokens=[2])
+    assert len(rows) == 1
+    # attention L1 d2 N2, seed 1: sep 3 (the same as `netpoly seprank` of that preset; README)
+    assert rows[0]["lower"] == rows[0]["upper"] == 3 and rows[0]["status"] == "exact"
+    assert any(b["id"] == "LV Thm 3" and b["value"] == "3" for b in rows[0]["bounds"])
+
+
+def test_long_calls_release_the_gil():
+    net = netpoly.make("attention", layers=3, width=2, heads=1, tokens=4, seed=1)
+    ticks = []
+    done = threading.Event()
+
+    def work():
+        net.seprank(methods=["support", "blackbox"], seed=1, max_points=4096)
+        done.set()
+
+    t = threading.Thread(target=work)
+    t.start()
+    while not done.is_set():
+        ticks.append(time.monotonic())
+        time.sleep(0.01)
+    t.join()
+    assert len(ticks) >= 3  # the main thread ran while the analysis did
+
+
+def test_ctrl_c_interrupts_and_keeps_finished_results():
+    net = netpoly.make("mixer", layers=4, width=4, tokens=4, seed=1, weights="generic")
+    timer = threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    t0 = time.monotonic()
+    with pytest.raises(KeyboardInterrupt) as e:
+        net.seprank(partitions=["half", "A=0,2"], methods=["support", "blackbox"], seed=1, max_points=1 << 16)
+    assert time.monotonic() - t0 < 30
+    assert isinstance(e.value.partial, list)
