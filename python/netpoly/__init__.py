@@ -507,15 +507,22 @@ class Rows(list):
 
 def table(arch, layers=(1,), widths=(2,), heads=(1,), tokens=(2,), degrees=(), residual=False, seeds=1,
           weights="generic", partition="half", methods=None, method_budget=60, max_terms=5e7,
-          budget=None, max_memory=None, threads=None) -> Rows:
-    """Measured separation ranks next to every bound, one row per shape and seed (``netpoly table``)."""
+          param_budget=None, max_depth=6, max_width=16, budget=None, max_memory=None, threads=None) -> Rows:
+    """Measured separation ranks next to every bound, one row per shape and seed (``netpoly table``).
+
+    ``arch`` may be a list with ``param_budget=[32, 48]``: for each budget, architecture and depth up to
+    ``max_depth``, the widest shape within the budget (``netpoly table --param-budget``)."""
+    archs = list(arch) if isinstance(arch, (list, tuple)) else [arch]
     def lst(x):
         return [int(v) for v in (x if isinstance(x, (list, tuple, range)) else [x])]
     ms = ",".join(methods) if isinstance(methods, (list, tuple)) else (methods or "default")
-    spec = {"arch": arch, "layers": lst(layers), "widths": lst(widths), "heads": lst(heads), "tokens": lst(tokens),
+    spec = {"arch": archs[0], "layers": lst(layers), "widths": lst(widths), "heads": lst(heads), "tokens": lst(tokens),
             "degrees": lst(degrees), "block_degrees": lst(degrees), "residual": bool(residual), "seeds": int(seeds),
             "options": {"range": 0, "weights": weights, "partition": partition, "methods": ms,
                         "budget": method_budget, "max_terms": float(max_terms)}}
+    if param_budget is not None:
+        spec.update({"archs": archs, "budgets": [str(b) for b in lst(param_budget)], "max_depth": int(max_depth),
+                     "max_width": int(max_width)})
     text, interrupted = _netpoly.table(_json.dumps(spec), _limits(budget, max_memory, threads))
     rows = Rows(_json.loads(text))
     if interrupted:
