@@ -233,3 +233,23 @@ def test_ctrl_c_interrupts_and_keeps_finished_results():
         net.seprank(partitions=["half", "A=0,2"], methods=["support", "blackbox"], seed=1, max_points=1 << 16)
     assert time.monotonic() - t0 < 30
     assert isinstance(e.value.partial, list)
+
+
+def test_every_call_reports_bad_input_as_input_error(tmp_path):
+    net = netpoly.make("attention", layers=1, width=2, heads=1, tokens=2)
+    with pytest.raises(netpoly.InputError, match="partition"):
+        net.seprank(partition="A=7")
+    with pytest.raises(netpoly.InputError):
+        net.seprank(methods="nonsense")
+    with pytest.raises(netpoly.InputError, match="out of range"):
+        net.expand(output=(5, 0))
+    with pytest.raises(netpoly.InputError):
+        netpoly.bounds("transformer", layers=1, width=2)
+    bad = tmp_path / "bad.np"
+    bad.write_text('claim "x"\n  check nosuchfunction(1) == 1\n')
+    with pytest.raises(netpoly.InputError, match="bad.np"):
+        netpoly.check(str(bad))
+    with pytest.raises(netpoly.InputError):
+        netpoly.table("attention", layers=[1], widths=[2], heads=[3], tokens=[2], weights="odd")
+    with pytest.raises(netpoly.InputError, match="Gaussian|1 mod 4"):
+        netpoly.load(os.path.join(DATA, "gaussian.json")).seprank(methods="blackbox", prime=7)

@@ -72,3 +72,24 @@ def test_batched_forward_is_the_per_sample_forward():
 def test_non_netpoly_modules_are_refused():
     with pytest.raises(netpoly.InputError, match="not a netpoly.torch layer"):
         nt.from_torch(torch.nn.Sequential(torch.nn.Linear(2, 2)), tokens=1, width=2)
+
+
+def test_float_weights_round_trip_and_the_polynomial_matches_a_float_evaluation():
+    torch.manual_seed(3)
+    module = nt.Network(nt.Attention(2, heads=1), nt.ChannelMix(2)).double()  # random float weights
+    net = nt.from_torch(module, tokens=2)
+    model = __import__("json").loads(net.to_json())
+    # every weight comes back as the same float
+    W = model["layers"][1]["W"]
+    for r in range(2):
+        for c in range(2):
+            assert float(Fraction(W[r][c]) if isinstance(W[r][c], str) else W[r][c]) == module[1].W[r, c].item()
+    polys = net.expand(outputs="all")
+    g = torch.Generator().manual_seed(11)
+    for _ in range(3):
+        X = torch.randn(2, 2, generator=g, dtype=torch.float64)
+        Y = module(X).flatten()
+        point = [Fraction(v) for v in X.flatten().tolist()]
+        for k, p in enumerate(polys):
+            exact = float(evaluate(p, point))
+            assert abs(exact - Y[k].item()) <= 1e-9 * max(1.0, abs(exact))
