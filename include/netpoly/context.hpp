@@ -23,6 +23,9 @@ struct AnalysisContext {
   // Polled between method runs and black-box rounds; true stops the analysis
   // with Interrupted (what finished is kept by the caller's progress callback).
   std::function<bool()> cancelled = [] { return false; };
+  // A line of progress from a long method (a black-box round: points, blocks
+  // open, time); the CLI shows it on a terminal, a library caller may ignore it.
+  std::function<void(const std::string&)> progress = [](const std::string&) {};
 
   // Throws Interrupted when cancelled.
   void check_cancelled() const;

@@ -21,6 +21,11 @@
 
 namespace netpoly {
 
+// `netpoly seprank` with neither --budget nor --max-points refines the bracket
+// (more black-box points) while the next step's estimate fits this many
+// seconds; tables and claims keep their own per-row budget.
+inline constexpr double kDefaultRefineSeconds = 600;
+
 struct SepOptions {
   std::vector<Method> methods;  // empty: the default (what is affordable; stop when the bracket closes)
   double max_terms = 5e7;       // expansion refused above this estimate

@@ -18,7 +18,8 @@ void setup_seprank(CLI::App& app) {
   s->add_flag("--json", o->json, "machine-readable output");
   s->add_option("--max-terms", o->sep.max_terms, "refuse expansions estimated larger than this")->capture_default_str();
   s->add_option("--budget", o->sep.budget,
-                "seconds: skip methods estimated to exceed what is left of it, stop (exit 3) when it runs out");
+                "seconds: skip methods estimated to exceed what is left of it, stop (exit 3) when it runs out "
+                "(default: none, and the black-box refines while its next round is estimated within 600 s)");
   s->add_option("--max-memory", o->max_memory, "stop (exit 3, printing what finished) beyond this resident size, e.g. 8G (default: half the machine's memory)");
   s->add_option("--seed", o->seed,
                 "seed (0..2^64-1) for the black-box's random prime and points, projections and templates "
@@ -28,7 +29,9 @@ void setup_seprank(CLI::App& app) {
                 "too and then makes no probability statement (default: a random prime in [2^49, 2^50))");
   s->add_option("--templates", o->templates, "grid: templates per token, 1..1024 (default: automatic)");
   s->add_option("--templates-file", o->templates_file, "grid: JSON file {\"templates\": [[...], ...]}");
-  s->add_option("--max-points", o->max_points, "blackbox: most points per side, 1..2^20 (default 1024)");
+  s->add_option("--max-points", o->max_points,
+                "blackbox: most points per side, 1..2^20 (default: as many as the budget allows, never more than the "
+                "best certified upper bound + 1)");
   s->add_option("--threads", o->threads, "threads for FLINT multiplication (0 = all cores)")->capture_default_str();
   s->add_option("--max-pairs", o->max_pairs, "refuse more (output, partition) pairs than this")->capture_default_str();
   s->callback([o]() { run_seprank(*o); });

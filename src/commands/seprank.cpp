@@ -6,6 +6,8 @@
 #include <mutex>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "netpoly/commands.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
@@ -137,6 +139,36 @@ nlohmann::json results_json(const Model& m, const std::vector<SepResult>& rs) {
   return j;
 }
 
+// Progress lines of long methods on a terminal (stderr), one line rewritten
+// in place and cleared before a result is printed; nothing when stderr is not
+// a terminal.
+struct TerminalProgress {
+  std::mutex& mu;  // the output's lock
+  bool shown = false;
+  void attach(AnalysisContext& run) {
+    if (!isatty(STDERR_FILENO)) return;
+    run.progress = [this](const std::string& line) {
+      std::lock_guard<std::mutex> lock(mu);
+      std::cerr << "\r" << line.substr(0, 100) << "\033[K" << std::flush;
+      shown = true;
+    };
+  }
+  void clear() {  // under mu
+    if (shown) std::cerr << "\r\033[K" << std::flush;
+    shown = false;
+  }
+};
+
+// With neither --budget nor --max-points the bracket is refined while it is
+// open: the black-box doubles its points (never past the best certified upper
+// bound) as long as the next round's estimated cost fits
+// kDefaultRefineSeconds. That budget only caps estimates; it stops nothing
+// that runs (no exit 3, no watchdog).
+void refine_by_default(SeprankOptions& o) {
+  if (o.max_points.empty()) o.sep.max_points = std::size_t{1} << 20;
+  if (!std::isfinite(o.sep.budget)) o.sep.budget = kDefaultRefineSeconds;
+}
+
 }  // namespace
 
 void run_seprank(const SeprankOptions& options) {
@@ -147,6 +179,7 @@ void run_seprank(const SeprankOptions& options) {
   limit_option(o.sep.max_terms, "--max-terms", false);
   limit_option(o.sep.budget, "--budget", false);
   if (std::isfinite(o.sep.budget)) lim.budget_seconds = o.sep.budget;
+  refine_by_default(o);
   start_watchdog(lim, "seprank");
   Model m = read_model(o.model);
   std::optional<Entry> req;
@@ -233,6 +266,9 @@ void run_seprank(const SeprankOptions& options) {
     os.flush();
   });
   install_interrupt_handler("seprank", "the finished results are printed above");
+  AnalysisContext run = AnalysisContext::process();
+  TerminalProgress progress{mu};
+  progress.attach(run);
   auto rs = analyse_network(m, outs, parts, o.sep, [&](const SepResult& r, bool finished) {
     std::lock_guard<std::mutex> lock(mu);
     if (!finished) {
@@ -241,11 +277,12 @@ void run_seprank(const SeprankOptions& options) {
     }
     partial.reset();
     done.push_back(r);
+    progress.clear();
     if (!o.json) {
       print_result(os, r, label_width);
       os.flush();
     }
-  });
+  }, run);
   set_stop_report({});  // (does not return when a stop is already printing the report)
   std::lock_guard<std::mutex> lock(mu);
   if (o.json) {

@@ -155,9 +155,11 @@ Rounds double_points(const BatchEval& eval, std::vector<Block>& blocks, const st
         }
     });
     const double eval_secs = seconds_since(t0);
-    std::size_t still_open = 0;
+    // The open blocks' dense ranks are independent: side by side on the
+    // threads (one block: one elimination).
+    parallel_for(open.size(), [&](std::size_t b) { open[b]->rank = rank_dense_modp(*open[b]->E); });
+    std::size_t still_open = 0, rank_so_far = 0;
     for (Block* c : open) {
-      c->rank = rank_dense_modp(*c->E);
       c->points = k;
       if (c->rank < k) {
         c->done = true;
@@ -165,9 +167,13 @@ Rounds double_points(const BatchEval& eval, std::vector<Block>& blocks, const st
       }
       still_open += !c->done;
     }
+    for (const auto& c : blocks) rank_so_far += c.rank;
     const double secs = seconds_since(t0), rank_secs = secs - eval_secs;
     spent += secs;
     out.k = k;
+    run.progress("blackbox: " + std::to_string(k) + " points per side, rank >= " + std::to_string(rank_so_far) + ", " +
+                 std::to_string(still_open) + " of " + std::to_string(blocks.size()) + " block(s) still full rank, " +
+                 fmt_g(spent) + " s");
     if (still_open == 0 || k >= cap) break;
     const std::size_t next = std::min(2 * k, cap);
     const double kk = static_cast<double>(k * k - k0 * k0), nn = static_cast<double>(next * next - k * k);
