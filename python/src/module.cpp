@@ -271,21 +271,16 @@ std::string bounds_json(const py::dict& a) {
   return out.dump();
 }
 
-std::pair<std::string, bool> check_paths(const std::vector<std::string>& paths, const std::string& filter, double budget,
-                                         bool strict, const CallLimits& l) {
-  const auto files = load_claim_paths(paths);
-  const auto claims = select_claims(files, filter);
-  CheckOptions o;
-  o.filter = filter;
-  o.budget = budget;
-  o.strict = strict;
+// fn(i) for i < n, in order, until Ctrl-C: (the results as a JSON array, interrupted).
+template <class F>
+std::pair<std::string, bool> collect(const CallLimits& l, std::size_t n, F&& fn) {
   auto out = std::make_shared<std::vector<nlohmann::json>>();
   bool interrupted = false;
   try {
     interruptible(l, [&](const AnalysisContext& ctx) {
-      for (const Claim* c : claims) {
+      for (std::size_t i = 0; i < n; ++i) {
         ctx.check_cancelled();
-        out->push_back(claim_json(run_claim(*c, o)));
+        out->push_back(fn(i));
       }
       return 0;
     });
@@ -295,23 +290,23 @@ std::pair<std::string, bool> check_paths(const std::vector<std::string>& paths, 
   return {nlohmann::json(*out).dump(), interrupted};
 }
 
+// Claims run one after another; Ctrl-C stops between two of them.
+std::pair<std::string, bool> check_paths(const std::vector<std::string>& paths, const std::string& filter, double budget,
+                                         bool strict, const CallLimits& l) {
+  const auto files = load_claim_paths(paths);
+  const auto claims = select_claims(files, filter);
+  CheckOptions o;
+  o.filter = filter;
+  o.budget = budget;
+  o.strict = strict;
+  return collect(l, claims.size(), [&](std::size_t i) { return claim_json(run_claim(*claims[i], o)); });
+}
+
+// Rows are measured one after another; Ctrl-C stops between two of them.
 std::pair<std::string, bool> table_rows(const std::string& sweep_json, const CallLimits& l) {
   const SweepSpec s = SweepSpec::from_sweep_json(nlohmann::json::parse(sweep_json));
   const auto configs = s.budgets.empty() ? sweep_configs(s) : budget_configs(s);
-  auto out = std::make_shared<std::vector<nlohmann::json>>();
-  bool interrupted = false;
-  try {
-    interruptible(l, [&](const AnalysisContext& ctx) {
-      for (const auto& c : configs) {
-        ctx.check_cancelled();
-        out->push_back(measure_row(c, s).to_json());
-      }
-      return 0;
-    });
-  } catch (const Interrupted&) {
-    interrupted = true;
-  }
-  return {nlohmann::json(*out).dump(), interrupted};
+  return collect(l, configs.size(), [&](std::size_t i) { return measure_row(configs[i], s).to_json(); });
 }
 
 }  // namespace
