@@ -116,7 +116,7 @@ TEST_CASE("lv-witness: full rank ((d' λ)) with the paper's Ω rows (mod p) and 
       s.layers = L, s.width = d, s.heads = H, s.tokens = 2, s.rational_v = rational;
       CAPTURE(L, d, H, rational);
       const LvWitnessRank r = lv_witness_rank(s);
-      CHECK(r.eq28_modp);
+      CHECK(r.eq28_holds);
       CHECK(r.rank_modp == r.dims.R);
       if (r.dims.lambda <= 3) CHECK(r.numeric_rank == r.dims.R);  // higher powers are ill-conditioned in doubles
       CHECK(r.exact == rational);
@@ -137,7 +137,7 @@ TEST_CASE("lv-witness: the printed last layer loses rank for L = 2 when (H - 1)(
   CHECK(r.dims.R == 6);
   CHECK(r.exact);
   CHECK(r.rank_modp == 4);  // c + 2 = 2 + 2, not 6
-  CHECK_FALSE(r.eq28_modp);
+  CHECK_FALSE(r.eq28_holds);
   s.printed_last = false;
   CHECK(lv_witness_rank(s).rank_modp == 6);
 }

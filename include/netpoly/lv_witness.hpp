@@ -98,7 +98,7 @@ struct LvWitnessRank {
   bool exact = false;         // rational V: the rank over Q(i), both ways
   ulong prime = 0;            // 0 when exact
   std::size_t square_roots = 0;  // primes q whose sqrt(q) mod p was chosen
-  bool eq28_modp = false;        // sub-matrix == Const * (V V^T)^{⊙ λ} mod p, entry by entry
+  bool eq28_holds = false;        // sub-matrix == Const * (V V^T)^{⊙ λ} entry by entry (mod p; exactly when `exact`)
   double smax = 0, smin = 0;     // numeric singular values (complex doubles)
   std::size_t numeric_rank = 0;  // singular values above smax * R * 1e-12
   std::string how() const;       // the provenance, in one sentence

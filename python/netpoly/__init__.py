@@ -198,7 +198,7 @@ def _layers(layers: Sequence[dict]) -> list:
     for layer in layers:
         d = {}
         for k, v in layer.items():
-            if k in ("W", "W2", "Q", "K", "V", "O", "C") or (k == "Ws"):
+            if k in ("W", "W2", "Q", "K", "V", "O", "C", "Ws"):
                 d[k] = [_matrix(w) for w in v] if k == "Ws" else _matrix(v)
             elif k == "heads":
                 d[k] = [{hk: (_matrix(hv) if hk != "extra" else [{ek: _matrix(ev) for ek, ev in e.items()} for e in hv])
@@ -255,8 +255,7 @@ class Poly:
         return any(isinstance(c, GaussianRational) for c in self._terms.values())
 
     def var_names(self) -> list:
-        if self.tokens == 1 and self.width == self.nvars and self.tokens * self.width == self.nvars and self.tokens == 1:
-            return [_netpoly.var_name(self.width, k) for k in range(self.nvars)]
+        """x{token}_{channel}, as the CLI names them."""
         return [_netpoly.var_name(self.width, k) for k in range(self.nvars)]
 
     def to_dict(self) -> dict:

@@ -121,8 +121,6 @@ Model make_model(const py::dict& a) {
   return make_preset(preset_from(a));
 }
 
-// A Gaussian weight a+bi counts once (the imaginary parts share the structure).
-std::size_t model_params(const Model& m) { return parameter_count(m); }
 
 // ------------------------------------------------------------------ polynomials
 using Term = std::pair<std::vector<ulong>, std::string>;
@@ -355,7 +353,8 @@ PYBIND11_MODULE(_netpoly, mod) {
       .def_property_readonly("output_width", [](const Model& m) { return m.output_width(); })
       .def_property_readonly("layers", [](const Model& m) { return m.layers.size(); })
       .def_property_readonly("gaussian", [](const Model& m) { return m.gaussian(); })
-      .def_property_readonly("params", &model_params)
+      // a Gaussian weight a+bi counts once (the imaginary parts share the structure)
+      .def_property_readonly("params", [](const Model& m) { return parameter_count(m); })
       .def_property_readonly("degree", [](const Model& m) { return estimate_expansion(m).degree; })
       .def_property_readonly("output", [](const Model& m) -> py::object {
         if (!m.output) return py::none();

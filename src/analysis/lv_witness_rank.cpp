@@ -138,7 +138,7 @@ void exact_rank(const LvWitnessShape& s, const LvWitnessDims& D, const LvTemplat
       fmpq_mul(im.get(), c.second.get(), gl.get());
       ok = re == E[a * R + b].first && im == E[a * R + b].second;
     }
-  out.eq28_modp = ok;
+  out.eq28_holds = ok;
   fmpq_mat_t A;
   const slong n = static_cast<slong>(R);
   fmpq_mat_init(A, 2 * n, 2 * n);
@@ -187,7 +187,7 @@ void modp_rank(const LvWitnessShape& s, const LvWitnessDims& D, const Model& m, 
       for (std::size_t r = 0; r < D.dprime; ++r) g = nmod_add(g, nmod_mul(V(a, r), V(b, r), Rp.mod), Rp.mod);
       ok = nmod_mul(E.at(0, 0), power_mod(g, D.lambda, Rp.mod), Rp.mod) == E.at(static_cast<slong>(a), static_cast<slong>(b));
     }
-  out.eq28_modp = ok;
+  out.eq28_holds = ok;
   out.rank_modp = static_cast<std::size_t>(nmod_mat_rank(E.get()));
 }
 
@@ -251,7 +251,7 @@ std::string LvWitnessRank::how() const {
   else
     o << " mod p = " << prime << " (i and sqrt of " << square_roots << " primes mod p; certified lower bound"
       << (rank_modp == dims.R ? ", full: exact" : "") << ")";
-  o << "; eq. (28) " << (eq28_modp ? "holds" : "fails") << (exact ? "" : " mod p") << "; numeric singular values "
+  o << "; eq. (28) " << (eq28_holds ? "holds" : "fails") << (exact ? "" : " mod p") << "; numeric singular values "
     << smax << " .. " << smin << " (numeric rank " << numeric_rank << ")";
   return o.str();
 }
