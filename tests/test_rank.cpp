@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "netpoly/coeff_matrix.hpp"
+#include "netpoly/fflas.hpp"
 #include "netpoly/presets.hpp"
 #include "netpoly/rank.hpp"
 #include "netpoly/rings.hpp"
@@ -713,4 +714,53 @@ TEST_CASE("reduce_doubles_mod: both loops give x mod q exactly, at the edges too
       CHECK(wrong == 0);
     }
   }
+}
+
+TEST_CASE("rank_dense_modp through FFLAS-FFPACK agrees with FLINT's nmod_mat_rank", "[rank][fflas]") {
+  // Second method: FLINT's nmod_mat_rank on a copy (nmod_mat_rank is the
+  // fallback of the dispatcher, called here directly). The matrices are
+  // U V mod p with U (m x r), V (r x n) random, so their rank is at most r
+  // and, mod a prime this large, almost always exactly r; shapes straddle the
+  // dispatcher's kFflasMinCells and the FFLAS block sizes, primes are random
+  // of 3 to 26 bits.
+  if (!fflas::available()) {
+    WARN("FFLAS-FFPACK unavailable on this CPU (or NETPOLY_DENSE_RANK=flint): nothing to compare");
+    return;
+  }
+  SplitMix64 g(19);
+  auto flint_rank = [](const NmodMat& M) {
+    NmodMat A(M);
+    return static_cast<std::size_t>(nmod_mat_rank(A.get()));
+  };
+  const std::vector<std::tuple<slong, slong, slong>> shapes = {
+      {256, 256, 256}, {300, 260, 200}, {260, 400, 259}, {512, 512, 511}, {700, 300, 150}, {257, 1024, 256}};
+  for (const auto& [m, n, r] : shapes)
+    for (unsigned bits : {3u, 12u, 22u, 25u, 26u}) {
+      ulong p = n_nextprime((UWORD(1) << (bits - 1)) + g.below(UWORD(1) << (bits - 1)), 1);
+      while (p >= fflas::kMaxPrime || !n_is_prime(p)) --p;
+      NmodMat U(m, r, p), V(r, n, p), M(m, n, p);
+      for (slong i = 0; i < m; ++i)
+        for (slong k = 0; k < r; ++k) U.at(i, k) = g.below(p);
+      for (slong k = 0; k < r; ++k)
+        for (slong j = 0; j < n; ++j) V.at(k, j) = g.below(p);
+      nmod_mat_mul(M.get(), U.get(), V.get());
+      INFO("m=" << m << " n=" << n << " r=" << r << " p=" << p);
+      const std::size_t want = flint_rank(M);
+      CHECK(rank_dense_modp(M) == want);
+      CHECK(rank_dense_modp(M, 2) == want);
+      CHECK(fflas::rank_modp(M.get()->entries, m, n, n, p, 1) == want);
+      if (bits >= 22) CHECK(want == static_cast<std::size_t>(std::min({m, n, r})));
+    }
+  // A hand-made drop: row 299 = row 0 + 2 row 1 mod p, on a full-rank square.
+  const ulong p = n_nextprime(UWORD(1) << 24, 1);
+  NmodMat M(300, 300, p);
+  for (slong i = 0; i < 300; ++i)
+    for (slong j = 0; j < 300; ++j) M.at(i, j) = g.below(p);
+  nmod_t mod;
+  nmod_init(&mod, p);
+  for (slong j = 0; j < 300; ++j) M.at(299, j) = nmod_add(M.at(0, j), nmod_mul(2, M.at(1, j), mod), mod);
+  CHECK(rank_dense_modp(M) == flint_rank(M));
+  CHECK(rank_dense_modp(M) <= 299);
+  // Sub-matrix through the stride: the left 300 x 150 has rank 150.
+  CHECK(fflas::rank_modp(M.get()->entries, 300, 150, 300, p, 1) == 150);
 }

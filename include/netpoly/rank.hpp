@@ -98,10 +98,14 @@ Fmpz entry_bound(const SparseIntMatrix& C, const std::vector<std::uint32_t>& I, 
 // rank_Q(C) = certificate.rank(); otherwise false with the reason in *why.
 bool verify_rank_certificate(const SparseIntMatrix& C, const RankCertificate& cert, std::string* why = nullptr);
 
-// Rank of a dense integer matrix over Q (FLINT fmpz_mat_rank) and mod p:
-// used for the small grid matrices.
+// Rank of a dense integer matrix over Q (FLINT fmpz_mat_rank) and mod p (the
+// grid's and the black-box's matrices). Mod p, matrices of at least
+// kFflasMinCells entries mod a prime below fflas::kMaxPrime go to FFLAS-FFPACK
+// when fflas::available() (with `threads` BLAS threads), the rest to FLINT's
+// nmod_mat_rank; both are exact ranks mod p.
+inline constexpr long kFflasMinCells = 256 * 256;
 std::size_t rank_dense_exact(const FmpzMat& M);
-std::size_t rank_dense_modp(const NmodMat& M);
+std::size_t rank_dense_modp(const NmodMat& M, int threads = 1);
 
 // The primes netpoly uses, in order: the word primes just above 2^62
 // (rank profiles, modular ranks, black-box and grid ranks).

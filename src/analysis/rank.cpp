@@ -1,5 +1,7 @@
 #include "netpoly/rank.hpp"
 
+#include "netpoly/fflas.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <mutex>
@@ -184,8 +186,14 @@ std::size_t rank_dense_exact(const FmpzMat& M) {
   return static_cast<std::size_t>(fmpz_mat_rank(M.get()));
 }
 
-std::size_t rank_dense_modp(const NmodMat& M) {
+std::size_t rank_dense_modp(const NmodMat& M, int threads) {
   if (M.rows() == 0 || M.cols() == 0) return 0;
+  const ulong p = M.modulus();
+  // FFLAS-FFPACK where the prime fits doubles and the matrix is large enough
+  // for BLAS to pay (the two agree: tests/test_rank.cpp); FLINT otherwise.
+  if (p > 2 && p < fflas::kMaxPrime && M.rows() * M.cols() >= kFflasMinCells && fflas::available())
+    return fflas::rank_modp(M.get()->entries, static_cast<std::size_t>(M.rows()), static_cast<std::size_t>(M.cols()),
+                            static_cast<std::size_t>(M.cols()), p, threads);
   NmodMat A(M);
   return static_cast<std::size_t>(nmod_mat_rank(A.get()));
 }
