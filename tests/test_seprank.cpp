@@ -684,13 +684,16 @@ TEST_CASE("grid with explicit templates and blackbox limits, worked by hand", "[
   CHECK(run_of(r[0], Method::blackbox)->note.find("--max-points") != std::string::npos);
   // split by A-degree (bidegrees (3,0) and (1,2): two blocks, x0^3 * 1 and
   // x0 * x1^2), one point per block: each 1 x 1 matrix has rank 1, total 2
-  // (= sep), still saturated since each block was full rank.
+  // (= sep). Each block's rows are the monomials of one A-degree in the one
+  // A-variable x0: a single row, so its cap is 1 and rank 1 is its exact
+  // rank; not saturated, and the statement is made.
   b.blackbox_split = true;
   r = analyse_network(m, {Entry{0, 0}}, {P}, b);
   CHECK(value_of(r[0], Method::blackbox) == 2);
   CHECK(run_of(r[0], Method::blackbox)->details["blocks"] == 2);
-  CHECK(run_of(r[0], Method::blackbox)->details["saturated"] == true);
-  CHECK(r[0].status == BracketStatus::bracket);
+  CHECK(run_of(r[0], Method::blackbox)->details["saturated"] == false);
+  CHECK(run_of(r[0], Method::blackbox)->details["block_ranks"][0]["exact"] == true);
+  CHECK(r[0].status == BracketStatus::probabilistic);
 }
 
 TEST_CASE("partitions and outputs that do not fit the model are refused", "[seprank]") {

@@ -27,6 +27,16 @@ struct BlackboxPrime {
 // denominator), or takes `fixed_prime` when it is nonzero.
 BlackboxPrime draw_blackbox_prime(const Model& m, std::uint64_t seed, ulong fixed_prime);
 
+// The black-box's first phase (methods/blackbox.cpp): a prime = 1 mod 120
+// (1 mod 4 for Gaussian weights; m-th roots of unity for every m | 120)
+// drawn uniformly from [2^22, 2^23) with `seed`, dividing no weight's
+// denominator. Its ranks are certified lower bounds (as for any prime); it is
+// small so that FFLAS-FFPACK eliminates (fflas.hpp), and it carries no
+// probability statement: what it proves, it proves by meeting an upper bound.
+ulong draw_small_prime(const Model& m, std::uint64_t seed);
+// "q = ..., a prime = 1 mod 120 drawn at random from [2^22, 2^23) with seed S".
+std::string small_prime_text(ulong q, std::uint64_t seed);
+
 // A certified lower bound on the number of primes in [2^49, 2^50) (Dusart).
 double blackbox_prime_count();
 // ... and on those = 1 mod 4 (Bennett, Martin, O'Bryant, Rechnitzer 2018).

@@ -42,6 +42,7 @@ struct SepOptions {
   std::vector<std::vector<Fmpq>> template_vectors;  // grid: explicit templates (each of length d)
   std::size_t max_points = 1024;  // blackbox: largest number of points per side (per block when split)
   bool blackbox_split = true;     // blackbox: one matrix per block of A-degrees when there are several
+  bool small_prime_first = true;  // blackbox: a small random prime first (certifies when it meets the upper bound)
 };
 
 struct SepResult;

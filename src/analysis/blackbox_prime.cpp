@@ -48,6 +48,27 @@ BlackboxPrime draw_blackbox_prime(const Model& m, std::uint64_t seed, ulong fixe
   }
 }
 
+ulong draw_small_prime(const Model& m, std::uint64_t seed) {
+  constexpr ulong lo = UWORD(1) << 22;
+  SplitMix64 g(seed ^ 0x5a11ca11ULL);
+  for (;;) {
+    const ulong q = (lo + g.below(lo)) | 1;
+    if (q % 120 != 1 || !n_is_prime(q)) continue;  // 1 mod 4 (Gaussian), m-th roots for m | 120
+    try {
+      if (m.gaussian()) (void)prepare(ModpRing::gaussian(q), m);
+      else (void)prepare(ModpRing(q), m);
+    } catch (const DomainError&) {
+      continue;
+    }
+    return q;
+  }
+}
+
+std::string small_prime_text(ulong q, std::uint64_t seed) {
+  return "q = " + std::to_string(q) + ", a prime = 1 mod 120 drawn at random from [2^22, 2^23) with seed " +
+         std::to_string(seed);
+}
+
 // Dusart: pi(x) >= x/ln x (1 + 1/ln x) (x >= 599) and
 // pi(x) <= x/ln x (1 + 1/ln x + 2.51/ln^2 x) (x >= 355991): about 1.63e13
 // (the true count is about 1.64e13).

@@ -32,6 +32,9 @@ void setup_seprank(CLI::App& app) {
   s->add_option("--max-points", o->max_points,
                 "blackbox: most points per side, 1..2^20 (default: as many as the budget allows, never more than the "
                 "best certified upper bound + 1)");
+  s->add_flag("!--no-small-prime", o->sep.small_prime_first,
+              "blackbox: skip the first phase at a small random prime (its ranks are certified lower bounds and "
+              "make sep exact when they meet the upper bound; the default runs it first)");
   s->add_option("--threads", o->threads, "threads for FLINT multiplication (0 = all cores)")->capture_default_str();
   s->add_option("--max-pairs", o->max_pairs, "refuse more (output, partition) pairs than this")->capture_default_str();
   s->callback([o]() { run_seprank(*o); });

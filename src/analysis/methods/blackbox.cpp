@@ -3,12 +3,17 @@
 // >= 1 - eps over the black-box seed (blackbox_prime.hpp). Where the bidegree
 // graph splits the coefficient matrix into blocks, each block is seen on its
 // own (fewer points per block). One doubling driver serves both.
+#include <atomic>
 #include <cmath>
+#include <limits>
 #include <map>
+#include <numeric>
 #include <memory>
 
+#include "blackbox_rounds.hpp"
 #include "method.hpp"
 #include "netpoly/expand.hpp"
+#include "netpoly/fflas.hpp"
 #include "netpoly/forward.hpp"
 #include "netpoly/parallel.hpp"
 #include "netpoly/random.hpp"
@@ -19,190 +24,282 @@ namespace {
 
 using json = nlohmann::json;
 
-// Batched forward passes mod p of one output entry: the side-A inputs fixed
-// at one point, the side-B inputs at n points. Over BatchF64Ring when the
-// prime and the CPU allow it, else over BatchModpRing; both give the same
-// residues.
-class BatchEval {
- public:
-  virtual ~BatchEval() = default;
-  // y(a, b_j) mod p for j in [j0, k), with a = (a_q) on the variables va and b_j = B[j] on vb.
-  virtual std::vector<ulong> row(const std::vector<ulong>& a, const std::vector<std::vector<ulong>>& B, std::size_t j0,
-                                 std::size_t k) const = 0;
-  virtual std::string ring() const = 0;
+// How the blocks' values come from forward passes: the whole matrix (t =
+// {1}, weight {1}), or one block per component of A-degrees (run_split).
+struct Layout {
+  std::vector<std::size_t> as;                   // the A-degrees; empty: the whole matrix
+  std::vector<std::vector<std::size_t>> groups;  // per block: indices into as, or residues mod m
+  std::size_t m = 0;  // 0: s values t_l (Vandermonde); else t_l = w^l, w of order m (classes mod m)
 };
 
-// The weights mod p as a batch ring's scalars; Gaussian weights a + bi as
-// a + ι b with ι^2 = -1 mod p (p = 1 mod 4: blackbox_prime.hpp).
-template <class BR>
-Network<typename BR::Scalar> batch_weights(const Model& m, ulong p) {
-  if (!m.gaussian()) return prepare(BR(p, 1), m);
-  return prepare(ModpRing::gaussian(p), m).map_weights([](ulong s) { return static_cast<typename BR::Scalar>(s); });
-}
-
-template <class BR>
-class BatchEvalIn final : public BatchEval {
- public:
-  BatchEvalIn(const Model& m, ulong p, std::vector<std::size_t> va, std::vector<std::size_t> vb, Need need,
-              std::size_t out)
-      : p_(p), net_(batch_weights<BR>(m, p)), nin_(m.num_inputs()), va_(std::move(va)), vb_(std::move(vb)),
-        need_(std::move(need)), out_(out) {}
-  std::vector<ulong> row(const std::vector<ulong>& a, const std::vector<std::vector<ulong>>& B, std::size_t j0,
-                         std::size_t k) const override {
-    const std::size_t n = k - j0;
-    const BR R(p_, n);
-    std::vector<typename BR::Elem> X(nin_);
-    for (std::size_t q = 0; q < va_.size(); ++q) X[va_[q]] = R.constant(a[q]);
-    for (std::size_t q = 0; q < vb_.size(); ++q) {
-      X[vb_[q]].resize(n);
-      for (std::size_t j = j0; j < k; ++j) X[vb_[q]][j - j0] = static_cast<typename BR::Elem::value_type>(B[j][q]);
-    }
-    auto y = forward(R, net_, std::move(X), need_);
-    std::vector<ulong> r(n);
-    for (std::size_t j = 0; j < n; ++j) r[j] = static_cast<ulong>(y[out_][j]);
-    return r;
-  }
-  std::string ring() const override { return std::is_same_v<BR, BatchF64Ring> ? "f64-avx2" : "nmod"; }
-
- private:
-  ulong p_;
-  Network<typename BR::Scalar> net_;
-  std::size_t nin_;
-  std::vector<std::size_t> va_, vb_;
-  Need need_;
-  std::size_t out_;
-};
-
-std::unique_ptr<BatchEval> make_batch_eval(const Model& m, const Entry& e, const Partition& P, ulong p) {
-  auto va = side_vars(P, true), vb = side_vars(P, false);
-  const std::size_t out = e.token * m.output_width() + e.channel;
-  if (p >= 3 && p < BatchF64Ring::kMaxPrime && BatchF64Ring::supported())
-    return std::make_unique<BatchEvalIn<BatchF64Ring>>(m, p, std::move(va), std::move(vb), single_need(m, e), out);
-  return std::make_unique<BatchEvalIn<BatchModpRing>>(m, p, std::move(va), std::move(vb), single_need(m, e), out);
-}
-
-// Random points mod p, one per side, until there are k of each.
-void draw_points(std::vector<std::vector<ulong>>& A, std::vector<std::vector<ulong>>& B, std::size_t k,
-                 std::size_t na, std::size_t nb, SplitMix64& g, ulong p) {
-  while (A.size() < k) {
-    std::vector<ulong> a(na), b(nb);
-    for (auto& x : a) x = g.below(p);
-    for (auto& x : b) x = g.below(p);
-    A.push_back(std::move(a));
-    B.push_back(std::move(b));
-  }
-}
-
-// One block of the coefficient matrix as the black-box sees it: the values
-// sum_l W[l] y(t_l a_i, b_j) (W = {1}, t = {1} for the whole matrix).
-struct Block {
-  std::vector<std::size_t> a_degrees;
-  std::vector<ulong> weights;
-  std::unique_ptr<NmodMat> E;
-  std::size_t rank = 0, points = 0;
-  bool done = false;
-};
-
-struct Rounds {
-  std::size_t k = 0;      // points per side of the last round
-  std::string stop_note;  // why the doubling stopped before the blocks closed, if it did
-};
-
-// The doubling driver: k = 8, 16, ... points per side until every block's
-// rank is below k (closed), k reaches `cap`, or the next round would pass
-// --budget or --max-memory. Each round keeps the previous values and
-// evaluates only the new rows and columns. `split` picks the cost model of
-// the next round (per-block ranks, or one matrix at a measured rate).
-Rounds double_points(const BatchEval& eval, std::vector<Block>& blocks, const std::vector<ulong>& t, ulong p,
-                     SplitMix64& g, std::size_t na, std::size_t nb, std::size_t cap, const SepOptions& o,
-                     const AnalysisContext& run, bool split) {
+// A primitive m-th root of unity mod p (m | p - 1), from random elements.
+ulong root_of_unity(ulong p, std::size_t m, SplitMix64& g) {
   nmod_t mod;
   nmod_init(&mod, p);
-  const std::size_t s = t.size();
-  std::vector<std::vector<ulong>> A, B;
-  Rounds out;
-  std::size_t k = std::min<std::size_t>(8, cap), k0 = 0;
-  double spent = 0;
-  while (true) {
-    run.check_cancelled();
-    draw_points(A, B, k, na, nb, g, p);
-    auto t0 = std::chrono::steady_clock::now();
-    std::vector<Block*> open;
-    for (auto& c : blocks)
-      if (!c.done) {
-        auto M = std::make_unique<NmodMat>(static_cast<slong>(k), static_cast<slong>(k), p);
-        for (std::size_t i = 0; i < k0; ++i)
-          for (std::size_t j = 0; j < k0; ++j)
-            M->at(static_cast<slong>(i), static_cast<slong>(j)) = c.E->at(static_cast<slong>(i), static_cast<slong>(j));
-        c.E = std::move(M);
-        open.push_back(&c);
-      }
-    // Rows are independent: evaluated in parallel (each writes its own row),
-    // each as batched forward passes over its missing points.
-    parallel_for(k, [&](std::size_t i) {
-      const std::size_t j0 = i < k0 ? k0 : 0;
-      std::vector<std::vector<ulong>> ys(s);
-      std::vector<ulong> ta(na);
-      for (std::size_t l = 0; l < s; ++l) {
-        for (std::size_t q = 0; q < na; ++q) ta[q] = nmod_mul(t[l], A[i][q], mod);
-        ys[l] = eval.row(ta, B, j0, k);
-      }
-      for (Block* c : open)
-        for (std::size_t j = j0; j < k; ++j) {
-          ulong v = 0;
-          for (std::size_t l = 0; l < s; ++l) v = nmod_addmul(v, c->weights[l], ys[l][j - j0], mod);
-          c->E->at(static_cast<slong>(i), static_cast<slong>(j)) = v;
-        }
-    });
-    const double eval_secs = seconds_since(t0);
-    // The open blocks' dense ranks are independent: side by side on the
-    // threads (one block: one elimination).
-    parallel_for(open.size(), [&](std::size_t b) { open[b]->rank = rank_dense_modp(*open[b]->E); });
-    std::size_t still_open = 0, rank_so_far = 0;
-    for (Block* c : open) {
-      c->points = k;
-      if (c->rank < k) {
-        c->done = true;
-        c->E.reset();
-      }
-      still_open += !c->done;
-    }
-    for (const auto& c : blocks) rank_so_far += c.rank;
-    const double secs = seconds_since(t0), rank_secs = secs - eval_secs;
-    spent += secs;
-    out.k = k;
-    run.progress("blackbox: " + std::to_string(k) + " points per side, rank >= " + std::to_string(rank_so_far) + ", " +
-                 std::to_string(still_open) + " of " + std::to_string(blocks.size()) + " block(s) still full rank, " +
-                 fmt_g(spent) + " s");
-    if (still_open == 0 || k >= cap) break;
-    const std::size_t next = std::min(2 * k, cap);
-    const double kk = static_cast<double>(k * k - k0 * k0), nn = static_cast<double>(next * next - k * k);
-    double est, bytes;
-    const double next2 = static_cast<double>(next) * static_cast<double>(next);
-    if (split) {
-      // The evaluations grow with the new matrix entries, the dense ranks (of
-      // the blocks still open, all k x k now) with the cube of k; memory: a
-      // next x next residue matrix per open block and the rank's copy.
-      const double grow = static_cast<double>(next) / static_cast<double>(k);
-      est = eval_secs * nn / kk +
-            rank_secs * static_cast<double>(still_open) / static_cast<double>(open.size()) * grow * grow * grow;
-      bytes = (static_cast<double>(still_open) + 1) * next2 * sizeof(ulong);
-    } else {
-      // Evaluations at the measured rate and the dense rank; memory: the new
-      // matrix, the old one while it is copied over, and the rank's copy.
-      est = secs / kk * nn + 1e-9 * std::pow(static_cast<double>(next), 3) / std::max(1u, run.threads);
-      bytes = 2.25 * next2 * sizeof(ulong);
-    }
-    if (spent + est > std::min(o.budget, run.budget_left() + spent)) {
-      out.stop_note = "stopped at " + std::to_string(k) + " points: the next round (" + std::to_string(next) +
-                      ") is estimated at " + fmt_g(est) + " s, beyond --budget " + fmt_g(o.budget) + " s";
-      break;
-    }
-    if (round_over_memory(run, bytes, k, next, out.stop_note)) break;
-    k0 = k;
-    k = next;
+  n_factor_t f;
+  n_factor_init(&f);
+  n_factor(&f, m, 1);
+  for (;;) {
+    const ulong w = nmod_pow_ui(1 + g.below(p - 1), (p - 1) / m, mod);
+    bool primitive = true;
+    for (int k = 0; k < f.num; ++k) primitive = primitive && nmod_pow_ui(w, m / f.p[k], mod) != 1;
+    if (primitive) return w;
   }
+}
+
+// t and the blocks' weights mod p. Split: distinct nonzero t_l with
+// V[l][a] = t_l^a invertible mod p (almost every draw), and block weights
+// the sums of the rows of V^-1 over the block's A-degrees. Empty when 20
+// draws found no invertible V.
+std::optional<std::vector<ulong>> set_weights(const Layout& L, std::vector<Block>& blocks, ulong p, SplitMix64& g) {
+  if (L.as.empty()) {
+    blocks[0].weights = {1};
+    return std::vector<ulong>{1};
+  }
+  nmod_t mod;
+  nmod_init(&mod, p);
+  if (L.m) {
+    // y(w^l a, b) = sum_a w^(l a) y_a(a, b), so (1/m) sum_l w^(-l r) y(w^l a, b)
+    // is the sum of the y_a with a = r mod m: a class's weights sum that over
+    // its residues r.
+    const ulong w = root_of_unity(p, L.m, g), inv_m = nmod_inv(L.m % p, mod), winv = nmod_inv(w, mod);
+    std::vector<ulong> t(L.m);
+    for (std::size_t l = 0; l < L.m; ++l) t[l] = nmod_pow_ui(w, l, mod);
+    for (std::size_t b = 0; b < blocks.size(); ++b) {
+      blocks[b].weights.assign(L.m, 0);
+      for (std::size_t l = 0; l < L.m; ++l)
+        for (std::size_t r : L.groups[b])
+          blocks[b].weights[l] = nmod_add(blocks[b].weights[l], nmod_mul(inv_m, nmod_pow_ui(winv, l * r, mod), mod), mod);
+    }
+    return t;
+  }
+  const std::size_t s = L.as.size();
+  NmodMat Vinv(static_cast<slong>(s), static_cast<slong>(s), p);
+  std::vector<ulong> t(s);
+  for (int attempt = 0;; ++attempt) {
+    if (attempt == 20) return std::nullopt;
+    for (auto& x : t) x = 1 + g.below(p - 1);
+    NmodMat V(static_cast<slong>(s), static_cast<slong>(s), p);
+    for (std::size_t l = 0; l < s; ++l)
+      for (std::size_t k = 0; k < s; ++k) V.at(static_cast<slong>(l), static_cast<slong>(k)) = nmod_pow_ui(t[l], L.as[k], mod);
+    if (nmod_mat_inv(Vinv.get(), V.get())) break;
+  }
+  for (std::size_t b = 0; b < blocks.size(); ++b) {
+    blocks[b].weights.assign(s, 0);
+    for (std::size_t k : L.groups[b])
+      for (std::size_t l = 0; l < s; ++l)
+        blocks[b].weights[l] = nmod_add(blocks[b].weights[l], Vinv.at(static_cast<slong>(k), static_cast<slong>(l)), mod);
+  }
+  return t;
+}
+
+struct Outcome {
+  Rounds rounds;
+  ulong small = 0;               // the small prime, if that phase ran
+  std::size_t small_rank = 0;    // its certified lower bound
+  bool certified_small = false;  // it met the target: the big prime was not needed
+  std::size_t classes_mod = 0;   // the small-prime phase's classes of A-degrees mod m (0: per component)
+  std::vector<Block> first;      // the small-prime phase's blocks when they are classes
+  std::string ring;
+};
+
+// The components grouped into classes of A-degrees mod m (a component whose
+// degrees meet several residues joins their classes): each class costs one
+// matrix, and all of them m forward passes per pair instead of s.
+std::pair<Layout, std::vector<Block>> classes_mod(const Layout& L, const std::vector<Block>& comps, std::size_t m) {
+  std::vector<std::size_t> parent(m);
+  std::iota(parent.begin(), parent.end(), 0);
+  auto find = [&](std::size_t x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  };
+  for (const auto& g : L.groups)
+    for (std::size_t k : g) parent[find(L.as[k] % m)] = find(L.as[g[0]] % m);
+  std::map<std::size_t, std::size_t> slot;  // root residue -> class
+  Layout C;
+  C.as = L.as;
+  C.m = m;
+  std::vector<Block> classes;
+  for (std::size_t b = 0; b < comps.size(); ++b) {
+    const std::size_t root = find(L.as[L.groups[b][0]] % m);
+    auto [it, fresh] = slot.emplace(root, classes.size());
+    if (fresh) {
+      classes.emplace_back().cap = 0;
+      C.groups.emplace_back();
+      for (std::size_t r = 0; r < m; ++r)
+        if (find(r) == root) C.groups.back().push_back(r);
+    }
+    Block& c = classes[it->second];
+    c.a_degrees.insert(c.a_degrees.end(), comps[b].a_degrees.begin(), comps[b].a_degrees.end());
+    c.cap = std::min(c.cap + comps[b].cap, std::numeric_limits<std::size_t>::max() / 4);
+  }
+  for (auto& c : classes) std::sort(c.a_degrees.begin(), c.a_degrees.end());
+  return {C, std::move(classes)};
+}
+
+// Seconds of the small-prime phase if every block reaches its cap: the
+// passes (per pair, m or s of them) over the largest block's square at `ev`
+// seconds per value, and the ranks at `rk` seconds per n^3.
+double phase_cost(const std::vector<Block>& blocks, std::size_t passes, std::size_t cap, double ev, double rk) {
+  double top = 0, cubes = 0;
+  for (const auto& c : blocks) {
+    const double n = static_cast<double>(std::min(c.cap, cap));
+    top = std::max(top, n);
+    cubes += n * n * n;
+  }
+  return static_cast<double>(passes) * top * top * ev + cubes * rk;
+}
+
+// The small prime's phase, on the components or on classes mod m (m | 120,
+// the small prime being 1 mod 120), whichever the cost model prefers with
+// the evaluation's measured speed. Returns false when it ran without
+// certifying (the big prime follows).
+bool small_prime_phase(MethodContext& ctx, const Layout& L, std::vector<Block>& blocks, std::size_t cap,
+                       const BlackboxPrime& bp, std::uint64_t salt, double target, Outcome& out) {
+  const Model& m = *ctx.model;
+  const std::size_t na = side_vars(ctx.P, true).size(), nb = side_vars(ctx.P, false).size();
+  const ulong q = draw_small_prime(m, bp.seed);
+  SplitMix64 g(bp.seed ^ salt ^ 0x5ea11b1eULL);
+  const auto eval = make_batch_eval(m, ctx.e, ctx.P, q);
+  std::vector<Block>* run_on = &blocks;
+  Layout layout = L;
+  if (L.as.size() > 2) {
+    // Calibrate: one row of 1,024 values, then the threads share the rows.
+    std::vector<ulong> a(na, 1);
+    std::vector<std::vector<ulong>> B(1024, std::vector<ulong>(nb));
+    for (auto& b : B)
+      for (auto& x : b) x = g.below(q);
+    auto t0 = std::chrono::steady_clock::now();
+    (void)eval->row(a, B, 0, B.size());
+    const double th = std::max(1u, ctx.run.threads);
+    const double ev = seconds_since(t0) / 1024.0 / th;
+    const double rk = fflas::available() ? (th > 1 ? 2.5e-11 : 4.2e-11) : 5.5e-11 / th;
+    double best = phase_cost(blocks, L.as.size(), cap, ev, rk);
+    for (std::size_t mm : {2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 24, 30, 40, 60, 120}) {
+      if (mm >= L.as.size()) break;
+      auto [C, classes] = classes_mod(L, blocks, mm);
+      const double cost = phase_cost(classes, mm, cap, ev, rk);
+      if (classes.size() > 1 && cost < best) {
+        best = cost;
+        layout = std::move(C);
+        out.first = std::move(classes);
+        out.classes_mod = mm;
+        run_on = &out.first;
+      }
+    }
+  }
+  const auto t = set_weights(layout, *run_on, q, g);
+  if (!t) return false;
+  out.rounds = double_points(*eval, *run_on, *t, q, g, na, nb, cap, ctx.o, ctx.run,
+                             Goal{static_cast<std::size_t>(target), ctx.o.budget});
+  out.small = q;
+  out.ring = eval->ring();
+  for (const auto& c : *run_on) out.small_rank += c.rank;
+  if (static_cast<double>(out.small_rank) >= target) return out.certified_small = true;
+  if (run_on == &blocks)  // the same blocks: each starts the big prime where it stands
+    for (auto& c : blocks) {
+      c.floor = c.rank;
+      if (c.exact) continue;
+      if (c.done) c.want = std::min(c.rank + 1, c.cap);
+      c.done = false;
+      c.rank = 0;
+      c.E.reset();
+    }
+  return false;
+}
+
+// Two phases (docs/math.md §2.4). First, unless --prime fixed the prime, no
+// certified upper bound is known, or the caps cannot reach it, a small random prime
+// q (below 2^23, where FFLAS-FFPACK eliminates): its ranks are certified
+// lower bounds, and a block whose rank reaches its cap is known exactly, so
+// if the sum meets the upper bound, sep is exact and the big prime is not
+// needed. The phase gives up as soon as that can no longer happen. Then the
+// big prime bp.p, whose closed blocks carry the probability statement; each
+// block starts where the small prime left it (rank + 1 points if it closed).
+std::optional<Outcome> blackbox_rounds(MethodContext& ctx, const Layout& L, std::vector<Block>& blocks,
+                                       std::size_t cap, const BlackboxPrime& bp, std::uint64_t salt) {
+  const std::size_t na = side_vars(ctx.P, true).size(), nb = side_vars(ctx.P, false).size();
+  Outcome out;
+  // The target is the best certified upper bound another method reported:
+  // meeting it makes the bracket exact (the blocks' caps alone are not
+  // reported as an upper bound).
+  const auto upper = ctx.best_upper();
+  const double target = upper ? static_cast<double>(*upper) : 0;
+  if (upper && !bp.fixed && ctx.o.small_prime_first && potential(blocks, cap) >= target &&
+      small_prime_phase(ctx, L, blocks, cap, bp, salt, target, out))
+    return out;
+  SplitMix64 g(bp.seed ^ salt);
+  const auto t = set_weights(L, blocks, bp.p, g);
+  if (!t) return std::nullopt;  // a tiny --prime: the caller falls back to the whole matrix
+  const auto eval = make_batch_eval(*ctx.model, ctx.e, ctx.P, bp.p);
+  const double spent = out.rounds.spent;
+  out.rounds = double_points(*eval, blocks, *t, bp.p, g, na, nb, cap, ctx.o, ctx.run, Goal{0, ctx.o.budget - spent});
+  out.rounds.spent += spent;
+  out.ring = eval->ring();
   return out;
+}
+
+// The method's result from the blocks: the sum of their certified lower
+// bounds; the probability statement when every block closed (or is exact).
+MethodRun report(const std::vector<Block>& comps, const Outcome& o, const BlackboxPrime& bp, double height,
+                 double degree, bool split) {
+  const std::vector<Block>& blocks = o.certified_small && o.classes_mod ? o.first : comps;
+  std::size_t rank = 0;
+  bool saturated = false, fell = false;
+  double eps = 0;
+  json parts = json::array();
+  for (const auto& c : blocks) {
+    rank += std::max(c.rank, c.floor);
+    const bool sat = !c.exact && c.rank == c.points;
+    saturated = saturated || sat;
+    fell = fell || (!c.exact && c.rank < c.floor);
+    // Per block (values of degree <= D in the points), union bound over blocks;
+    // a block at its cap is known exactly, but keeps its term (conservative).
+    eps += blackbox_block_eps(std::max(c.rank, c.floor), degree, height, bp);
+    parts.push_back({{"A_degrees", c.a_degrees}, {"rank", std::max(c.rank, c.floor)}, {"points", c.points},
+                     {"saturated", sat}, {"exact", c.exact}});
+  }
+  rank = std::max(rank, o.small_rank);  // both certified lower bounds
+  MethodRun r;
+  r.method = Method::blackbox;
+  r.kind = RunKind::lower;
+  r.value = rank;
+  const std::string what = split ? "sum of per-block ranks" : "rank";
+  r.details = {{"points", o.rounds.k}, {"saturated", saturated}, {"arithmetic", o.ring}};
+  if (split) {
+    r.details["blocks"] = parts.size();
+    r.details["split"] = "A-degree components";
+    r.details["block_ranks"] = parts;
+  }
+  if (degree < 0x1p53) r.details["degree_bound"] = static_cast<std::uint64_t>(degree);
+  else r.details["degree_bound"] = degree;
+  if (o.small) {
+    r.details["small_prime"] = o.small;
+    r.details["small_prime_rank"] = o.small_rank;
+    if (o.classes_mod) r.details["small_prime_classes_mod"] = o.classes_mod;
+    r.details["dense_rank"] = o.small < fflas::kMaxPrime && fflas::available() ? "fflas-ffpack" : "flint";
+  }
+  if (o.certified_small) {
+    r.how = "certified lower bound (" + what + " mod " + small_prime_text(o.small, bp.seed) +
+            "), equal to the best certified upper bound";
+    r.details["prime"] = o.small;
+    r.details["prime_source"] = "random = 1 mod 120 in [2^22, 2^23) (small-prime phase)";
+    r.details["seed"] = bp.seed;
+    return r;
+  }
+  r.how = "certified lower bound (" + what + " mod " + blackbox_prime_text(bp) +
+          (o.small ? ", and mod the small prime " + std::to_string(o.small) : "") + ")";
+  blackbox_prime_details(r.details, bp, height);
+  if (saturated)
+    r.note = (o.rounds.stop_note.empty() ? "" : o.rounds.stop_note + "; ") +
+             (split ? "some block was full rank at " + std::to_string(o.rounds.k) + " points"
+                    : "matrix of " + std::to_string(o.rounds.k) + " points was full rank") +
+             ": sep may be larger (raise --max-points)";
+  else if (fell)
+    r.note = "a block's rank mod the big prime fell below its rank mod the small prime: no probability statement";
+  else
+    state_blackbox_probability(r, eps, degree, bp);
+  return r;
 }
 
 // The blocks along the connected components of the bidegree graph
@@ -214,10 +311,10 @@ Rounds double_points(const BatchEval& eval, std::vector<Block>& blocks, const st
 // gives every y_a(a_i, b_j) mod p, hence y_c = sum_{a in c} y_a, and
 // E_c = V_A C_c V_B^T, so rank_p E_c <= rank C_c: the sum of the blocks'
 // ranks is a certified lower bound, each needing only (its rank + 1) points
-// per side. Empty when there is a single block (the whole matrix needs s
-// times fewer passes) or the bidegrees are too costly.
+// per side. A block's cap: rank C_c is at most the monomials of its
+// A-degrees (its rows), and of its B-degrees. Empty when there is a single
+// block (the whole matrix needs s times fewer passes).
 std::optional<MethodRun> run_split(MethodContext& ctx, std::size_t cap, const BlackboxPrime& bp, double height) {
-  const Model& m = *ctx.model;
   const Bidegrees* bdp = ctx.bidegrees->get();
   if (!bdp || bdp->empty()) return std::nullopt;
   const Bidegrees& bd = *bdp;
@@ -238,75 +335,40 @@ std::optional<MethodRun> run_split(MethodContext& ctx, std::size_t cap, const Bl
     return x;
   };
   auto ia = [&](std::size_t a) { return static_cast<std::size_t>(std::lower_bound(as.begin(), as.end(), a) - as.begin()); };
-  for (const auto& [a, b] : bd)
-    parent[find(ia(a))] = find(s + static_cast<std::size_t>(std::lower_bound(bs.begin(), bs.end(), b) - bs.begin()));
+  auto ib = [&](std::size_t b) { return static_cast<std::size_t>(std::lower_bound(bs.begin(), bs.end(), b) - bs.begin()); };
+  for (const auto& [a, b] : bd) parent[find(ia(a))] = find(s + ib(b));
   std::map<std::size_t, std::vector<std::size_t>> groups;  // root -> A-degree indices
   for (std::size_t k = 0; k < s; ++k) groups[find(k)].push_back(k);
   if (groups.size() < 2) return std::nullopt;
   std::size_t degree = 0;
   for (const auto& [a, b] : bd) degree = std::max(degree, a + b);
-
-  const ulong p = bp.p;
-  nmod_t mod;
-  nmod_init(&mod, p);
-  SplitMix64 g(bp.seed ^ 0x5b11ab0c5ULL);
-  // Distinct nonzero t_l with V invertible mod p (true for almost all draws).
-  NmodMat Vinv(static_cast<slong>(s), static_cast<slong>(s), p);
-  std::vector<ulong> t(s);
-  for (int attempt = 0;; ++attempt) {
-    if (attempt == 20) return std::nullopt;
-    for (auto& x : t) x = 1 + g.below(p - 1);
-    NmodMat V(static_cast<slong>(s), static_cast<slong>(s), p);
-    for (std::size_t l = 0; l < s; ++l)
-      for (std::size_t k = 0; k < s; ++k) V.at(static_cast<slong>(l), static_cast<slong>(k)) = nmod_pow_ui(t[l], as[k], mod);
-    if (nmod_mat_inv(Vinv.get(), V.get())) break;
-  }
+  // Monomials of degree exactly k in n variables: C(k + n - 1, n - 1).
+  auto mono = [](std::size_t n, std::size_t k) {
+    if (n == 0) return k == 0 ? 1.0 : 0.0;
+    return std::round(std::exp(std::lgamma(double(k + n)) - std::lgamma(double(k + 1)) - std::lgamma(double(n))));
+  };
+  const std::size_t na = side_vars(ctx.P, true).size(), nb = side_vars(ctx.P, false).size();
+  std::map<std::size_t, double> rows, cols;  // root -> monomials of its A- / B-degrees
+  for (std::size_t k = 0; k < s; ++k) rows[find(k)] += mono(na, as[k]);
+  for (std::size_t k = 0; k < bs.size(); ++k) cols[find(s + k)] += mono(nb, bs[k]);
+  Layout L;
+  L.as = as;
   std::vector<Block> blocks;
   for (const auto& [root, idx] : groups) {
     Block c;
-    c.weights.assign(s, 0);
-    for (std::size_t k : idx) {
-      c.a_degrees.push_back(as[k]);
-      for (std::size_t l = 0; l < s; ++l)
-        c.weights[l] = nmod_add(c.weights[l], Vinv.at(static_cast<slong>(k), static_cast<slong>(l)), mod);
-    }
+    for (std::size_t k : idx) c.a_degrees.push_back(as[k]);
+    const double bound = std::min(rows[root], cols[root]);
+    c.cap = bound < 1e15 ? static_cast<std::size_t>(bound) : std::numeric_limits<std::size_t>::max() / 4;
+    L.groups.push_back(idx);
     blocks.push_back(std::move(c));
   }
-  const auto eval = make_batch_eval(m, ctx.e, ctx.P, p);
-  const Rounds rounds = double_points(*eval, blocks, t, p, g, side_vars(ctx.P, true).size(),
-                                      side_vars(ctx.P, false).size(), cap, ctx.o, ctx.run, true);
-  std::size_t rank = 0;
-  bool saturated = false;
-  double eps = 0;
-  json parts = json::array();
-  for (const auto& c : blocks) {
-    rank += c.rank;
-    const bool sat = c.rank == c.points;
-    saturated = saturated || sat;
-    // Per block (values of degree <= D in the points), union bound over blocks.
-    eps += blackbox_block_eps(c.rank, static_cast<double>(degree), height, bp);
-    parts.push_back({{"A_degrees", c.a_degrees}, {"rank", c.rank}, {"points", c.points}, {"saturated", sat}});
-  }
-  MethodRun r;
-  r.method = Method::blackbox;
-  r.kind = RunKind::lower;
-  r.value = rank;
-  r.how = "certified lower bound (sum of per-block ranks mod " + blackbox_prime_text(bp) + ")";
-  r.details = {{"points", rounds.k},     {"degree_bound", degree},
-               {"saturated", saturated}, {"blocks", parts.size()}, {"split", "A-degree components"},
-               {"block_ranks", parts},   {"arithmetic", eval->ring()}};
-  blackbox_prime_details(r.details, bp, height);
-  if (saturated)
-    r.note = (rounds.stop_note.empty() ? "" : rounds.stop_note + "; ") + "some block was full rank at " +
-             std::to_string(rounds.k) + " points: sep may be larger (raise --max-points)";
-  else
-    state_blackbox_probability(r, eps, static_cast<double>(degree), bp);
-  return r;
+  const auto o = blackbox_rounds(ctx, L, blocks, cap, bp, 0x5b11ab0c5ULL);
+  if (!o) return std::nullopt;
+  return report(blocks, *o, bp, height, static_cast<double>(degree), true);
 }
 
 // The prime is the analysis's (drawn once), the height bound the entry's.
 MethodRun run(MethodContext& ctx) {
-  const Model& m = *ctx.model;
   const BlackboxPrime& bp = ctx.blackbox_prime();
   const double height = ctx.blackbox_height();
   const double degree = ctx.degree;
@@ -323,35 +385,15 @@ MethodRun run(MethodContext& ctx) {
       static_cast<std::size_t>(std::min<double>(static_cast<double>(ctx.o.max_points), cap_mono + 1));
   if (ctx.o.blackbox_split)
     if (auto split = run_split(ctx, std::min<std::size_t>(ctx.o.max_points, cap), bp, height)) return *split;
-  SplitMix64 g(bp.seed ^ 0xb1acb0c5ULL);
-  const auto eval = make_batch_eval(m, ctx.e, ctx.P, bp.p);  // weights mod p (the same for every batch size)
-  std::vector<Block> whole(1);
-  whole[0].weights = {1};
-  const Rounds rounds = double_points(*eval, whole, {1}, bp.p, g, va.size(), vb.size(), cap, ctx.o, ctx.run, false);
-  const std::size_t rank = whole[0].rank, k = rounds.k;
-  MethodRun r;
-  r.method = Method::blackbox;
-  r.kind = RunKind::lower;
-  r.value = rank;
-  r.how = "certified lower bound (rank mod " + blackbox_prime_text(bp) + ")";
-  const bool saturated = rank == k;
   // If sep > rank, an (rank+1)-minor of E is a nonzero polynomial of degree
   // <= 2 (rank+1) D in the random points, unless p divides the integral
   // minor (blackbox_block_eps). D is the true degree bound (a double, never
   // clamped); eps >= 1 promises nothing, and the rank is then only a
   // certified lower bound.
-  const double eps = blackbox_block_eps(rank, degree, height, bp);
-  r.details = {{"points", k}, {"saturated", saturated}, {"arithmetic", eval->ring()}};
-  blackbox_prime_details(r.details, bp, height);
-  if (degree < 0x1p53) r.details["degree_bound"] = static_cast<std::uint64_t>(degree);
-  else r.details["degree_bound"] = degree;
-  if (saturated)
-    r.note = rounds.stop_note.empty()
-                 ? "matrix of " + std::to_string(k) + " points was full rank: sep may be larger (raise --max-points)"
-                 : rounds.stop_note + "; the matrix was full rank, so sep may be larger";
-  else
-    state_blackbox_probability(r, eps, degree, bp);
-  return r;
+  std::vector<Block> whole(1);
+  whole[0].cap = cap_mono < 1e15 ? static_cast<std::size_t>(cap_mono) : std::numeric_limits<std::size_t>::max() / 4;
+  const auto o = blackbox_rounds(ctx, Layout{}, whole, cap, bp, 0xb1acb0c5ULL);
+  return report(whole, *o, bp, height, degree, false);  // the whole matrix always has its weights
 }
 
 const MethodInfo info{

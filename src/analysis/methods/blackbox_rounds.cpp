@@ -1,0 +1,219 @@
+// The black-box's doubling driver (blackbox_rounds.hpp).
+#include "blackbox_rounds.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+
+#include "netpoly/forward.hpp"
+#include "netpoly/parallel.hpp"
+#include "netpoly/rank.hpp"
+
+namespace netpoly::methods {
+namespace {
+
+// The weights mod p as a batch ring's scalars; Gaussian weights a + bi as
+// a + ι b with ι^2 = -1 mod p (p = 1 mod 4: blackbox_prime.hpp).
+template <class BR>
+Network<typename BR::Scalar> batch_weights(const Model& m, ulong p) {
+  if (!m.gaussian()) return prepare(BR(p, 1), m);
+  return prepare(ModpRing::gaussian(p), m).map_weights([](ulong s) { return static_cast<typename BR::Scalar>(s); });
+}
+
+template <class BR>
+class BatchEvalIn final : public BatchEval {
+ public:
+  BatchEvalIn(const Model& m, ulong p, std::vector<std::size_t> va, std::vector<std::size_t> vb, Need need,
+              std::size_t out)
+      : p_(p), net_(batch_weights<BR>(m, p)), nin_(m.num_inputs()), va_(std::move(va)), vb_(std::move(vb)),
+        need_(std::move(need)), out_(out) {}
+  std::vector<ulong> row(const std::vector<ulong>& a, const std::vector<std::vector<ulong>>& B, std::size_t j0,
+                         std::size_t k) const override {
+    const std::size_t n = k - j0;
+    const BR R(p_, n);
+    std::vector<typename BR::Elem> X(nin_);
+    for (std::size_t q = 0; q < va_.size(); ++q) X[va_[q]] = R.constant(a[q]);
+    for (std::size_t q = 0; q < vb_.size(); ++q) {
+      X[vb_[q]].resize(n);
+      for (std::size_t j = j0; j < k; ++j) X[vb_[q]][j - j0] = static_cast<typename BR::Elem::value_type>(B[j][q]);
+    }
+    auto y = forward(R, net_, std::move(X), need_);
+    std::vector<ulong> r(n);
+    for (std::size_t j = 0; j < n; ++j) r[j] = static_cast<ulong>(y[out_][j]);
+    return r;
+  }
+  std::string ring() const override { return std::is_same_v<BR, BatchF64Ring> ? "f64-avx2" : "nmod"; }
+
+ private:
+  ulong p_;
+  Network<typename BR::Scalar> net_;
+  std::size_t nin_;
+  std::vector<std::size_t> va_, vb_;
+  Need need_;
+  std::size_t out_;
+};
+
+
+// Random points mod p, one per side, until there are k of each.
+void draw_points(std::vector<std::vector<ulong>>& A, std::vector<std::vector<ulong>>& B, std::size_t k,
+                 std::size_t na, std::size_t nb, SplitMix64& g, ulong p) {
+  while (A.size() < k) {
+    std::vector<ulong> a(na), b(nb);
+    for (auto& x : a) x = g.below(p);
+    for (auto& x : b) x = g.below(p);
+    A.push_back(std::move(a));
+    B.push_back(std::move(b));
+  }
+}
+
+
+
+
+// One round's evaluations: each row i < K (K = the largest want) as batched
+// forward passes over the columns some open block still lacks in that row;
+// each block keeps the top-left want x want square of the shared points.
+double evaluate_round(const BatchEval& eval, const std::vector<Block*>& open, const std::vector<ulong>& t,
+                      const nmod_t& mod, const std::vector<std::vector<ulong>>& A,
+                      const std::vector<std::vector<ulong>>& B, std::size_t na, std::vector<std::size_t> old) {
+  std::size_t K = 0;
+  for (const Block* c : open) K = std::max(K, c->want);
+  const std::size_t s = t.size();
+  std::atomic<std::size_t> pairs{0};
+  parallel_for(K, [&](std::size_t i) {
+    std::size_t j0 = K, k = 0;
+    for (std::size_t b = 0; b < open.size(); ++b)
+      if (i < open[b]->want) {
+        j0 = std::min(j0, i < old[b] ? old[b] : 0);
+        k = std::max(k, open[b]->want);
+      }
+    if (j0 >= k) return;
+    std::vector<std::vector<ulong>> ys(s);
+    std::vector<ulong> ta(na);
+    for (std::size_t l = 0; l < s; ++l) {
+      for (std::size_t q = 0; q < na; ++q) ta[q] = nmod_mul(t[l], A[i][q], mod);
+      ys[l] = eval.row(ta, B, j0, k);
+    }
+    pairs += (k - j0) * s;
+    for (std::size_t b = 0; b < open.size(); ++b) {
+      Block* c = open[b];
+      if (i >= c->want) continue;
+      for (std::size_t j = i < old[b] ? old[b] : 0; j < c->want; ++j) {
+        ulong v = 0;
+        for (std::size_t l = 0; l < s; ++l) v = nmod_addmul(v, c->weights[l], ys[l][j - j0], mod);
+        c->E->at(static_cast<slong>(i), static_cast<slong>(j)) = v;
+      }
+    }
+  });
+  return static_cast<double>(pairs.load());
+}
+
+}  // namespace
+
+std::unique_ptr<BatchEval> make_batch_eval(const Model& m, const Entry& e, const Partition& P, ulong p) {
+  auto va = side_vars(P, true), vb = side_vars(P, false);
+  const std::size_t out = e.token * m.output_width() + e.channel;
+  if (p >= 3 && p < BatchF64Ring::kMaxPrime && BatchF64Ring::supported())
+    return std::make_unique<BatchEvalIn<BatchF64Ring>>(m, p, std::move(va), std::move(vb), single_need(m, e), out);
+  return std::make_unique<BatchEvalIn<BatchModpRing>>(m, p, std::move(va), std::move(vb), single_need(m, e), out);
+}
+
+double potential(const std::vector<Block>& blocks, std::size_t cap) {
+  double s = 0;
+  for (const auto& c : blocks)
+    s += static_cast<double>(c.done || c.exact ? c.rank : std::max(c.rank, std::min(c.cap, cap)));
+  return s;
+}
+
+Rounds double_points(const BatchEval& eval, std::vector<Block>& blocks, const std::vector<ulong>& t, ulong p,
+                     SplitMix64& g, std::size_t na, std::size_t nb, std::size_t cap, const SepOptions& o,
+                     const AnalysisContext& run, const Goal& goal) {
+  nmod_t mod;
+  nmod_init(&mod, p);
+  std::vector<std::vector<ulong>> A, B;
+  Rounds out;
+  for (auto& c : blocks) c.want = std::min({c.want, c.cap, cap});
+  double eval_rate = 0, rank_rate = 0;  // seconds per forward-pass value, per n^3 of rank
+  while (true) {
+    run.check_cancelled();
+    std::vector<Block*> open;
+    std::vector<std::size_t> old;
+    std::size_t K = 0;
+    for (auto& c : blocks)
+      if (!c.done && !c.exact) {
+        const std::size_t had = c.E ? static_cast<std::size_t>(c.E->rows()) : 0;
+        auto M = std::make_unique<NmodMat>(static_cast<slong>(c.want), static_cast<slong>(c.want), p);
+        for (std::size_t i = 0; i < had; ++i)
+          for (std::size_t j = 0; j < had; ++j)
+            M->at(static_cast<slong>(i), static_cast<slong>(j)) = c.E->at(static_cast<slong>(i), static_cast<slong>(j));
+        c.E = std::move(M);
+        open.push_back(&c);
+        old.push_back(had);
+        K = std::max(K, c.want);
+      }
+    if (open.empty()) break;
+    draw_points(A, B, K, na, nb, g, p);
+    auto t0 = std::chrono::steady_clock::now();
+    const double values = evaluate_round(eval, open, t, mod, A, B, na, old);
+    const double eval_secs = seconds_since(t0);
+    // The open blocks' dense ranks side by side; one block gets every thread.
+    const int blas = open.size() == 1 ? static_cast<int>(std::max(1u, run.threads)) : 1;
+    parallel_for(open.size(), [&](std::size_t b) { open[b]->rank = rank_dense_modp(*open[b]->E, blas); });
+    const double secs = seconds_since(t0), rank_secs = secs - eval_secs;
+    double cubes = 0;
+    for (Block* c : open) cubes += std::pow(static_cast<double>(c->want), 3);
+    if (values > 0) eval_rate = eval_secs / values;
+    if (cubes > 1e9) rank_rate = rank_secs / cubes;
+    std::size_t still_open = 0;
+    for (Block* c : open) {
+      c->points = c->want;
+      c->exact = c->rank >= c->cap;
+      c->done = !c->exact && c->rank < c->want;
+      if (c->exact || c->done) c->E.reset();
+      else if (c->want < std::min(c->cap, cap)) {
+        // Double; straight to the cap when the doubling after would pass it
+        // (one elimination of the cap's size instead of two).
+        const std::size_t top = std::min(c->cap, cap);
+        c->want = 3 * c->want >= top ? top : std::min(2 * c->want, top);
+      }
+      still_open += !c->done && !c->exact;
+    }
+    out.spent += secs;
+    out.k = K;
+    std::size_t rank_so_far = 0;
+    for (const auto& c : blocks) rank_so_far += std::max(c.rank, c.floor);
+    run.progress("blackbox mod " + std::to_string(p) + ": " + std::to_string(K) + " points per side, rank >= " +
+                 std::to_string(rank_so_far) + ", " + std::to_string(still_open) + " of " +
+                 std::to_string(blocks.size()) + " block(s) still full rank, " + fmt_g(out.spent) + " s");
+    if (still_open == 0) break;
+    if (goal.target && potential(blocks, cap) < static_cast<double>(goal.target)) break;
+    // The next round: new values at the measured rate, ranks at the measured
+    // rate per n^3 (a prior of 2e-10 n^3 s before one was measured); memory:
+    // the open blocks' matrices, the old ones while copied, the ranks' copies.
+    std::size_t Kn = 0;
+    double cubes_next = 0, cells = 0, biggest = 0;
+    bool grows = false;
+    for (const Block* c : open)
+      if (!c->done && !c->exact) {
+        grows = grows || c->want > c->points;
+        Kn = std::max(Kn, c->want);
+        const double w = static_cast<double>(c->want);
+        cubes_next += w * w * w;
+        cells += w * w + static_cast<double>(c->points) * static_cast<double>(c->points);
+        biggest = std::max(biggest, w * w);
+      }
+    if (!grows) break;  // every open block is at its cap or --max-points
+    const double kk = static_cast<double>(K), kn = static_cast<double>(Kn);
+    const double est = eval_rate * static_cast<double>(t.size()) * (kn * kn - kk * kk) +
+                       (rank_rate > 0 ? rank_rate : 2e-10 / std::max(1u, run.threads)) * cubes_next;
+    if (out.spent + est > std::min({o.budget, goal.budget, run.budget_left() + out.spent})) {
+      out.stop_note = "stopped at " + std::to_string(K) + " points: the next round (" + std::to_string(Kn) +
+                      ") is estimated at " + fmt_g(est) + " s, beyond --budget " + fmt_g(std::min(o.budget, goal.budget)) + " s";
+      break;
+    }
+    const double bytes = (cells + biggest * std::min<double>(static_cast<double>(open.size()), run.threads)) * 8;
+    if (round_over_memory(run, bytes, K, Kn, out.stop_note)) break;
+  }
+  return out;
+}
+
+}  // namespace netpoly::methods

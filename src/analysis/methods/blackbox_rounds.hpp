@@ -1,0 +1,74 @@
+// The black-box's doubling driver (methods/blackbox.cpp): batched forward
+// passes mod p, the blocks it sees, and the rounds that grow their points.
+#pragma once
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "method.hpp"
+#include "netpoly/random.hpp"
+
+namespace netpoly::methods {
+
+// Batched forward passes mod p of one output entry: the side-A inputs fixed
+// at one point, the side-B inputs at n points. Over BatchF64Ring when the
+// prime and the CPU allow it, else over BatchModpRing; both give the same
+// residues.
+class BatchEval {
+ public:
+  virtual ~BatchEval() = default;
+  // y(a, b_j) mod p for j in [j0, k), with a = (a_q) on the variables va and b_j = B[j] on vb.
+  virtual std::vector<ulong> row(const std::vector<ulong>& a, const std::vector<std::vector<ulong>>& B, std::size_t j0,
+                                 std::size_t k) const = 0;
+  virtual std::string ring() const = 0;
+};
+
+// A batch evaluator of entry e of m's output mod p (BatchF64Ring where the
+// prime and the CPU allow it, else BatchModpRing).
+std::unique_ptr<BatchEval> make_batch_eval(const Model& m, const Entry& e, const Partition& P, ulong p);
+
+// One block of the coefficient matrix as the black-box sees it: the values
+// sum_l W[l] y(t_l a_i, b_j) (W = {1}, t = {1} for the whole matrix). `cap`
+// is a certified upper bound on its rank: a block whose rank mod any prime
+// reaches it is known exactly.
+struct Block {
+  std::vector<std::size_t> a_degrees;
+  std::vector<ulong> weights;  // for the current prime (Layout)
+  std::size_t cap = std::numeric_limits<std::size_t>::max();
+  std::unique_ptr<NmodMat> E;
+  std::size_t rank = 0, points = 0;  // of the block's last round
+  std::size_t want = 8;              // points per side of its next round
+  std::size_t floor = 0;             // certified lower bound from an earlier prime
+  bool done = false, exact = false;  // closed (rank < points) / rank == cap
+};
+
+struct Rounds {
+  std::size_t k = 0;      // points per side of the last round (the largest block's)
+  std::string stop_note;  // why the doubling stopped before the blocks closed, if it did
+  double spent = 0;       // seconds
+};
+
+// Where the doubling stops early: a phase that can only certify by meeting
+// `target` gives up once the closed blocks' ranks plus the open ones' caps
+// fall below it (the small-prime phase, blackbox_rounds).
+struct Goal {
+  std::size_t target = 0;  // 0: no such test
+  double budget = std::numeric_limits<double>::infinity();
+};
+
+// The most the blocks' ranks can still sum to with at most `cap` points per side.
+double potential(const std::vector<Block>& blocks, std::size_t cap);
+
+// The doubling driver. Each open block is seen at its `want` points per side
+// (8, 16, ... unless a hint set it); after its rank mod p it is exact (rank =
+// cap), closed (rank < points), or doubles (up to its cap and `cap`). Rounds
+// go on while a block is open, the next round's estimate fits the budget and
+// --max-memory, and the goal is still reachable. The values of earlier rounds
+// are kept; only new entries are evaluated. t and each block's weights: how
+// a block's value is a combination of passes at scaled A-points.
+Rounds double_points(const BatchEval& eval, std::vector<Block>& blocks, const std::vector<ulong>& t, ulong p,
+                     SplitMix64& g, std::size_t na, std::size_t nb, std::size_t cap, const SepOptions& o,
+                     const AnalysisContext& run, const Goal& goal);
+
+}  // namespace netpoly::methods
