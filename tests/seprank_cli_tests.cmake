@@ -35,3 +35,24 @@ add_test(NAME seprank_cli_example_mixer
   COMMAND netpoly seprank ${SEPRANK_MIXER} --all-balanced --methods exact)
 set_tests_properties(seprank_cli_example_mixer PROPERTIES
   PASS_REGULAR_EXPRESSION "sup-sep \\[105, 105\\] \\(exact\\), inf-sep \\[97, 97\\] \\(exact\\)")
+
+# The black-box's small-prime phase (README, "The black-box's small prime"):
+# mixer (3,4,4) has sep = 660 = the support bound, so the ranks mod the small
+# random prime q (= 1 mod 120, below 2^23) meet it and sep is exact with no
+# probability; --no-small-prime gives the large prime's probabilistic 660
+# instead (the same number by a second route); mixer (2,4,4) has sep 20 < 54,
+# so the phase gives up and the large prime's statement is made.
+set(SEPRANK_MIXER344 ${CMAKE_CURRENT_BINARY_DIR}/seprank-mixer-344.json)
+set(SEPRANK_MIXER244 ${CMAKE_CURRENT_BINARY_DIR}/seprank-mixer-244.json)
+add_test(NAME seprank_cli_small_prime_make
+  COMMAND sh -c "$<TARGET_FILE:netpoly> make mixer --layers 3 --tokens 4 --width 4 --seed 1 -o '${SEPRANK_MIXER344}' && $<TARGET_FILE:netpoly> make mixer --layers 2 --tokens 4 --width 4 --seed 1 -o '${SEPRANK_MIXER244}'")
+set_tests_properties(seprank_cli_small_prime_make PROPERTIES FIXTURES_SETUP small_prime_models)
+add_test(NAME seprank_cli_small_prime_exact
+  COMMAND sh -c "$<TARGET_FILE:netpoly> seprank '${SEPRANK_MIXER344}' --methods support,blackbox --seed 3 --json | python3 -c 'import json,sys; r=json.load(sys.stdin)[\"results\"][0]; b=[m for m in r[\"methods\"] if m[\"method\"]==\"blackbox\"][0]; q=b[\"details\"][\"prime\"]; assert r[\"status\"]==\"exact\" and r[\"lower\"][\"value\"]==660, r; assert 2**22<=q<2**23 and q%120==1, q; assert \"failure_probability\" not in b[\"details\"]; assert \"equal to the best certified upper bound\" in b[\"how\"]; print(\"OK\")'")
+set_tests_properties(seprank_cli_small_prime_exact PROPERTIES FIXTURES_REQUIRED small_prime_models PASS_REGULAR_EXPRESSION "OK")
+add_test(NAME seprank_cli_no_small_prime
+  COMMAND sh -c "$<TARGET_FILE:netpoly> seprank '${SEPRANK_MIXER344}' --methods support,blackbox --seed 3 --no-small-prime --json | python3 -c 'import json,sys; r=json.load(sys.stdin)[\"results\"][0]; b=[m for m in r[\"methods\"] if m[\"method\"]==\"blackbox\"][0]; assert b[\"value\"]==660 and 2**49<=b[\"details\"][\"prime\"]<2**50 and \"small_prime\" not in b[\"details\"], b; print(\"OK\")'")
+set_tests_properties(seprank_cli_no_small_prime PROPERTIES FIXTURES_REQUIRED small_prime_models PASS_REGULAR_EXPRESSION "OK")
+add_test(NAME seprank_cli_small_prime_gives_up
+  COMMAND sh -c "$<TARGET_FILE:netpoly> seprank '${SEPRANK_MIXER244}' --methods support,blackbox --seed 3 --json | python3 -c 'import json,sys; r=json.load(sys.stdin)[\"results\"][0]; b=[m for m in r[\"methods\"] if m[\"method\"]==\"blackbox\"][0]; d=b[\"details\"]; assert r[\"status\"]==\"probabilistic\" and b[\"value\"]==20, r; assert 2**49<=d[\"prime\"]<2**50 and d[\"failure_probability\"]<1e-9 and d[\"small_prime_rank\"]<=20; print(\"OK\")'")
+set_tests_properties(seprank_cli_small_prime_gives_up PROPERTIES FIXTURES_REQUIRED small_prime_models PASS_REGULAR_EXPRESSION "OK")

@@ -98,6 +98,7 @@ struct Outcome {
   ulong small = 0;               // the small prime, if that phase ran
   std::size_t small_rank = 0;    // its certified lower bound
   bool certified_small = false;  // it met the target: the big prime was not needed
+  bool small_final = false;      // it stopped (budget, memory, --max-points) with blocks full rank: its bound is final
   std::size_t classes_mod = 0;   // the small-prime phase's classes of A-degrees mod m (0: per component)
   std::vector<Block> first;      // the small-prime phase's blocks when they are classes
   std::string ring;
@@ -163,8 +164,8 @@ bool small_prime_phase(MethodContext& ctx, const Layout& L, std::vector<Block>& 
   const auto eval = make_batch_eval(m, ctx.e, ctx.P, q);
   std::vector<Block>* run_on = &blocks;
   Layout layout = L;
-  if (L.as.size() > 2) {
-    // Calibrate: one row of 1,024 values, then the threads share the rows.
+  if (L.as.size() > 2 && potential(blocks, cap) >= target) {
+    // Classes pay only where the ranks may reach their caps. Calibrate: one row of 1,024 values, then the threads share the rows.
     std::vector<ulong> a(na, 1);
     std::vector<std::vector<ulong>> B(1024, std::vector<ulong>(nb));
     for (auto& b : B)
@@ -196,6 +197,10 @@ bool small_prime_phase(MethodContext& ctx, const Layout& L, std::vector<Block>& 
   out.ring = eval->ring();
   for (const auto& c : *run_on) out.small_rank += c.rank;
   if (static_cast<double>(out.small_rank) >= target) return out.certified_small = true;
+  // Stopped by the budget, memory or --max-points with blocks still full
+  // rank: the big prime would stop there too, later; this bound is the result.
+  const bool open_left = std::any_of(run_on->begin(), run_on->end(), [](const Block& c) { return !c.done && !c.exact; });
+  if (open_left && !out.rounds.gave_up) return out.small_final = true;
   if (run_on == &blocks)  // the same blocks: each starts the big prime where it stands
     for (auto& c : blocks) {
       c.floor = c.rank;
@@ -225,7 +230,7 @@ std::optional<Outcome> blackbox_rounds(MethodContext& ctx, const Layout& L, std:
   // reported as an upper bound).
   const auto upper = ctx.best_upper();
   const double target = upper ? static_cast<double>(*upper) : 0;
-  if (upper && !bp.fixed && ctx.o.small_prime_first && potential(blocks, cap) >= target &&
+  if (upper && !bp.fixed && ctx.o.small_prime_first &&
       small_prime_phase(ctx, L, blocks, cap, bp, salt, target, out))
     return out;
   SplitMix64 g(bp.seed ^ salt);
@@ -233,7 +238,7 @@ std::optional<Outcome> blackbox_rounds(MethodContext& ctx, const Layout& L, std:
   if (!t) return std::nullopt;  // a tiny --prime: the caller falls back to the whole matrix
   const auto eval = make_batch_eval(*ctx.model, ctx.e, ctx.P, bp.p);
   const double spent = out.rounds.spent;
-  out.rounds = double_points(*eval, blocks, *t, bp.p, g, na, nb, cap, ctx.o, ctx.run, Goal{0, ctx.o.budget - spent});
+  out.rounds = double_points(*eval, blocks, *t, bp.p, g, na, nb, cap, ctx.o, ctx.run, Goal{0, ctx.o.budget - spent, 1.5});
   out.rounds.spent += spent;
   out.ring = eval->ring();
   return out;
@@ -243,7 +248,7 @@ std::optional<Outcome> blackbox_rounds(MethodContext& ctx, const Layout& L, std:
 // bounds; the probability statement when every block closed (or is exact).
 MethodRun report(const std::vector<Block>& comps, const Outcome& o, const BlackboxPrime& bp, double height,
                  double degree, bool split) {
-  const std::vector<Block>& blocks = o.certified_small && o.classes_mod ? o.first : comps;
+  const std::vector<Block>& blocks = (o.certified_small || o.small_final) && o.classes_mod ? o.first : comps;
   std::size_t rank = 0;
   bool saturated = false, fell = false;
   double eps = 0;
@@ -279,12 +284,15 @@ MethodRun report(const std::vector<Block>& comps, const Outcome& o, const Blackb
     if (o.classes_mod) r.details["small_prime_classes_mod"] = o.classes_mod;
     r.details["dense_rank"] = o.small < fflas::kMaxPrime && fflas::available() ? "fflas-ffpack" : "flint";
   }
-  if (o.certified_small) {
-    r.how = "certified lower bound (" + what + " mod " + small_prime_text(o.small, bp.seed) +
-            "), equal to the best certified upper bound";
+  if (o.certified_small || o.small_final) {
+    r.how = "certified lower bound (" + what + " mod " + small_prime_text(o.small, bp.seed) + ")" +
+            (o.certified_small ? ", equal to the best certified upper bound" : "");
     r.details["prime"] = o.small;
     r.details["prime_source"] = "random = 1 mod 120 in [2^22, 2^23) (small-prime phase)";
     r.details["seed"] = bp.seed;
+    if (o.small_final)
+      r.note = (o.rounds.stop_note.empty() ? "" : o.rounds.stop_note + "; ") + "some block was full rank at " +
+               std::to_string(o.rounds.k) + " points: sep may be larger (raise --max-points or --budget)";
     return r;
   }
   r.how = "certified lower bound (" + what + " mod " + blackbox_prime_text(bp) +

@@ -1,6 +1,7 @@
 // The black-box's doubling driver (blackbox_rounds.hpp).
 #include "blackbox_rounds.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -170,10 +171,14 @@ Rounds double_points(const BatchEval& eval, std::vector<Block>& blocks, const st
       c->done = !c->exact && c->rank < c->want;
       if (c->exact || c->done) c->E.reset();
       else if (c->want < std::min(c->cap, cap)) {
-        // Double; straight to the cap when the doubling after would pass it
-        // (one elimination of the cap's size instead of two).
+        // Double, or grow by goal.growth (in multiples of 64) from 1,024 on;
+        // straight to the cap when 1.5 times the next size would pass it (one
+        // elimination of the cap's size instead of two).
         const std::size_t top = std::min(c->cap, cap);
-        c->want = 3 * c->want >= top ? top : std::min(2 * c->want, top);
+        const std::size_t next =
+            c->want < 1024 ? 2 * c->want
+                           : std::max(c->want + 64, static_cast<std::size_t>(std::ceil(static_cast<double>(c->want) * goal.growth / 64)) * 64);
+        c->want = 3 * next >= 2 * top ? top : std::min(next, top);
       }
       still_open += !c->done && !c->exact;
     }
@@ -185,7 +190,11 @@ Rounds double_points(const BatchEval& eval, std::vector<Block>& blocks, const st
                  std::to_string(rank_so_far) + ", " + std::to_string(still_open) + " of " +
                  std::to_string(blocks.size()) + " block(s) still full rank, " + fmt_g(out.spent) + " s");
     if (still_open == 0) break;
-    if (goal.target && potential(blocks, cap) < static_cast<double>(goal.target)) break;
+    if (goal.target && potential(blocks, cap) < static_cast<double>(goal.target) &&
+        std::any_of(blocks.begin(), blocks.end(), [](const Block& c) { return c.done && c.rank < c.cap; })) {
+      out.gave_up = true;
+      break;
+    }
     // The next round: new values at the measured rate, ranks at the measured
     // rate per n^3 (a prior of 2e-10 n^3 s before one was measured); memory:
     // the open blocks' matrices, the old ones while copied, the ranks' copies.

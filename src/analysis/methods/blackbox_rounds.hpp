@@ -47,14 +47,22 @@ struct Rounds {
   std::size_t k = 0;      // points per side of the last round (the largest block's)
   std::string stop_note;  // why the doubling stopped before the blocks closed, if it did
   double spent = 0;       // seconds
+  bool gave_up = false;   // the goal's target became unreachable (a block closed below its cap)
 };
 
 // Where the doubling stops early: a phase that can only certify by meeting
 // `target` gives up once the closed blocks' ranks plus the open ones' caps
 // fall below it (the small-prime phase, blackbox_rounds).
 struct Goal {
-  std::size_t target = 0;  // 0: no such test
+  // Stop once a block has closed below its cap and the blocks can no longer
+  // sum to this (0: no such test).
+  std::size_t target = 0;
   double budget = std::numeric_limits<double>::infinity();
+  // Growth of a block's points per round from 1,024 on (below: doubling).
+  // Smaller steps overshoot the rank less (the last round is within
+  // `growth` of rank + 1) at the price of more rounds: worth it where the
+  // eliminations are dear (the large prime, FLINT).
+  double growth = 2;
 };
 
 // The most the blocks' ranks can still sum to with at most `cap` points per side.
