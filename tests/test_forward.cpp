@@ -402,17 +402,76 @@ TEST_CASE("BatchF64Ring: residues in doubles agree with nmod arithmetic, edge va
   }
 }
 
+TEST_CASE("BatchF64Ring::lincomb equals the nmod sum term by term, lazy sums included", "[forward]") {
+  // Second method: the sum r + sum_k s_k x_k accumulated with nmod_add and
+  // nmod_mul. Primes where lazy_terms() is large (3, 65521, a 23-bit one),
+  // 2 at the edge (a 26-bit prime: (p-1)^2 about 2^52), and where it is 0
+  // (31 and 50 bits); term counts around lazy_terms() so the partial
+  // reductions run; edge residues p - 1 everywhere in one case.
+  if (!BatchF64Ring::supported()) {
+    WARN("this CPU lacks AVX2/FMA: BatchF64Ring is not used here, nothing to test");
+    return;
+  }
+  for (ulong p : {UWORD(3), UWORD(65521), UWORD(8388593), UWORD(67108859), UWORD(2147483647),
+                  UWORD(1125899906842597)}) {
+    const std::size_t n = 23;  // five four-lane steps and a tail of 3
+    BatchF64Ring R(p, n);
+    const std::size_t lazy = R.lazy_terms();
+    INFO("p = " << p << ", lazy_terms = " << lazy);
+    if (p < (UWORD(1) << 23)) CHECK(lazy >= 2);
+    if (p > (UWORD(1) << 27)) CHECK(lazy == 0);
+    // (p-1) + lazy (p-1)^2 < 2^53: the accumulation is exact
+    if (lazy) CHECK(static_cast<long double>(p - 1) * (p - 1) * lazy + (p - 1) < 0x1p53L);
+    nmod_t mod;
+    nmod_init(&mod, p);
+    SplitMix64 g(p + 1);
+    std::vector<std::size_t> counts = {1, 2, 5, 127, 300};
+    if (lazy && lazy < 5000) {
+      counts.push_back(lazy);
+      counts.push_back(lazy + 1);
+      counts.push_back(2 * lazy + 3);
+    }
+    for (std::size_t K : counts)
+      for (bool edge : {false, true}) {
+        std::vector<BatchF64Ring::Elem> xs(K, BatchF64Ring::Elem(n));
+        std::vector<double> sc(K);
+        std::vector<const BatchF64Ring::Elem*> px;
+        BatchF64Ring::Elem r(n);
+        std::vector<ulong> want(n);
+        for (std::size_t i = 0; i < n; ++i) {
+          want[i] = edge ? p - 1 : g.below(p);
+          r[i] = static_cast<double>(want[i]);
+        }
+        for (std::size_t k = 0; k < K; ++k) {
+          const ulong s = edge ? p - 1 : g.below(p);
+          sc[k] = static_cast<double>(s);
+          for (std::size_t i = 0; i < n; ++i) {
+            const ulong x = edge ? p - 1 : g.below(p);
+            xs[k][i] = static_cast<double>(x);
+            want[i] = nmod_add(want[i], nmod_mul(s, x, mod), mod);
+          }
+          px.push_back(&xs[k]);
+        }
+        R.lincomb(r, sc, px);
+        INFO("K = " << K << (edge ? ", every residue p - 1" : ""));
+        for (std::size_t i = 0; i < n; ++i) CHECK(r[i] == static_cast<double>(want[i]));
+      }
+  }
+}
+
 TEST_CASE("BatchF64Ring and BatchModpRing give the same forward pass on every preset", "[forward]") {
   if (!BatchF64Ring::supported()) {
     WARN("this CPU lacks AVX2/FMA: BatchF64Ring is not used here, nothing to test");
     return;
   }
-  const ulong p = UWORD(1125899906842597);  // 2^50 - 27, the black-box's default prime
   std::vector<Model> models = {read_model(kData + "attention-example.json")};
   for (auto o : presets()) models.push_back(make_preset(o));
   SplitMix64 g(99);
+  // 2^50 - 27 (the large black-box primes' range: every term reduced) and a
+  // small prime = 1 mod 120 (the small-prime phase: lazy sums in lincomb)
+  for (const ulong p : {UWORD(1125899906842597), UWORD(6251881)})
   for (const auto& m : models) {
-    INFO(m.name);
+    INFO(m.name << ", p = " << p);
     for (std::size_t n : {1u, 6u, 33u}) {
       BatchModpRing RN(p, n);
       BatchF64Ring RF(p, n);

@@ -2,9 +2,10 @@
 // Dense rank mod a small prime with FFLAS-FFPACK (PLUQ over
 // Givaro::ModularBalanced<double>, its products through OpenBLAS's dgemm).
 // It lives in its own shared library (src/fflas/), compiled for AVX2 and FMA
-// with hidden symbols, so none of its code can reach a CPU without them:
-// callers ask available() first, which checks the CPU at run time, and fall
-// back to FLINT (rank.cpp: rank_dense_modp is the one dispatcher).
+// with hidden symbols and loaded with dlopen only after a runtime CPU check
+// (src/analysis/fflas.cpp), so none of its code can reach a CPU without
+// them. Callers ask available() first and fall back to FLINT (rank.cpp:
+// rank_dense_modp is the one dispatcher).
 #include <cstddef>
 #include <cstdint>
 
@@ -14,12 +15,12 @@ namespace netpoly::fflas {
 // about 2^26.5); larger primes go to FLINT.
 inline constexpr std::uint64_t kMaxPrime = std::uint64_t(1) << 26;
 
-// True when the library was built and this CPU has AVX2 and FMA, and the
+// True when this CPU has AVX2 and FMA, the library loaded, and the
 // environment does not say NETPOLY_DENSE_RANK=flint (how bench/ times the
 // FLINT baseline in the same run).
 bool available();
 
-// Rank mod p (2 < p < kMaxPrime) of the rows x cols matrix whose entry (i, j)
+// Rank mod p (2 < p < kMaxPrime; only when available()) of the rows x cols matrix whose entry (i, j)
 // is a[i * stride + j], each in [0, p). `threads` is OpenBLAS's thread count
 // for this call (1 when several ranks run side by side).
 std::size_t rank_modp(const std::uint64_t* a, std::size_t rows, std::size_t cols, std::size_t stride,

@@ -118,19 +118,21 @@ class Network:
 
     def seprank(self, partition: str = "half", partitions=None, output=None, outputs=None, methods=None,
                 seed=None, prime=None, max_points=None, templates=None, method_budget=None,
-                max_terms=None, budget=None, max_memory=None, threads=None):
+                max_terms=None, budget=None, max_memory=None, threads=None, small_prime=True):
         """Separation rank (a bracket, closed when the methods agree) of output entries over partitions.
 
         ``partition``: "half", "A=0,1" (tokens), "A=x0_0,x1_1" (variables) ...;
         ``partitions``: a list of those, or "all-balanced". One output and one
         partition give a Result; otherwise a Results list (with .sup / .inf).
+        ``small_prime=False`` skips the black-box's small-prime phase (the
+        CLI's --no-small-prime; README, "The black-box's small prime").
         """
         many = partitions is not None or outputs is not None
         parts = ["all-balanced"] if partitions == "all-balanced" else list(partitions or [partition])
         outs = self._outputs(output, outputs)
         opts = {"methods": ",".join(methods) if isinstance(methods, (list, tuple)) else methods, "seed": seed,
                 "prime": prime, "max_points": max_points, "templates": templates, "method_budget": method_budget,
-                "max_terms": max_terms}
+                "max_terms": max_terms, "small_prime": small_prime}
         text, interrupted = _netpoly.seprank(self._m, outs, parts, opts, _limits(budget, max_memory, threads))
         rs = Results(Result(d) for d in _json.loads(text))
         if interrupted:

@@ -194,6 +194,7 @@ SepOptions sep_options(const py::dict& o) {
   if (o.contains("prime") && !o["prime"].is_none()) s.prime = o["prime"].cast<ulong>();
   if (o.contains("max_points") && !o["max_points"].is_none()) s.max_points = o["max_points"].cast<std::size_t>();
   if (o.contains("templates") && !o["templates"].is_none()) s.templates = o["templates"].cast<std::size_t>();
+  if (o.contains("small_prime") && !o["small_prime"].is_none()) s.small_prime_first = o["small_prime"].cast<bool>();
   return s;
 }
 

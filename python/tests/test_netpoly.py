@@ -169,6 +169,22 @@ def test_results_keep_their_provenance():
     assert b.status == "bracket" and b.value is None and b.lower is None and b.upper == 70
 
 
+def test_small_prime_certifies_and_can_be_skipped():
+    # mixer (3,4,4): sep = 660 = the support bound. The black-box's ranks mod
+    # its small random prime meet it, so the result is exact with no
+    # probability (README, "The black-box's small prime"); without the phase,
+    # the large prime's rank reaches the same 660 (also certified exact: its
+    # rank is a certified lower bound meeting support).
+    net = netpoly.make("mixer", layers=3, width=4, tokens=4, seed=1)
+    r = net.seprank(methods=["support", "blackbox"], seed=2)
+    assert r.status == "exact" and r.value == 660 and r.eps is None
+    assert 2**22 <= r.prime < 2**23 and r.prime % 120 == 1
+    assert "equal to the best certified upper bound" in r.how["blackbox"]
+    big = net.seprank(methods=["support", "blackbox"], seed=2, small_prime=False)
+    assert big.status == "exact" and big.value == 660
+    assert 2**49 <= big.prime < 2**50 and "small prime" not in big.how["blackbox"]
+
+
 def test_sup_and_inf_over_partitions_and_outputs():
     net = netpoly.make("mixer", layers=3, width=2, tokens=4, seed=11, weights="small")
     rs = net.seprank(partitions="all-balanced", methods="exact")

@@ -91,7 +91,84 @@ NETPOLY_AVX2 void f64_loop(double* r, const double* x, const double* y, double s
   }
 }
 
+// x mod p for doubles holding integers in [0, 2^53): q = floor(x / p) is
+// within one of x pinv (relative error 2^-52 on a quotient below 2^52), the
+// remainder x - q p is exact (fma, and it lies in (-p, 2p)), then one
+// correction either way.
+NETPOLY_AVX2 inline __m256d reduce4(__m256d x, __m256d p, __m256d pinv) {
+  const __m256d q = _mm256_floor_pd(_mm256_mul_pd(x, pinv));
+  __m256d r = _mm256_fnmadd_pd(q, p, x);
+  r = _mm256_add_pd(r, _mm256_and_pd(_mm256_cmp_pd(r, _mm256_setzero_pd(), _CMP_LT_OQ), p));
+  return _mm256_sub_pd(r, _mm256_and_pd(_mm256_cmp_pd(r, p, _CMP_GE_OQ), p));
+}
+
+NETPOLY_AVX2 inline double reduce1(double x, double p, double pinv) {
+  double r = std::fma(-std::floor(x * pinv), p, x);
+  if (r < 0) r += p;
+  if (r >= p) r -= p;
+  return r;
+}
+
+// r[i] += sum_k s[k] x[k][i]: `lazy` >= 2 terms accumulate exactly before a
+// reduction (each product below (p-1)^2, the sum below 2^53), else every
+// term is reduced (mulmod4, addmod4).
+NETPOLY_AVX2 void f64_lincomb(double* r, const double* s, const double* const* x, std::size_t K, std::size_t n,
+                              double p, double pinv, std::size_t lazy) {
+  const __m256d vp = _mm256_set1_pd(p), vpinv = _mm256_set1_pd(pinv);
+  std::size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    __m256d acc = _mm256_loadu_pd(r + i);
+    if (lazy >= 2) {
+      std::size_t c = 0;
+      for (std::size_t k = 0; k < K; ++k) {
+        acc = _mm256_fmadd_pd(_mm256_set1_pd(s[k]), _mm256_loadu_pd(x[k] + i), acc);
+        if (++c == lazy) {
+          acc = reduce4(acc, vp, vpinv);
+          c = 0;
+        }
+      }
+      acc = reduce4(acc, vp, vpinv);
+    } else {
+      for (std::size_t k = 0; k < K; ++k)
+        acc = addmod4(acc, mulmod4(_mm256_set1_pd(s[k]), _mm256_loadu_pd(x[k] + i), vp, vpinv), vp);
+    }
+    _mm256_storeu_pd(r + i, acc);
+  }
+  for (; i < n; ++i) {
+    double acc = r[i];
+    if (lazy >= 2) {
+      std::size_t c = 0;
+      for (std::size_t k = 0; k < K; ++k) {
+        acc = std::fma(s[k], x[k][i], acc);
+        if (++c == lazy) {
+          acc = reduce1(acc, p, pinv);
+          c = 0;
+        }
+      }
+      acc = reduce1(acc, p, pinv);
+    } else {
+      for (std::size_t k = 0; k < K; ++k) acc = addmod1(acc, mulmod1(s[k], x[k][i], p, pinv), p);
+    }
+    r[i] = acc;
+  }
+}
+
 }  // namespace
+
+std::size_t BatchF64Ring::lazy_terms() const {
+  // (p - 1)^2 and 2^53 - p are exact in long double's 64-bit mantissa for p < 2^32;
+  // larger primes leave no room (0).
+  if (p >= 0x1p32) return 0;
+  const long double m = static_cast<long double>(p) - 1, room = 0x1p53L - static_cast<long double>(p);
+  const long double c = std::floor(room / (m * m));
+  return c > 0x1p20L ? std::size_t{1} << 20 : static_cast<std::size_t>(c);
+}
+
+void BatchF64Ring::lincomb(Elem& r, const std::vector<Scalar>& s, const std::vector<const Elem*>& x) const {
+  std::vector<const double*> px(x.size());
+  for (std::size_t k = 0; k < x.size(); ++k) px[k] = x[k]->data();
+  f64_lincomb(r.data(), s.data(), px.data(), x.size(), batch, p, pinv, lazy_terms());
+}
 
 BatchF64Ring::BatchF64Ring(ulong prime, std::size_t n) : p(static_cast<double>(prime)), pinv(1.0 / static_cast<double>(prime)), batch(n) {
   if (prime < 3 || prime >= kMaxPrime) throw InternalError("BatchF64Ring: the prime must be below 2^50");

@@ -1,32 +1,20 @@
 // netpoly_fflas: the one translation unit that includes FFLAS-FFPACK
 // (include/netpoly/fflas.hpp). Built with -mavx2 -mfma and hidden
-// visibility into its own shared library (CMakeLists.txt), so its inline
-// code is never merged into the portable objects.
-#include "netpoly/fflas.hpp"
-
+// visibility into its own shared library (CMakeLists.txt), which nothing
+// links: src/analysis/fflas.cpp loads it with dlopen only on a CPU with AVX2
+// and FMA, so none of its code (static initializers included) runs elsewhere.
 #include <fflas-ffpack/fflas-ffpack.h>
 #include <givaro/modular-balanced.h>
 
-#include <cstdlib>
-#include <cstring>
+#include <cstddef>
+#include <cstdint>
 
 extern "C" void openblas_set_num_threads(int);
 
-namespace netpoly::fflas {
-
-__attribute__((visibility("default"))) bool available() {
-  static const bool ok = [] {
-    const char* e = std::getenv("NETPOLY_DENSE_RANK");
-    if (e && std::strcmp(e, "flint") == 0) return false;
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  }();
-  return ok;
-}
-
-__attribute__((visibility("default"))) std::size_t rank_modp(const std::uint64_t* a, std::size_t rows,
-                                                             std::size_t cols, std::size_t stride, std::uint64_t p,
-                                                             int threads) {
+// The one exported symbol, looked up with dlsym by src/analysis/fflas.cpp
+// after its CPU check; see include/netpoly/fflas.hpp for the contract.
+extern "C" __attribute__((visibility("default"))) std::size_t netpoly_fflas_rank_modp(
+    const std::uint64_t* a, std::size_t rows, std::size_t cols, std::size_t stride, std::uint64_t p, int threads) {
   if (rows == 0 || cols == 0) return 0;
   using Field = Givaro::ModularBalanced<double>;
   const Field F(static_cast<double>(p));
@@ -38,5 +26,3 @@ __attribute__((visibility("default"))) std::size_t rank_modp(const std::uint64_t
   FFLAS::fflas_delete(A);
   return r;
 }
-
-}  // namespace netpoly::fflas

@@ -148,10 +148,24 @@ void dot(const Ring& R, typename Ring::Elem& r, const std::vector<typename Ring:
   for (auto& x : t) R.add(r, std::move(x));
 }
 
-// r += sum_k w(row, k) * x[xoff + k*xstride]
+// r += sum_k w(row, k) * x[xoff + k*xstride]; in one fused pass where the
+// ring has one (BatchF64Ring::lincomb), else term by term.
 template <class Ring>
 void lin_row(const Ring& R, typename Ring::Elem& r, const Mat<typename Ring::Scalar>& w, std::size_t row,
              const std::vector<typename Ring::Elem>& x, std::size_t xoff, std::size_t xstride) {
+  if constexpr (requires(std::vector<typename Ring::Scalar> s, std::vector<const typename Ring::Elem*> p) {
+                  R.lincomb(r, s, p);
+                }) {
+    std::vector<typename Ring::Scalar> s;
+    std::vector<const typename Ring::Elem*> p;
+    for (std::size_t k = 0; k < w.cols; ++k)
+      if (!R.is_zero(w(row, k))) {
+        s.push_back(w(row, k));
+        p.push_back(&x[xoff + k * xstride]);
+      }
+    if (!s.empty()) R.lincomb(r, s, p);
+    return;
+  }
   for (std::size_t k = 0; k < w.cols; ++k) {
     const auto& s = w(row, k);
     if (!R.is_zero(s)) R.axpy(r, s, x[xoff + k * xstride]);

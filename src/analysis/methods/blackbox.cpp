@@ -151,10 +151,31 @@ double phase_cost(const std::vector<Block>& blocks, std::size_t passes, std::siz
   return static_cast<double>(passes) * top * top * ev + cubes * rk;
 }
 
-// The small prime's phase, on the components or on classes mod m (m | 120,
-// the small prime being 1 mod 120), whichever the cost model prefers with
-// the evaluation's measured speed. Returns false when it ran without
-// certifying (the big prime follows).
+// The classes mod m (m | 120) the cost model prefers to the components for
+// blocks that reach their caps, with the evaluation's measured speed
+// (`ev`, seconds per value over the threads) and the ranks' (`rk`, per n^3);
+// m = 0 when the components are cheapest.
+std::size_t choose_classes(const Layout& L, const std::vector<Block>& comps, std::size_t cap, double ev, double rk) {
+  double best = phase_cost(comps, L.as.size(), cap, ev, rk);
+  std::size_t pick = 0;
+  for (std::size_t m : {2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 24, 30, 40, 60, 120}) {
+    if (m >= L.as.size()) break;
+    const auto classes = classes_mod(L, comps, m).second;
+    const double cost = phase_cost(classes, m, cap, ev, rk);
+    if (classes.size() > 1 && cost < best) {
+      best = cost;
+      pick = m;
+    }
+  }
+  return pick;
+}
+
+// The small prime's phase. A probe on the components up to 256 points
+// first: a block closing below its cap there means the sum cannot reach the
+// target, and the large prime follows (each block starting at its rank + 1).
+// Otherwise the rest runs on the components, or on classes mod m where the
+// cost model prefers them (the small prime is 1 mod 120). Returns true when
+// this phase's bound is the result (certified, or stopped full rank).
 bool small_prime_phase(MethodContext& ctx, const Layout& L, std::vector<Block>& blocks, std::size_t cap,
                        const BlackboxPrime& bp, std::uint64_t salt, double target, Outcome& out) {
   const Model& m = *ctx.model;
@@ -162,45 +183,53 @@ bool small_prime_phase(MethodContext& ctx, const Layout& L, std::vector<Block>& 
   const ulong q = draw_small_prime(m, bp.seed);
   SplitMix64 g(bp.seed ^ salt ^ 0x5ea11b1eULL);
   const auto eval = make_batch_eval(m, ctx.e, ctx.P, q);
-  std::vector<Block>* run_on = &blocks;
-  Layout layout = L;
-  if (L.as.size() > 2 && potential(blocks, cap) >= target) {
-    // Classes pay only where the ranks may reach their caps. Calibrate: one row of 1,024 values, then the threads share the rows.
-    std::vector<ulong> a(na, 1);
-    std::vector<std::vector<ulong>> B(1024, std::vector<ulong>(nb));
-    for (auto& b : B)
-      for (auto& x : b) x = g.below(q);
-    auto t0 = std::chrono::steady_clock::now();
-    (void)eval->row(a, B, 0, B.size());
-    const double th = std::max(1u, ctx.run.threads);
-    const double ev = seconds_since(t0) / 1024.0 / th;
-    const double rk = fflas::available() ? (th > 1 ? 2.5e-11 : 4.2e-11) : 5.5e-11 / th;
-    double best = phase_cost(blocks, L.as.size(), cap, ev, rk);
-    for (std::size_t mm : {2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 24, 30, 40, 60, 120}) {
-      if (mm >= L.as.size()) break;
-      auto [C, classes] = classes_mod(L, blocks, mm);
-      const double cost = phase_cost(classes, mm, cap, ev, rk);
-      if (classes.size() > 1 && cost < best) {
-        best = cost;
-        layout = std::move(C);
-        out.first = std::move(classes);
-        out.classes_mod = mm;
-        run_on = &out.first;
-      }
-    }
-  }
-  const auto t = set_weights(layout, *run_on, q, g);
-  if (!t) return false;
-  out.rounds = double_points(*eval, *run_on, *t, q, g, na, nb, cap, ctx.o, ctx.run,
-                             Goal{static_cast<std::size_t>(target), ctx.o.budget});
   out.small = q;
   out.ring = eval->ring();
+  auto t = set_weights(L, blocks, q, g);
+  if (!t) return false;
+  Points pts;
+  const Goal goal{static_cast<std::size_t>(target), ctx.o.budget};
+  out.rounds = double_points(*eval, blocks, *t, q, g, na, nb, std::min<std::size_t>(cap, 256), ctx.o, ctx.run, goal, pts);
+  const auto open = [](const std::vector<Block>& bs) {
+    return std::any_of(bs.begin(), bs.end(), [](const Block& c) { return !c.done && !c.exact; });
+  };
+  std::vector<Block>* run_on = &blocks;
+  if (!out.rounds.gave_up && open(blocks) && cap > 256) {
+    std::size_t mm = 0;
+    if (L.as.size() > 2 && potential(blocks, cap) >= target) {
+      // Calibrate: one row of 1,024 values, then the threads share the rows.
+      std::vector<ulong> a(na, 1);
+      std::vector<std::vector<ulong>> B(1024, std::vector<ulong>(nb));
+      for (auto& b : B)
+        for (auto& x : b) x = g.below(q);
+      auto t0 = std::chrono::steady_clock::now();
+      (void)eval->row(a, B, 0, B.size());
+      const double th = std::max(1u, ctx.run.threads);
+      const double ev = seconds_since(t0) / 1024.0 / th;
+      const double rk = fflas::available() ? (th > 1 ? 2.5e-11 : 4.2e-11) : 5.5e-11 / th;
+      mm = choose_classes(L, blocks, cap, ev, rk);
+    }
+    Goal rest = goal;
+    rest.budget -= out.rounds.spent;
+    const double spent = out.rounds.spent;
+    if (mm) {  // the classes start afresh, at new points
+      auto [C, classes] = classes_mod(L, blocks, mm);
+      out.first = std::move(classes);
+      out.classes_mod = mm;
+      run_on = &out.first;
+      t = set_weights(C, out.first, q, g);
+      Points fresh;
+      if (t) out.rounds = double_points(*eval, out.first, *t, q, g, na, nb, cap, ctx.o, ctx.run, rest, fresh);
+    } else {  // the components go on from where the probe left them, at the same points
+      out.rounds = double_points(*eval, blocks, *t, q, g, na, nb, cap, ctx.o, ctx.run, rest, pts);
+    }
+    out.rounds.spent += spent;
+  }
   for (const auto& c : *run_on) out.small_rank += c.rank;
   if (static_cast<double>(out.small_rank) >= target) return out.certified_small = true;
   // Stopped by the budget, memory or --max-points with blocks still full
   // rank: the big prime would stop there too, later; this bound is the result.
-  const bool open_left = std::any_of(run_on->begin(), run_on->end(), [](const Block& c) { return !c.done && !c.exact; });
-  if (open_left && !out.rounds.gave_up) return out.small_final = true;
+  if (open(*run_on) && !out.rounds.gave_up) return out.small_final = true;
   if (run_on == &blocks)  // the same blocks: each starts the big prime where it stands
     for (auto& c : blocks) {
       c.floor = c.rank;
@@ -238,7 +267,9 @@ std::optional<Outcome> blackbox_rounds(MethodContext& ctx, const Layout& L, std:
   if (!t) return std::nullopt;  // a tiny --prime: the caller falls back to the whole matrix
   const auto eval = make_batch_eval(*ctx.model, ctx.e, ctx.P, bp.p);
   const double spent = out.rounds.spent;
-  out.rounds = double_points(*eval, blocks, *t, bp.p, g, na, nb, cap, ctx.o, ctx.run, Goal{0, ctx.o.budget - spent, 1.5});
+  Points pts;
+  out.rounds =
+      double_points(*eval, blocks, *t, bp.p, g, na, nb, cap, ctx.o, ctx.run, Goal{0, ctx.o.budget - spent, 1.5}, pts);
   out.rounds.spent += spent;
   out.ring = eval->ring();
   return out;

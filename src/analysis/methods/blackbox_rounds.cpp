@@ -127,10 +127,11 @@ double potential(const std::vector<Block>& blocks, std::size_t cap) {
 
 Rounds double_points(const BatchEval& eval, std::vector<Block>& blocks, const std::vector<ulong>& t, ulong p,
                      SplitMix64& g, std::size_t na, std::size_t nb, std::size_t cap, const SepOptions& o,
-                     const AnalysisContext& run, const Goal& goal) {
+                     const AnalysisContext& run, const Goal& goal, Points& pts) {
   nmod_t mod;
   nmod_init(&mod, p);
-  std::vector<std::vector<ulong>> A, B;
+  auto& A = pts.A;
+  auto& B = pts.B;
   Rounds out;
   for (auto& c : blocks) c.want = std::min({c.want, c.cap, cap});
   double eval_rate = 0, rank_rate = 0;  // seconds per forward-pass value, per n^3 of rank
@@ -156,9 +157,12 @@ Rounds double_points(const BatchEval& eval, std::vector<Block>& blocks, const st
     auto t0 = std::chrono::steady_clock::now();
     const double values = evaluate_round(eval, open, t, mod, A, B, na, old);
     const double eval_secs = seconds_since(t0);
-    // The open blocks' dense ranks side by side; one block gets every thread.
+    // The open blocks' dense ranks side by side, the largest first (the
+    // threads take indices in order); one block gets every BLAS thread.
     const int blas = open.size() == 1 ? static_cast<int>(std::max(1u, run.threads)) : 1;
-    parallel_for(open.size(), [&](std::size_t b) { open[b]->rank = rank_dense_modp(*open[b]->E, blas); });
+    std::vector<Block*> by_size = open;
+    std::stable_sort(by_size.begin(), by_size.end(), [](const Block* a, const Block* b) { return a->want > b->want; });
+    parallel_for(by_size.size(), [&](std::size_t b) { by_size[b]->rank = rank_dense_modp(*by_size[b]->E, blas); });
     const double secs = seconds_since(t0), rank_secs = secs - eval_secs;
     double cubes = 0;
     for (Block* c : open) cubes += std::pow(static_cast<double>(c->want), 3);

@@ -65,6 +65,12 @@ struct Goal {
   double growth = 2;
 };
 
+// The random points per side so far (a block's matrix is the top-left square
+// of y at these): kept by the caller when a phase resumes with a larger cap.
+struct Points {
+  std::vector<std::vector<ulong>> A, B;
+};
+
 // The most the blocks' ranks can still sum to with at most `cap` points per side.
 double potential(const std::vector<Block>& blocks, std::size_t cap);
 
@@ -77,6 +83,6 @@ double potential(const std::vector<Block>& blocks, std::size_t cap);
 // a block's value is a combination of passes at scaled A-points.
 Rounds double_points(const BatchEval& eval, std::vector<Block>& blocks, const std::vector<ulong>& t, ulong p,
                      SplitMix64& g, std::size_t na, std::size_t nb, std::size_t cap, const SepOptions& o,
-                     const AnalysisContext& run, const Goal& goal);
+                     const AnalysisContext& run, const Goal& goal, Points& pts);
 
 }  // namespace netpoly::methods
