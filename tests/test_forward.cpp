@@ -406,8 +406,11 @@ TEST_CASE("BatchF64Ring::lincomb equals the nmod sum term by term, lazy sums inc
   // Second method: the sum r + sum_k s_k x_k accumulated with nmod_add and
   // nmod_mul. Primes where lazy_terms() is large (3, 65521, a 23-bit one),
   // 2 at the edge (a 26-bit prime: (p-1)^2 about 2^52), and where it is 0
-  // (31 and 50 bits); term counts around lazy_terms() so the partial
-  // reductions run; edge residues p - 1 everywhere in one case.
+  // (31 and 50 bits, where remainder_terms() unreduced remainders add up);
+  // term counts around both so the partial reductions run; edge residues
+  // p - 1 everywhere in one case, and in another every product = (p-1)/2
+  // mod p, whose remainder is the largest in magnitude (about p/2) the
+  // rounding to the nearest quotient leaves.
   if (!BatchF64Ring::supported()) {
     WARN("this CPU lacks AVX2/FMA: BatchF64Ring is not used here, nothing to test");
     return;
@@ -416,8 +419,10 @@ TEST_CASE("BatchF64Ring::lincomb equals the nmod sum term by term, lazy sums inc
                   UWORD(1125899906842597)}) {
     const std::size_t n = 23;  // five four-lane steps and a tail of 3
     BatchF64Ring R(p, n);
-    const std::size_t lazy = R.lazy_terms();
-    INFO("p = " << p << ", lazy_terms = " << lazy);
+    const std::size_t lazy = R.lazy_terms(), rem = R.remainder_terms();
+    INFO("p = " << p << ", lazy_terms = " << lazy << ", remainder_terms = " << rem);
+    CHECK(rem >= 7);
+    CHECK(static_cast<long double>(rem + 1) * p <= 0x1p53L);
     if (p < (UWORD(1) << 23)) CHECK(lazy >= 2);
     if (p > (UWORD(1) << 27)) CHECK(lazy == 0);
     // (p-1) + lazy (p-1)^2 < 2^53: the accumulation is exact
@@ -431,8 +436,11 @@ TEST_CASE("BatchF64Ring::lincomb equals the nmod sum term by term, lazy sums inc
       counts.push_back(lazy + 1);
       counts.push_back(2 * lazy + 3);
     }
+    if (!lazy && rem < 5000)
+      for (std::size_t K : {rem, rem + 1, 2 * rem + 3}) counts.push_back(K);
     for (std::size_t K : counts)
-      for (bool edge : {false, true}) {
+      for (int mode : {0, 1, 2}) {
+        const bool edge = mode == 1, half = mode == 2;
         std::vector<BatchF64Ring::Elem> xs(K, BatchF64Ring::Elem(n));
         std::vector<double> sc(K);
         std::vector<const BatchF64Ring::Elem*> px;
@@ -443,17 +451,17 @@ TEST_CASE("BatchF64Ring::lincomb equals the nmod sum term by term, lazy sums inc
           r[i] = static_cast<double>(want[i]);
         }
         for (std::size_t k = 0; k < K; ++k) {
-          const ulong s = edge ? p - 1 : g.below(p);
+          const ulong s = edge ? p - 1 : 1 + g.below(p - 1);
           sc[k] = static_cast<double>(s);
           for (std::size_t i = 0; i < n; ++i) {
-            const ulong x = edge ? p - 1 : g.below(p);
+            const ulong x = edge ? p - 1 : half ? nmod_mul((p - 1) / 2, n_invmod(s, p), mod) : g.below(p);
             xs[k][i] = static_cast<double>(x);
             want[i] = nmod_add(want[i], nmod_mul(s, x, mod), mod);
           }
           px.push_back(&xs[k]);
         }
         R.lincomb(r, sc, px);
-        INFO("K = " << K << (edge ? ", every residue p - 1" : ""));
+        INFO("K = " << K << (edge ? ", every residue p - 1" : half ? ", every product (p-1)/2" : ""));
         for (std::size_t i = 0; i < n; ++i) CHECK(r[i] == static_cast<double>(want[i]));
       }
   }

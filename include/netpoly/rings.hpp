@@ -121,10 +121,13 @@ struct BatchF64Ring {
   // r += sum_k s[k] x[k] in one pass over the batch (layers' linear maps,
   // detail::lin_row). For primes small enough that c products of residues
   // fit below 2^53 (c = lazy_terms() >= 2: p below about 2^26) the sums are
-  // exact in doubles and reduced once per c terms; otherwise each term is
-  // reduced as in axpy. Either way the result equals the axpy loop's.
+  // exact in doubles and reduced once per c terms; otherwise each product is
+  // brought into (-p, p) without a correction, and remainder_terms() of those
+  // add exactly before one reduction. Either way the result equals the axpy
+  // loop's.
   void lincomb(Elem& r, const std::vector<Scalar>& s, const std::vector<const Elem*>& x) const;
-  std::size_t lazy_terms() const;  // (2^53 - p) / (p - 1)^2, at most 2^20
+  std::size_t lazy_terms() const;       // (2^53 - p) / (p - 1)^2, at most 2^20
+  std::size_t remainder_terms() const;  // 2^53 / p - 1 (at least 7 below 2^50), at most 2^20
 };
 
 // Doubles: numeric evaluation (estimates only).

@@ -57,6 +57,14 @@ NETPOLY_AVX2 inline __m256d mulmod4(__m256d a, __m256d b, __m256d p, __m256d pin
   return _mm256_add_pd(r, _mm256_and_pd(_mm256_cmp_pd(r, _mm256_setzero_pd(), _CMP_LT_OQ), p));
 }
 
+// mulmod4 before its correction: h - q p + l, exact, in (-p, p).
+NETPOLY_AVX2 inline __m256d mulrem4(__m256d a, __m256d b, __m256d p, __m256d pinv) {
+  const __m256d h = _mm256_mul_pd(a, b);
+  const __m256d l = _mm256_fmsub_pd(a, b, h);
+  const __m256d q = _mm256_round_pd(_mm256_mul_pd(h, pinv), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  return _mm256_add_pd(_mm256_fnmadd_pd(q, p, h), l);
+}
+
 NETPOLY_AVX2 inline __m256d addmod4(__m256d a, __m256d b, __m256d p) {
   const __m256d r = _mm256_add_pd(a, b);
   return _mm256_sub_pd(r, _mm256_and_pd(_mm256_cmp_pd(r, p, _CMP_GE_OQ), p));
@@ -91,10 +99,10 @@ NETPOLY_AVX2 void f64_loop(double* r, const double* x, const double* y, double s
   }
 }
 
-// x mod p for doubles holding integers in [0, 2^53): q = floor(x / p) is
-// within one of x pinv (relative error 2^-52 on a quotient below 2^52), the
-// remainder x - q p is exact (fma, and it lies in (-p, 2p)), then one
-// correction either way.
+// x mod p for doubles holding integers in (-2^53, 2^53): q = floor(x / p) is
+// within one of floor(x pinv) (relative error 2^-52 on a quotient below
+// 2^52 in magnitude), the remainder x - q p is exact (fma, and it lies in
+// (-p, 2p)), then one correction either way.
 NETPOLY_AVX2 inline __m256d reduce4(__m256d x, __m256d p, __m256d pinv) {
   const __m256d q = _mm256_floor_pd(_mm256_mul_pd(x, pinv));
   __m256d r = _mm256_fnmadd_pd(q, p, x);
@@ -110,10 +118,11 @@ NETPOLY_AVX2 inline double reduce1(double x, double p, double pinv) {
 }
 
 // r[i] += sum_k s[k] x[k][i]: `lazy` >= 2 terms accumulate exactly before a
-// reduction (each product below (p-1)^2, the sum below 2^53), else every
-// term is reduced (mulmod4, addmod4).
+// reduction (each product below (p-1)^2, the sum below 2^53), else `rem`
+// >= 1 products' remainders in (-p, p) do (mulrem4: mulmod4 without its
+// correction).
 NETPOLY_AVX2 void f64_lincomb(double* r, const double* s, const double* const* x, std::size_t K, std::size_t n,
-                              double p, double pinv, std::size_t lazy) {
+                              double p, double pinv, std::size_t lazy, std::size_t rem) {
   const __m256d vp = _mm256_set1_pd(p), vpinv = _mm256_set1_pd(pinv);
   std::size_t i = 0;
   for (; i + 4 <= n; i += 4) {
@@ -129,8 +138,18 @@ NETPOLY_AVX2 void f64_lincomb(double* r, const double* s, const double* const* x
       }
       acc = reduce4(acc, vp, vpinv);
     } else {
-      for (std::size_t k = 0; k < K; ++k)
-        acc = addmod4(acc, mulmod4(_mm256_set1_pd(s[k]), _mm256_loadu_pd(x[k] + i), vp, vpinv), vp);
+      // Remainders unreduced: each fma(-q, p, h) + l is exact and in (-p, p)
+      // (mulmod4 corrects it once), so `rem` of them added to acc in [0, p)
+      // stay below 2^53 in magnitude, exact; reduce4 then brings acc back.
+      std::size_t c = 0;
+      for (std::size_t k = 0; k < K; ++k) {
+        acc = _mm256_add_pd(acc, mulrem4(_mm256_set1_pd(s[k]), _mm256_loadu_pd(x[k] + i), vp, vpinv));
+        if (++c == rem) {
+          acc = reduce4(acc, vp, vpinv);
+          c = 0;
+        }
+      }
+      acc = reduce4(acc, vp, vpinv);
     }
     _mm256_storeu_pd(r + i, acc);
   }
@@ -164,10 +183,16 @@ std::size_t BatchF64Ring::lazy_terms() const {
   return c > 0x1p20L ? std::size_t{1} << 20 : static_cast<std::size_t>(c);
 }
 
+std::size_t BatchF64Ring::remainder_terms() const {
+  // acc in [0, p) plus c remainders in (-p, p): |acc| < (c + 1) p <= 2^53.
+  const long double c = std::floor(0x1p53L / static_cast<long double>(p)) - 1;
+  return c > 0x1p20L ? std::size_t{1} << 20 : static_cast<std::size_t>(c);
+}
+
 void BatchF64Ring::lincomb(Elem& r, const std::vector<Scalar>& s, const std::vector<const Elem*>& x) const {
   std::vector<const double*> px(x.size());
   for (std::size_t k = 0; k < x.size(); ++k) px[k] = x[k]->data();
-  f64_lincomb(r.data(), s.data(), px.data(), x.size(), batch, p, pinv, lazy_terms());
+  f64_lincomb(r.data(), s.data(), px.data(), x.size(), batch, p, pinv, lazy_terms(), remainder_terms());
 }
 
 BatchF64Ring::BatchF64Ring(ulong prime, std::size_t n) : p(static_cast<double>(prime)), pinv(1.0 / static_cast<double>(prime)), batch(n) {
