@@ -126,8 +126,11 @@ struct BatchF64Ring {
   // add exactly before one reduction. Either way the result equals the axpy
   // loop's.
   void lincomb(Elem& r, const std::vector<Scalar>& s, const std::vector<const Elem*>& x) const;
-  std::size_t lazy_terms() const;       // (2^53 - p) / (p - 1)^2, at most 2^20
-  std::size_t remainder_terms() const;  // 2^53 / p - 1 (at least 7 below 2^50), at most 2^20
+  std::size_t lazy_terms() const { return lazy_; }      // (2^53 - p) / (p - 1)^2, at most 2^20
+  std::size_t remainder_terms() const { return rem_; }  // 2^53 / p - 1 (at least 7 below 2^50), at most 2^20
+
+ private:
+  std::size_t lazy_ = 0, rem_ = 1;  // set once by the constructor
 };
 
 // Doubles: numeric evaluation (estimates only).

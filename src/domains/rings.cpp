@@ -117,12 +117,12 @@ NETPOLY_AVX2 inline double reduce1(double x, double p, double pinv) {
   return r;
 }
 
-// r[i] += sum_k s[k] x[k][i]: `lazy` >= 2 terms accumulate exactly before a
+// r[i] += sum_k s[k] (*x[k])[i]: `lazy` >= 2 terms accumulate exactly before a
 // reduction (each product below (p-1)^2, the sum below 2^53), else `rem`
 // >= 1 products' remainders in (-p, p) do (mulrem4: mulmod4 without its
 // correction).
-NETPOLY_AVX2 void f64_lincomb(double* r, const double* s, const double* const* x, std::size_t K, std::size_t n,
-                              double p, double pinv, std::size_t lazy, std::size_t rem) {
+NETPOLY_AVX2 void f64_lincomb(double* r, const double* s, const std::vector<double>* const* x, std::size_t K,
+                              std::size_t n, double p, double pinv, std::size_t lazy, std::size_t rem) {
   const __m256d vp = _mm256_set1_pd(p), vpinv = _mm256_set1_pd(pinv);
   std::size_t i = 0;
   for (; i + 4 <= n; i += 4) {
@@ -130,7 +130,7 @@ NETPOLY_AVX2 void f64_lincomb(double* r, const double* s, const double* const* x
     if (lazy >= 2) {
       std::size_t c = 0;
       for (std::size_t k = 0; k < K; ++k) {
-        acc = _mm256_fmadd_pd(_mm256_set1_pd(s[k]), _mm256_loadu_pd(x[k] + i), acc);
+        acc = _mm256_fmadd_pd(_mm256_set1_pd(s[k]), _mm256_loadu_pd(x[k]->data() + i), acc);
         if (++c == lazy) {
           acc = reduce4(acc, vp, vpinv);
           c = 0;
@@ -143,7 +143,7 @@ NETPOLY_AVX2 void f64_lincomb(double* r, const double* s, const double* const* x
       // stay below 2^53 in magnitude, exact; reduce4 then brings acc back.
       std::size_t c = 0;
       for (std::size_t k = 0; k < K; ++k) {
-        acc = _mm256_add_pd(acc, mulrem4(_mm256_set1_pd(s[k]), _mm256_loadu_pd(x[k] + i), vp, vpinv));
+        acc = _mm256_add_pd(acc, mulrem4(_mm256_set1_pd(s[k]), _mm256_loadu_pd(x[k]->data() + i), vp, vpinv));
         if (++c == rem) {
           acc = reduce4(acc, vp, vpinv);
           c = 0;
@@ -158,7 +158,7 @@ NETPOLY_AVX2 void f64_lincomb(double* r, const double* s, const double* const* x
     if (lazy >= 2) {
       std::size_t c = 0;
       for (std::size_t k = 0; k < K; ++k) {
-        acc = std::fma(s[k], x[k][i], acc);
+        acc = std::fma(s[k], (*x[k])[i], acc);
         if (++c == lazy) {
           acc = reduce1(acc, p, pinv);
           c = 0;
@@ -166,37 +166,37 @@ NETPOLY_AVX2 void f64_lincomb(double* r, const double* s, const double* const* x
       }
       acc = reduce1(acc, p, pinv);
     } else {
-      for (std::size_t k = 0; k < K; ++k) acc = addmod1(acc, mulmod1(s[k], x[k][i], p, pinv), p);
+      for (std::size_t k = 0; k < K; ++k) acc = addmod1(acc, mulmod1(s[k], (*x[k])[i], p, pinv), p);
     }
     r[i] = acc;
   }
 }
 
-}  // namespace
-
-std::size_t BatchF64Ring::lazy_terms() const {
-  // (p - 1)^2 and 2^53 - p are exact in long double's 64-bit mantissa for p < 2^32;
-  // larger primes leave no room (0).
+// (p - 1)^2 and 2^53 - p are exact in long double's 64-bit mantissa for p < 2^32;
+// larger primes leave no room (0).
+std::size_t lazy_terms_for(double p) {
   if (p >= 0x1p32) return 0;
   const long double m = static_cast<long double>(p) - 1, room = 0x1p53L - static_cast<long double>(p);
   const long double c = std::floor(room / (m * m));
   return c > 0x1p20L ? std::size_t{1} << 20 : static_cast<std::size_t>(c);
 }
 
-std::size_t BatchF64Ring::remainder_terms() const {
-  // acc in [0, p) plus c remainders in (-p, p): |acc| < (c + 1) p <= 2^53.
+// acc in [0, p) plus c remainders in (-p, p): |acc| < (c + 1) p <= 2^53.
+std::size_t remainder_terms_for(double p) {
   const long double c = std::floor(0x1p53L / static_cast<long double>(p)) - 1;
   return c > 0x1p20L ? std::size_t{1} << 20 : static_cast<std::size_t>(c);
 }
 
+}  // namespace
+
 void BatchF64Ring::lincomb(Elem& r, const std::vector<Scalar>& s, const std::vector<const Elem*>& x) const {
-  std::vector<const double*> px(x.size());
-  for (std::size_t k = 0; k < x.size(); ++k) px[k] = x[k]->data();
-  f64_lincomb(r.data(), s.data(), px.data(), x.size(), batch, p, pinv, lazy_terms(), remainder_terms());
+  f64_lincomb(r.data(), s.data(), x.data(), x.size(), batch, p, pinv, lazy_, rem_);
 }
 
 BatchF64Ring::BatchF64Ring(ulong prime, std::size_t n) : p(static_cast<double>(prime)), pinv(1.0 / static_cast<double>(prime)), batch(n) {
   if (prime < 3 || prime >= kMaxPrime) throw InternalError("BatchF64Ring: the prime must be below 2^50");
+  lazy_ = lazy_terms_for(p);
+  rem_ = remainder_terms_for(p);
 }
 
 bool BatchF64Ring::supported() {

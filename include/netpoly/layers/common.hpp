@@ -156,8 +156,11 @@ void lin_row(const Ring& R, typename Ring::Elem& r, const Mat<typename Ring::Sca
   if constexpr (requires(std::vector<typename Ring::Scalar> s, std::vector<const typename Ring::Elem*> p) {
                   R.lincomb(r, s, p);
                 }) {
-    std::vector<typename Ring::Scalar> s;
-    std::vector<const typename Ring::Elem*> p;
+    // Scratch reused across calls on this thread (small batches: no malloc per row).
+    thread_local std::vector<typename Ring::Scalar> s;
+    thread_local std::vector<const typename Ring::Elem*> p;
+    s.clear();
+    p.clear();
     for (std::size_t k = 0; k < w.cols; ++k)
       if (!R.is_zero(w(row, k))) {
         s.push_back(w(row, k));
