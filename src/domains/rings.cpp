@@ -49,20 +49,18 @@ NETPOLY_AVX2 inline double mulmod1(double a, double b, double p, double pinv) {
   return r < 0 ? r + p : r;
 }
 
-NETPOLY_AVX2 inline __m256d mulmod4(__m256d a, __m256d b, __m256d p, __m256d pinv) {
-  const __m256d h = _mm256_mul_pd(a, b);
-  const __m256d l = _mm256_fmsub_pd(a, b, h);
-  const __m256d q = _mm256_round_pd(_mm256_mul_pd(h, pinv), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  const __m256d r = _mm256_add_pd(_mm256_fnmadd_pd(q, p, h), l);
-  return _mm256_add_pd(r, _mm256_and_pd(_mm256_cmp_pd(r, _mm256_setzero_pd(), _CMP_LT_OQ), p));
-}
-
-// mulmod4 before its correction: h - q p + l, exact, in (-p, p).
+// a b mod p before its correction: h - q p + l with h = fl(a b), l its
+// rounding error (fmsub), q the nearest quotient; exact, in (-p, p).
 NETPOLY_AVX2 inline __m256d mulrem4(__m256d a, __m256d b, __m256d p, __m256d pinv) {
   const __m256d h = _mm256_mul_pd(a, b);
   const __m256d l = _mm256_fmsub_pd(a, b, h);
   const __m256d q = _mm256_round_pd(_mm256_mul_pd(h, pinv), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
   return _mm256_add_pd(_mm256_fnmadd_pd(q, p, h), l);
+}
+
+NETPOLY_AVX2 inline __m256d mulmod4(__m256d a, __m256d b, __m256d p, __m256d pinv) {
+  const __m256d r = mulrem4(a, b, p, pinv);
+  return _mm256_add_pd(r, _mm256_and_pd(_mm256_cmp_pd(r, _mm256_setzero_pd(), _CMP_LT_OQ), p));
 }
 
 NETPOLY_AVX2 inline __m256d addmod4(__m256d a, __m256d b, __m256d p) {
