@@ -408,3 +408,73 @@ TEST_CASE("the token-degree term bound at wider shapes: an upper bound, exact fo
     if (s.exact) CHECK(most == est);
   }
 }
+
+namespace {
+// The issue-29 family, built against the black-box's phases: one token of
+// width 16, y = sum_{k<R} l_k1(a)..l_k4(a) m_k1(b)..m_k4(b) + l(a) + m(b)
+// (a = x0_0..x0_7, b = x0_8..x0_15; forms with coefficients in +-1..+-5), as
+// a `branches` layer: [product of 8 forms, R times; channel_mix summing the
+// R products] + [one linear form]. By construction y is a sum of R + 2
+// separable terms, so sep <= R + 2; the support bound is 330 + 2 (the
+// (4,4) block's 330 monomials per side, and the (1,0), (0,1) blocks). For
+// 256 < R < 330 the small prime's 256-point probe is full rank, the classes
+// mod m give up, and the large prime takes over.
+json adversarial_model(std::size_t R, std::uint64_t seed) {
+  SplitMix64 g(seed);
+  auto c = [&] { return static_cast<std::int64_t>(1 + g.below(5)) * (g.below(2) ? 1 : -1); };
+  json Ws = json::array();
+  for (int f = 0; f < 8; ++f) {
+    json M = json::array();
+    for (std::size_t k = 0; k < R; ++k) {
+      json row = json::array();
+      for (int v = 0; v < 16; ++v) row.push_back((v < 8) == (f < 4) ? json(c()) : json(0));
+      M.push_back(row);
+    }
+    Ws.push_back(M);
+  }
+  json ones = json::array(), lin = json::array();
+  for (std::size_t k = 0; k < R; ++k) ones.push_back(1);
+  for (int v = 0; v < 16; ++v) lin.push_back(c());
+  json b1 = json::array({{{"type", "product"}, {"Ws", Ws}}, {{"type", "channel_mix"}, {"W", json::array({ones})}}});
+  json b2 = json::array({{{"type", "channel_mix"}, {"W", json::array({lin})}}});
+  return {{"format", "netpoly-model/1"},
+          {"name", "adversarial-R" + std::to_string(R)},
+          {"input", {{"tokens", 1}, {"width", 16}}},
+          {"layers", json::array({{{"type", "branches"}, {"branches", json::array({b1, b2})}}})},
+          {"output", {{"token", 0}, {"channel", 0}}}};
+}
+}  // namespace
+
+TEST_CASE("a model built against the black-box's phases: no value of one prime in a matrix of another",
+          "[differential][blackbox][slow]") {
+  // Issue 29: with R = 300 the black-box said "332 exact" (the probe's values
+  // mod the small prime left in the matrices the large prime extended). sep
+  // <= R + 2 < 332 = support here, so `exact` is impossible, and the lower
+  // end can never pass R + 2.
+  const Partition P = parse_partition("A=x0_0,x0_1,x0_2,x0_3,x0_4,x0_5,x0_6,x0_7", 1, 16);
+  for (std::size_t R : {258u, 329u}) {
+    const Model m = parse_model(adversarial_model(R, R).dump(), "adversarial");
+    for (int plan = 0; plan < (R == 258 ? 2 : 1); ++plan) {
+      SepOptions o;
+      o.blackbox_seed = 1;
+      if (plan == 0) o.methods = {Method::support, Method::blackbox};
+      else o.max_terms = 1000;  // the default plan, the expansion refused: support, blackbox, grid
+      const auto r = analyse_network(m, {{0, 0}}, {P}, o)[0];
+      INFO("R = " << R << ", plan " << plan << ": [" << *r.lower.value << ", " << *r.upper.value << "]");
+      CHECK(*r.upper.value == 332);
+      CHECK(*r.lower.value <= R + 2);
+      CHECK(r.status != BracketStatus::exact);
+    }
+  }
+  // One instance against the certified exact rank (a second method).
+  const Model m = parse_model(adversarial_model(258, 258).dump(), "adversarial");
+  SepOptions ex, bb;
+  ex.methods = {Method::exact};
+  bb.methods = {Method::support, Method::blackbox};
+  bb.blackbox_seed = 2;
+  const auto e = analyse_network(m, {{0, 0}}, {P}, ex)[0], b = analyse_network(m, {{0, 0}}, {P}, bb)[0];
+  REQUIRE(e.status == BracketStatus::exact);
+  CHECK(*e.lower.value <= 260);
+  CHECK(*b.lower.value <= *e.lower.value);
+  if (b.status == BracketStatus::probabilistic) CHECK(*b.lower.value == *e.lower.value);
+}

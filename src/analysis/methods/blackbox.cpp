@@ -230,15 +230,10 @@ bool small_prime_phase(MethodContext& ctx, const Layout& L, std::vector<Block>& 
   // Stopped by the budget, memory or --max-points with blocks still full
   // rank: the big prime would stop there too, later; this bound is the result.
   if (open(*run_on) && !out.rounds.gave_up) return out.small_final = true;
-  if (run_on == &blocks)  // the same blocks: each starts the big prime where it stands
-    for (auto& c : blocks) {
-      c.floor = c.rank;
-      if (c.exact) continue;
-      if (c.done) c.want = std::min(c.rank + 1, c.cap);
-      c.done = false;
-      c.rank = 0;
-      c.E.reset();
-    }
+  // The components go to the big prime from where the probe (or the rest of
+  // this phase on them) left them; after a run on classes, the components'
+  // matrices still hold the probe's values mod q, dropped here too.
+  hand_over(blocks);
   return false;
 }
 

@@ -118,6 +118,17 @@ std::unique_ptr<BatchEval> make_batch_eval(const Model& m, const Entry& e, const
   return std::make_unique<BatchEvalIn<BatchModpRing>>(m, p, std::move(va), std::move(vb), single_need(m, e), out);
 }
 
+void hand_over(std::vector<Block>& blocks) {
+  for (auto& c : blocks) {
+    c.floor = std::max(c.floor, c.rank);
+    c.E.reset();
+    if (c.exact) continue;
+    if (c.done) c.want = std::min(c.rank + 1, c.cap);
+    c.done = false;
+    c.rank = 0;
+  }
+}
+
 double potential(const std::vector<Block>& blocks, std::size_t cap) {
   double s = 0;
   for (const auto& c : blocks)
@@ -130,6 +141,9 @@ Rounds double_points(const BatchEval& eval, std::vector<Block>& blocks, const st
                      const AnalysisContext& run, const Goal& goal, Points& pts) {
   nmod_t mod;
   nmod_init(&mod, p);
+  if (pts.p != 0 && pts.p != p)
+    throw InternalError("black-box: points mod " + std::to_string(pts.p) + " reused mod " + std::to_string(p));
+  pts.p = p;
   auto& A = pts.A;
   auto& B = pts.B;
   Rounds out;
@@ -142,6 +156,10 @@ Rounds double_points(const BatchEval& eval, std::vector<Block>& blocks, const st
     std::size_t K = 0;
     for (auto& c : blocks)
       if (!c.done && !c.exact) {
+        if (c.E && (c.E->modulus() != p || static_cast<std::size_t>(c.E->rows()) > A.size()))
+          throw InternalError("black-box: a block's " + std::to_string(c.E->rows()) + " x " + std::to_string(c.E->rows()) +
+                              " values mod " + std::to_string(c.E->modulus()) + " would be extended mod " +
+                              std::to_string(p) + " at " + std::to_string(A.size()) + " points");
         const std::size_t had = c.E ? static_cast<std::size_t>(c.E->rows()) : 0;
         auto M = std::make_unique<NmodMat>(static_cast<slong>(c.want), static_cast<slong>(c.want), p);
         for (std::size_t i = 0; i < had; ++i)

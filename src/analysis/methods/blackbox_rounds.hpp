@@ -36,6 +36,9 @@ struct Block {
   std::vector<std::size_t> a_degrees;
   std::vector<ulong> weights;  // for the current prime (Layout)
   std::size_t cap = std::numeric_limits<std::size_t>::max();
+  // Its values so far, mod the prime of the current phase (the matrix keeps
+  // its modulus): double_points refuses to extend a matrix of another
+  // prime, so values of two primes never meet in one matrix.
   std::unique_ptr<NmodMat> E;
   std::size_t rank = 0, points = 0;  // of the block's last round
   std::size_t want = 8;              // points per side of its next round
@@ -67,9 +70,16 @@ struct Goal {
 
 // The random points per side so far (a block's matrix is the top-left square
 // of y at these): kept by the caller when a phase resumes with a larger cap.
+// The points belong to one prime: double_points refuses them under another.
 struct Points {
+  ulong p = 0;  // 0: no points drawn yet
   std::vector<std::vector<ulong>> A, B;
 };
+
+// A phase hands its blocks to the next prime: each keeps its rank as a
+// certified floor (a rank mod any prime is a lower bound), restarts at its
+// rank + 1 points if it closed, and drops its values mod the old prime.
+void hand_over(std::vector<Block>& blocks);
 
 // The most the blocks' ranks can still sum to with at most `cap` points per side.
 double potential(const std::vector<Block>& blocks, std::size_t cap);
