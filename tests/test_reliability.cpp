@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "../fuzz/fuzz_inputs.hpp"
+#include "netpoly/blackbox_prime.hpp"
 #include "netpoly/claim_parser.hpp"
 #include "netpoly/claims.hpp"
 #include "netpoly/coeff_matrix.hpp"
@@ -454,4 +455,40 @@ TEST_CASE("errors: one hierarchy, an internal error is not a failed check", "[er
   CHECK_THROWS_AS(throw TokenDegreeRing::TooCostly("x"), LimitError);
   // Guards of internal invariants are internal errors.
   CHECK_THROWS_AS(nth_check_prime(0, 19), InternalError);
+}
+
+TEST_CASE("prime draws end when a model's denominators exclude the primes of a range", "[reliability][blackbox]") {
+  // Issue 29: a weight whose denominator is the product of every prime = 1
+  // mod 120 in [2^22, 2^23) (8,338 of them, listed here with n_is_prime) made
+  // the small prime's draw loop for ever. Now the draw lists the range and
+  // finds none (0: the phase is skipped, with a note), and the analysis ends.
+  constexpr ulong lo = UWORD(1) << 22;
+  std::vector<ulong> primes;
+  for (ulong q = lo; q < 2 * lo; ++q)
+    if (q % 120 == 1 && n_is_prime(q)) primes.push_back(q);
+  REQUIRE(primes.size() == 8338);
+  auto model_with_denominator = [](const Fmpz& den) {
+    const std::string d = den.str();
+    return parse_model(R"({"format": "netpoly-model/1", "input": {"tokens": 2, "width": 2}, "layers": [
+      {"type": "attention", "heads": [{"Q": [[1, 2], [3, "1/)" + d + R"("]], "K": [[2, 1], [1, 1]],
+       "V": [[1, 0], [3, -1]], "O": [[1, 1], [1, 2]]}]}], "output": {"token": 0, "channel": 0}})",
+                       "den.json");
+  };
+  Fmpz all(1), but_one(1);
+  for (ulong q : primes) fmpz_mul_ui(all.get(), all.get(), q);
+  for (std::size_t k = 0; k + 1 < primes.size(); ++k) fmpz_mul_ui(but_one.get(), but_one.get(), primes[k]);
+  const Model none = model_with_denominator(all), one = model_with_denominator(but_one);
+  CHECK(draw_small_prime(none, 1) == 0);
+  for (std::uint64_t seed : {1, 2, 3}) CHECK(draw_small_prime(one, seed) == primes.back());  // the only one left
+  // The whole analysis ends, with a note and the large prime's bracket; y is
+  // the hand-checkable depth-1 attention output (sep 3 = support here).
+  SepOptions o;
+  o.methods = {Method::support, Method::blackbox};
+  o.blackbox_seed = 1;
+  const auto r = analyse_network(none, {{0, 0}}, {parse_partition("A=0", 2, 2)}, o)[0];
+  CHECK(*r.lower.value == 3);
+  const auto& bb = r.runs.back();
+  CHECK(bb.method == Method::blackbox);
+  CHECK(bb.note.find("small-prime phase was skipped") != std::string::npos);
+  CHECK(bb.details["prime"].get<ulong>() >= (UWORD(1) << 49));
 }

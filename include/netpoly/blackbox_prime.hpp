@@ -24,7 +24,8 @@ struct BlackboxPrime {
 
 // Draws the prime from `seed` (rejection sampling: uniform odd numbers of the
 // range until one is prime, skipping primes that divide a weight's
-// denominator), or takes `fixed_prime` when it is nonzero.
+// denominator; LimitError after 2^20 candidates), or takes `fixed_prime` when
+// it is nonzero.
 BlackboxPrime draw_blackbox_prime(const Model& m, std::uint64_t seed, ulong fixed_prime);
 
 // The black-box's first phase (methods/blackbox.cpp): a prime = 1 mod 120
@@ -33,6 +34,8 @@ BlackboxPrime draw_blackbox_prime(const Model& m, std::uint64_t seed, ulong fixe
 // denominator. Its ranks are certified lower bounds (as for any prime); it is
 // small so that FFLAS-FFPACK eliminates (fflas.hpp), and it carries no
 // probability statement: what it proves, it proves by meeting an upper bound.
+// 0 when no such prime divides no denominator (a model built against the
+// range): the phase is then skipped.
 ulong draw_small_prime(const Model& m, std::uint64_t seed);
 // "q = ..., a prime = 1 mod 120 drawn at random from [2^22, 2^23) with seed S".
 std::string small_prime_text(ulong q, std::uint64_t seed);

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <vector>
 
 #include "netpoly/error.hpp"
 #include "netpoly/forward.hpp"
@@ -22,6 +23,29 @@ std::string fmt_g(double x) {
 
 }  // namespace
 
+namespace {
+
+// The lcm of every weight's denominator (real and imaginary parts): a prime
+// not dividing it maps every weight to a residue.
+Fmpz denominators(const Model& m) {
+  Fmpz L(1);
+  auto take = [&](const Fmpq& w) {
+    fmpz_lcm(L.get(), L.get(), w.den());
+    return 0;
+  };
+  for (const auto& l : m.layers) (void)l.map(take);
+  for (const auto& l : m.imag) (void)l.map(take);
+  return L;
+}
+
+// Candidates drawn before a draw gives up: a range holds about one prime in
+// 35 odd numbers (one in 470 for the small range's 1 mod 120), so this many
+// draws find one unless a model's denominators exclude almost every prime
+// of the range (built against it).
+constexpr int kMaxDraws = 1 << 20;
+
+}  // namespace
+
 BlackboxPrime draw_blackbox_prime(const Model& m, std::uint64_t seed, ulong fixed_prime) {
   BlackboxPrime bp;
   bp.seed = seed;
@@ -32,36 +56,39 @@ BlackboxPrime draw_blackbox_prime(const Model& m, std::uint64_t seed, ulong fixe
     bp.fixed = true;
     return bp;
   }
+  // Rejection sampling: uniform among the primes of the range (= 1 mod 4 for
+  // Gaussian weights) that divide no denominator. Excluding a fraction of
+  // the 1.6e13 primes would take a denominator of about 49 bits per excluded
+  // prime (beyond any model that fits --max-memory), so the draw ends; the
+  // bound makes that a fact rather than an argument.
+  const Fmpz den = denominators(m);
   SplitMix64 g(seed ^ 0x7a11d0b1e5ULL);
-  for (;;) {
+  for (int draw = 0; draw < kMaxDraws; ++draw) {
     const ulong q = (kLow + g.below(kLow)) | 1;
-    if ((bp.gauss && q % 4 != 1) || !n_is_prime(q)) continue;
-    try {
-      // every denominator invertible mod q
-      if (bp.gauss) (void)prepare(ModpRing::gaussian(q), m);
-      else (void)prepare(ModpRing(q), m);
-    } catch (const DomainError&) {
-      continue;
-    }
+    if ((bp.gauss && q % 4 != 1) || !n_is_prime(q) || fmpz_fdiv_ui(den.get(), q) == 0) continue;
     bp.p = q;
     return bp;
   }
+  throw LimitError("the black-box drew " + std::to_string(kMaxDraws) +
+                   " candidates in [2^49, 2^50) without a prime that divides no weight's denominator; "
+                   "give one with --prime, or leave out the blackbox method");
 }
 
 ulong draw_small_prime(const Model& m, std::uint64_t seed) {
   constexpr ulong lo = UWORD(1) << 22;
+  const Fmpz den = denominators(m);
+  // 1 mod 4 (Gaussian), and m-th roots of unity for every m | 120.
+  auto usable = [&](ulong q) { return q % 120 == 1 && n_is_prime(q) && fmpz_fdiv_ui(den.get(), q) != 0; };
   SplitMix64 g(seed ^ 0x5a11ca11ULL);
-  for (;;) {
+  for (int draw = 0; draw < kMaxDraws; ++draw) {
     const ulong q = (lo + g.below(lo)) | 1;
-    if (q % 120 != 1 || !n_is_prime(q)) continue;  // 1 mod 4 (Gaussian), m-th roots for m | 120
-    try {
-      if (m.gaussian()) (void)prepare(ModpRing::gaussian(q), m);
-      else (void)prepare(ModpRing(q), m);
-    } catch (const DomainError&) {
-      continue;
-    }
-    return q;
+    if (usable(q)) return q;
   }
+  // The range's 8,338 such primes are few enough to list: uniform among those left.
+  std::vector<ulong> left;
+  for (ulong q = lo - lo % 120 + 121; q < 2 * lo; q += 120)
+    if (usable(q)) left.push_back(q);
+  return left.empty() ? 0 : left[g.below(left.size())];
 }
 
 std::string small_prime_text(ulong q, std::uint64_t seed) {

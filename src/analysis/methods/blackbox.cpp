@@ -102,6 +102,7 @@ struct Outcome {
   std::size_t classes_mod = 0;   // the small-prime phase's classes of A-degrees mod m (0: per component)
   std::vector<Block> first;      // the small-prime phase's blocks when they are classes
   std::string ring;
+  std::string small_note;        // why the small-prime phase did not run, if it was skipped
 };
 
 // The components grouped into classes of A-degrees mod m (a component whose
@@ -181,6 +182,11 @@ bool small_prime_phase(MethodContext& ctx, const Layout& L, std::vector<Block>& 
   const Model& m = *ctx.model;
   const std::size_t na = side_vars(ctx.P, true).size(), nb = side_vars(ctx.P, false).size();
   const ulong q = draw_small_prime(m, bp.seed);
+  if (q == 0) {
+    out.small_note = "the small-prime phase was skipped: every prime = 1 mod 120 in [2^22, 2^23) divides a weight's "
+                     "denominator";
+    return false;
+  }
   SplitMix64 g(bp.seed ^ salt ^ 0x5ea11b1eULL);
   const auto eval = make_batch_eval(m, ctx.e, ctx.P, q);
   out.small = q;
@@ -333,6 +339,7 @@ MethodRun report(const std::vector<Block>& comps, const Outcome& o, const Blackb
     r.note = "a block's rank mod the big prime fell below its rank mod the small prime: no probability statement";
   else
     state_blackbox_probability(r, eps, degree, bp);
+  if (!o.small_note.empty()) r.note = r.note.empty() ? o.small_note : o.small_note + "; " + r.note;
   return r;
 }
 
