@@ -64,13 +64,10 @@ struct SeprankOptions {
   std::string output;
   bool all = false, all_balanced = false, json = false;
   std::vector<std::string> partitions;
-  std::string methods;
-  std::string templates_file;
-  SepOptions sep;
-  unsigned threads = 0;
-  std::string max_memory;
-  std::string seed, prime, templates, max_points;
-  double max_pairs = 1e5;
+  std::string templates_file;  // --templates-file: the templates option as rows, from a file
+  // The analysis options given, (name, text) in the option table's names
+  // (netpoly/options.hpp); run_seprank checks each through the table.
+  std::vector<std::pair<std::string, std::string>> options;
 };
 
 struct TableOptions {

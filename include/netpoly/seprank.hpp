@@ -40,10 +40,22 @@ struct SepOptions {
   ulong prime = 0;              // 0: netpoly's first prime just above 2^62 (black-box: random, see above)
   std::size_t templates = 0;    // grid: templates per token (0: automatic)
   std::vector<std::vector<Fmpq>> template_vectors;  // grid: explicit templates (each of length d)
-  std::size_t max_points = 1024;  // blackbox: largest number of points per side (per block when split)
+  // blackbox: largest number of points per side (per block when split); 0:
+  // as many as the budget allows (resolved(): 2^20, the rounds bounded by the
+  // budget's estimates)
+  std::size_t max_points = 0;
   bool blackbox_split = true;     // blackbox: one matrix per block of A-degrees when there are several
   bool small_prime_first = true;  // blackbox: a small random prime first (certifies when it meets the upper bound)
+  // Limits of the whole request, applied by the front end that runs it (the
+  // process's memory limit, FLINT's threads, the pairs refused up front).
+  double max_memory = 0;  // bytes; 0: half the machine's memory
+  unsigned threads = 0;   // 0: all cores
+  double max_pairs = 1e5;
+  bool budget_is_default = false;  // budget is kDefaultRefineSeconds, set by resolved() (options.hpp)
 };
+
+// "--budget 60 s", or "the default refinement budget of 600 s (--budget to change)".
+std::string budget_text(const SepOptions& o);
 
 struct SepResult;
 // Called by analyse_network after every method run (finished = false: the

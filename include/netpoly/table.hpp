@@ -35,7 +35,14 @@ struct SweepSpec {
   std::vector<std::string> budgets;  // decimal parameter counts
   std::uint64_t max_depth = 6, max_width = 16;
   std::string partition = "half";
-  SepOptions sep;                // methods, budget (seconds), max_terms
+  // methods, budget (seconds), max_terms; a row's black-box stops at 1,024
+  // points per block (seprank's default refines further), so a sweep's rows
+  // keep their cost.
+  SepOptions sep = [] {
+    SepOptions s;
+    s.max_points = 1024;
+    return s;
+  }();
   // Everything besides the shape and seed that can change a row's values:
   // weight range, partition, output entry, methods, budget, max_terms. Rows
   // keep it, so a --resume with other options is refused rather than reusing

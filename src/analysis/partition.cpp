@@ -14,6 +14,9 @@ Partition partition_from_tokens(const std::vector<std::size_t>& tokens_A, std::s
   p.width = width;
   p.in_A.assign(tokens * width, 0);
   std::set<std::size_t> s(tokens_A.begin(), tokens_A.end());
+  for (auto t : s)
+    if (t >= tokens)
+      throw InputError("partition: token " + std::to_string(t) + " out of range (0.." + std::to_string(tokens - 1) + ")");
   p.tokens.assign(s.begin(), s.end());
   for (auto t : p.tokens)
     for (std::size_t c = 0; c < width; ++c) p.in_A[t * width + c] = 1;
@@ -25,7 +28,12 @@ Partition partition_from_vars(const std::vector<std::size_t>& vars_A, std::size_
   p.by_tokens = false;
   p.width = width;
   p.in_A.assign(tokens * width, 0);
-  for (auto v : vars_A) p.in_A[v] = 1;
+  for (auto v : vars_A) {
+    if (v >= p.in_A.size())
+      throw InputError("partition: variable " + std::to_string(v) + " out of range (there are " +
+                       std::to_string(p.in_A.size()) + ")");
+    p.in_A[v] = 1;
+  }
   return p;
 }
 

@@ -11,6 +11,7 @@
 #include "methods/method.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
+#include "netpoly/options.hpp"
 
 namespace netpoly {
 
@@ -64,8 +65,8 @@ void run_methods(SepResult& res, methods::MethodContext& ctx, const std::vector<
     if (info.estimate) {
       const std::optional<double> est = info.estimate(ctx);
       if (est && *est > ctx.cap()) {
-        res.runs.push_back(skipped(mm, "skipped: estimated " + fmt_g(*est) + " s exceeds what is left of --budget " +
-                                           fmt_g(ctx.o.budget) + " s"));
+        res.runs.push_back(skipped(mm, "skipped: estimated " + fmt_g(*est) + " s exceeds what is left of " +
+                                           budget_text(ctx.o)));
         if (after_each) after_each();
         continue;
       }
@@ -98,8 +99,9 @@ std::uint64_t os_random_seed() {
 
 }  // namespace
 
-SepResult analyse_polynomial(const FmpqMpoly& y, const Partition& P, const SepOptions& o,
+SepResult analyse_polynomial(const FmpqMpoly& y, const Partition& P, const SepOptions& o_in,
                              const AnalysisContext& run) {
+  const SepOptions o = resolved(o_in);
   check_partition(P, static_cast<std::size_t>(y.ctx()->nvars()), "the polynomial");
   SepResult res;
   res.partition = P;
@@ -117,7 +119,7 @@ SepResult analyse_polynomial(const FmpqMpoly& y, const Partition& P, const SepOp
 std::vector<SepResult> analyse_network(const Model& m, const std::vector<Entry>& outputs,
                                        const std::vector<Partition>& partitions, const SepOptions& o_in,
                                        const SepProgress& progress, const AnalysisContext& run) {
-  SepOptions o = o_in;
+  SepOptions o = resolved(o_in);
   if (!o.blackbox_seed) o.blackbox_seed = os_random_seed();
   // Validate before any work: a partition or an entry of another shape would index out of range.
   for (const auto& P : partitions) check_partition(P, m.num_inputs(), "the model");
@@ -148,7 +150,7 @@ std::vector<SepResult> analyse_network(const Model& m, const std::vector<Entry>&
         expand_skip = "skipped: expansion estimated at " + fmt_g(est.terms) + " terms exceeds --max-terms " +
                       fmt_g(o.max_terms) + " (raise --max-terms, or use support/blackbox/grid)";
       } else if (expand_cost > std::min(o.budget, run.budget_left())) {
-        expand_skip = "skipped: expansion estimated " + fmt_g(expand_cost) + " s exceeds --budget " + fmt_g(o.budget) + " s";
+        expand_skip = "skipped: expansion estimated " + fmt_g(expand_cost) + " s exceeds " + budget_text(o);
       } else {
         run.check_memory(expansion_memory_estimate(m), "the expansion");
         auto t0 = std::chrono::steady_clock::now();

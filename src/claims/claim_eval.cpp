@@ -1,5 +1,6 @@
 // Evaluation of claim expressions: values, generators, quantities (eval.hpp).
 #include "claim_eval.hpp"
+#include "netpoly/options.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -160,8 +161,9 @@ std::string display(const Value& v, std::size_t max_chars) {
 }
 
 Evaluator::Evaluator(const Claim& c, const CheckOptions& o) : claim_(c), opts_(o) {
-  sep_.budget = o.budget;
-  sep_.max_terms = o.max_terms;
+  // check --budget and --max-terms: options given for every sep of the run
+  set_option(sep_, *find_option("budget"), o.budget, Spelling::cli);
+  set_option(sep_, *find_option("max_terms"), o.max_terms, Spelling::cli);
 }
 
 FmpqMpolyCtxPtr Evaluator::ctx(std::size_t nvars) {

@@ -7,6 +7,7 @@
 #include "claim_eval.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
+#include "netpoly/options.hpp"
 
 namespace netpoly::claims_detail {
 
@@ -206,44 +207,52 @@ PartVal Evaluator::partition(const Expr& call, const Value& target, const Env& e
   return pv;
 }
 
+namespace {
+
+// A claim's value as an option's JSON (options.hpp): exact numbers only
+// (integers as integers, other rationals as "p/q", or as a number where the
+// option is a real), true/false as the flags' booleans, lists as lists.
+nlohmann::json option_value(const Value& v, const OptionSpec& o, const SrcLoc& at) {
+  if (v.kind == Value::Kind::list) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const auto& x : *v.list) j.push_back(option_value(x, o, at));
+    return j;
+  }
+  if (v.kind != Value::Kind::number || !v.num.is_exact())
+    throw InputError(at.str() + ": " + option_spelling(o, Spelling::claims) + " expected an exact number or a list, got " +
+                     (v.kind == Value::Kind::number ? std::string("an interval") : kind_name(v.kind)));
+  const XRat& x = v.num.cert.lo;
+  if (!x.finite()) return "inf";
+  const Fmpq& q = x.value();
+  if (o.type == OptionType::flag && q.is_integer()) return !(fmpq_is_zero(q.get()));
+  if (o.type == OptionType::seconds || o.type == OptionType::real || o.type == OptionType::memory)
+    return q.to_double();
+  if (q.is_integer()) {
+    if (fmpz_sgn(q.num()) < 0 && fmpz_fits_si(q.num())) return static_cast<std::int64_t>(fmpz_get_si(q.num()));
+    if (fmpz_sgn(q.num()) >= 0 && fmpz_abs_fits_ui(q.num())) return static_cast<std::uint64_t>(fmpz_get_ui(q.num()));
+  }
+  return q.str();
+}
+
+}  // namespace
+
 SepOptions Evaluator::sep_options(const Expr& call, const Env& env) {
   SepOptions so = sep_;
   for (const auto& a : call.args) {
     if (a.name.empty()) continue;
-    if (a.name == "methods") {
-      std::string list;
-      for (const auto& w : a.value->kids) list += (list.empty() ? "" : ",") + w->str;
-      so.methods = parse_methods(list);
-      continue;
+    const OptionSpec* o = find_option(a.name);
+    if (!o || !(o->scope & kClaims)) continue;  // the function's own named arguments
+    nlohmann::json v;
+    if (o->type == OptionType::methods) {
+      v = nlohmann::json::array();
+      for (const auto& w : a.value->kids) v.push_back(w->str);
+    } else {
+      v = option_value(eval(*a.value, env), *o, a.loc);
     }
-    Value v = eval(*a.value, env);
-    if (a.name == "seed")
-      so.seed = static_cast<std::uint64_t>(need_int(v, a.loc, "seed"));
-    else if (a.name == "prime") {
-      so.prime = static_cast<ulong>(need_int(v, a.loc, "prime"));
-      require_prime_modulus(so.prime, "prime");
-    } else if (a.name == "templates") {
-      if (v.kind == Value::Kind::list) {
-        so.template_vectors.clear();
-        for (const auto& t : *v.list) {
-          if (t.kind != Value::Kind::list) fail(a.loc, "templates = [[...], ...]: each template is a list of numbers");
-          std::vector<Fmpq> row;
-          for (const auto& x : *t.list) {
-            Quantity q = need_number(x, a.loc, "a template entry");
-            if (!q.is_exact()) fail(a.loc, "template entries must be exact");
-            row.push_back(q.cert.lo.value());
-          }
-          so.template_vectors.push_back(std::move(row));
-        }
-      } else {
-        so.templates = need_size(v, a.loc, "templates");
-      }
-    } else if (a.name == "max_points")
-      so.max_points = need_size(v, a.loc, "max_points");
-    else if (a.name == "budget" || a.name == "max_terms") {
-      Quantity q = need_number(v, a.loc, a.name);
-      if (!q.is_exact() || q.cert.lo.sign() <= 0) fail(a.loc, a.name + " must be an exact positive number");
-      (a.name == "budget" ? so.budget : so.max_terms) = q.cert.lo.value().to_double();
+    try {
+      set_option(so, *o, v, Spelling::claims);
+    } catch (const InputError& x) {
+      fail(a.loc, x.what());
     }
   }
   return so;
@@ -258,18 +267,13 @@ void Evaluator::apply_using(const std::vector<Arg>& options, const Env& env) {
 
 namespace {
 
+// The cache key: the pair and every option's value, from the option table
+// (so no option can be left out of it).
 std::string sep_key(const Entry& e, const Partition& P, const SepOptions& so) {
   std::string k = std::to_string(e.token) + "," + std::to_string(e.channel) + "|";
   for (char c : P.in_A) k += c ? '1' : '0';
   k += P.by_tokens ? "t|" : "v|";
-  for (Method m : so.methods) k += std::string(method_name(m)) + ",";
-  k += "|" + std::to_string(so.seed) + "|" + std::to_string(so.prime) + "|" + std::to_string(so.templates) + "|" +
-       std::to_string(so.max_points) + "|" + std::to_string(so.budget) + "|" + std::to_string(so.max_terms) + "|";
-  for (const auto& t : so.template_vectors) {
-    for (const auto& x : t) k += x.str() + " ";
-    k += ";";
-  }
-  return k;
+  return k + options_json(so).dump();
 }
 
 }  // namespace

@@ -12,6 +12,10 @@ namespace netpoly::cli {
 void setup_make(CLI::App& app);
 void setup_expand(CLI::App& app);
 void setup_seprank(CLI::App& app);
+// The flags of the analysis options a command takes (netpoly/options.hpp),
+// made from the option table; the returned function gives the ones used, as
+// (name, text), once the command line is parsed.
+std::function<std::vector<std::pair<std::string, std::string>>()> add_analysis_flags(CLI::App* s);
 void setup_bounds(CLI::App& app);
 void setup_check(CLI::App& app);
 void setup_table(CLI::App& app);

@@ -1,7 +1,43 @@
-// netpoly seprank: its command-line options (the work is run_seprank, src/commands/seprank.cpp).
+// netpoly seprank: its command-line options (the work is run_seprank,
+// src/commands/seprank.cpp). The analysis options' flags are made from the
+// one option table (netpoly/options.hpp); only what is the command line's
+// own (the model, outputs, partitions, --json, --templates-file) is declared here.
 #include "commands.hpp"
+#include "netpoly/options.hpp"
 
 namespace netpoly::cli {
+
+// One flag per analysis option the CLI takes: --NAME VALUE, or for a flag
+// --NAME (default off) / --no-NAME (default on). The given ones are kept as
+// (name, text) for run_seprank, which checks them through the table.
+std::function<std::vector<std::pair<std::string, std::string>>()> add_analysis_flags(CLI::App* s) {
+  auto given = std::make_shared<std::vector<std::pair<std::string, CLI::Option*>>>();
+  auto texts = std::make_shared<std::map<std::string, std::string>>();
+  for (const OptionSpec& o : analysis_options()) {
+    if (!(o.scope & kCli)) continue;
+    const std::string flag = option_spelling(o, Spelling::cli);
+    const std::string help = o.help + " (default: " + o.default_text + ")";
+    if (o.type == OptionType::flag) {
+      const bool on = o.get(SepOptions{}).get<bool>();
+      CLI::Option* f = s->add_flag(on ? "--no-" + flag.substr(2) : flag, on ? "turn off: " + help : help);
+      given->emplace_back(o.name, f);
+      (*texts)[o.name] = on ? "false" : "true";
+    } else {
+      static const std::map<OptionType, std::string> names = {
+          {OptionType::count, "N"},      {OptionType::seconds, "SECONDS"}, {OptionType::real, "X"},
+          {OptionType::seed, "S"},       {OptionType::prime, "P"},         {OptionType::methods, "LIST"},
+          {OptionType::memory, "SIZE"},  {OptionType::templates, "M"}};
+      CLI::Option* f = s->add_option(flag, (*texts)[o.name], help)->type_name(names.at(o.type));
+      given->emplace_back(o.name, f);
+    }
+  }
+  return [given, texts] {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const auto& [name, opt] : *given)
+      if (opt->count() > 0) out.emplace_back(name, (*texts)[name]);
+    return out;
+  };
+}
 
 void setup_seprank(CLI::App& app) {
   auto o = std::make_shared<SeprankOptions>();
@@ -12,32 +48,13 @@ void setup_seprank(CLI::App& app) {
   s->add_option("--partition", o->partitions,
                 "half | interleaved | A=0,2 (tokens) | A=x0_1,x1_0 (variables); repeatable (default: half)");
   s->add_flag("--all-balanced", o->all_balanced, "every balanced partition, each unordered pair once");
-  s->add_option("--methods", o->methods,
-                "comma list of " + method_list(",") +
-                    " (default: what is affordable, stopping when the bracket closes)");
   s->add_flag("--json", o->json, "machine-readable output");
-  s->add_option("--max-terms", o->sep.max_terms, "refuse expansions estimated larger than this")->capture_default_str();
-  s->add_option("--budget", o->sep.budget,
-                "seconds: skip methods estimated to exceed what is left of it, stop (exit 3) when it runs out "
-                "(default: none, and the black-box refines while its next round is estimated within 600 s)");
-  s->add_option("--max-memory", o->max_memory, "stop (exit 3, printing what finished) beyond this resident size, e.g. 8G (default: half the machine's memory)");
-  s->add_option("--seed", o->seed,
-                "seed (0..2^64-1) for the black-box's random prime and points, projections and templates "
-                "(default: the black-box's seed is drawn at random and printed; the others use 1)");
-  s->add_option("--prime", o->prime,
-                "prime for modular and grid ranks (default: the first prime > 2^62); given, the black-box uses it "
-                "too and then makes no probability statement (default: a random prime in [2^49, 2^50))");
-  s->add_option("--templates", o->templates, "grid: templates per token, 1..1024 (default: automatic)");
-  s->add_option("--templates-file", o->templates_file, "grid: JSON file {\"templates\": [[...], ...]}");
-  s->add_option("--max-points", o->max_points,
-                "blackbox: most points per side, 1..2^20 (default: as many as the budget allows, never more than the "
-                "best certified upper bound + 1)");
-  s->add_flag("!--no-small-prime", o->sep.small_prime_first,
-              "blackbox: skip the first phase at a small random prime (its ranks are certified lower bounds and "
-              "make sep exact when they meet the upper bound; the default runs it first)");
-  s->add_option("--threads", o->threads, "threads for FLINT multiplication (0 = all cores)")->capture_default_str();
-  s->add_option("--max-pairs", o->max_pairs, "refuse more (output, partition) pairs than this")->capture_default_str();
-  s->callback([o]() { run_seprank(*o); });
+  s->add_option("--templates-file", o->templates_file, "grid: JSON file {\"templates\": [[...], ...]} (--templates as rows)");
+  auto given = add_analysis_flags(s);
+  s->callback([o, given]() {
+    o->options = given();
+    run_seprank(*o);
+  });
 }
 
 }  // namespace netpoly::cli

@@ -13,6 +13,8 @@
 #include "netpoly/expand.hpp"
 #include "netpoly/io.hpp"
 #include "netpoly/limits.hpp"
+#include "netpoly/options.hpp"
+#include "netpoly/request.hpp"
 #include "netpoly/seprank.hpp"
 
 namespace netpoly::cli {
@@ -20,7 +22,9 @@ namespace netpoly::cli {
 namespace {
 
 
-std::vector<std::vector<Fmpq>> read_templates(const std::string& path, std::size_t width) {
+// --templates-file: the templates option's rows, from {"templates": [[...], ...]}
+// (checked by the option table; widths by the grid).
+nlohmann::json read_templates(const std::string& path) {
   const std::string text = read_text_file(path, "the templates file");
   nlohmann::json j;
   try {
@@ -30,28 +34,7 @@ std::vector<std::vector<Fmpq>> read_templates(const std::string& path, std::size
   }
   if (!j.is_object() || !j.contains("templates") || !j["templates"].is_array() || j["templates"].empty())
     throw InputError(path + ": expected {\"templates\": [[...], ...]} with at least one template");
-  std::vector<std::vector<Fmpq>> T;
-  for (std::size_t k = 0; k < j["templates"].size(); ++k) {
-    const auto& t = j["templates"][k];
-    std::string where = path + ": templates[" + std::to_string(k) + "]";
-    if (!t.is_array() || t.size() != width)
-      throw InputError(where + ": expected a list of " + std::to_string(width) + " numbers (the model width)");
-    std::vector<Fmpq> v;
-    for (std::size_t c = 0; c < t.size(); ++c) {
-      Fmpq q;
-      bool ok = false;
-      if (t[c].is_number_integer()) {
-        q = Fmpq(static_cast<slong>(t[c].get<std::int64_t>()));
-        ok = true;
-      } else if (t[c].is_string()) {
-        ok = parse_rational(t[c].get<std::string>(), q);
-      }
-      if (!ok) throw InputError(where + "[" + std::to_string(c) + "]: expected an integer or \"p/q\" (no floats)");
-      v.push_back(q);
-    }
-    T.push_back(std::move(v));
-  }
-  return T;
+  return j["templates"];
 }
 
 std::string end_text(const End& e) {
@@ -159,74 +142,37 @@ struct TerminalProgress {
   }
 };
 
-// With neither --budget nor --max-points the bracket is refined while it is
-// open: the black-box doubles its points (never past the best certified upper
-// bound) as long as the next round's estimated cost fits
-// kDefaultRefineSeconds. That budget only caps estimates; it stops nothing
-// that runs (no exit 3, no watchdog).
-void refine_by_default(SeprankOptions& o) {
-  if (o.max_points.empty()) o.sep.max_points = std::size_t{1} << 20;
-  if (!std::isfinite(o.sep.budget)) o.sep.budget = kDefaultRefineSeconds;
-}
-
 }  // namespace
 
-void run_seprank(const SeprankOptions& options) {
-  SeprankOptions o = options;
-  set_threads(o.threads);
+void run_seprank(const SeprankOptions& o) {
+  // The analysis options through the one table (netpoly/options.hpp), before any work.
+  SepOptions sep;
+  for (const auto& [name, text] : o.options) {
+    const OptionSpec* spec = find_option(name);
+    if (!spec) throw InternalError("seprank: a flag of no option: " + name);
+    set_option(sep, *spec, option_from_text(*spec, text), Spelling::cli);
+  }
+  if (!o.templates_file.empty()) {
+    if (sep.templates || !sep.template_vectors.empty())
+      throw InputError("--templates and --templates-file: give one of them");
+    set_option(sep, *find_option("templates"), read_templates(o.templates_file), Spelling::cli);
+  }
+  set_threads(sep.threads);
   Limits lim;
-  if (!o.max_memory.empty()) lim.max_memory_bytes = parse_memory_size(o.max_memory, "--max-memory");
-  limit_option(o.sep.max_terms, "--max-terms", false);
-  limit_option(o.sep.budget, "--budget", false);
-  if (std::isfinite(o.sep.budget)) lim.budget_seconds = o.sep.budget;
-  refine_by_default(o);
+  if (sep.max_memory > 0) lim.max_memory_bytes = sep.max_memory;
+  if (std::isfinite(sep.budget)) lim.budget_seconds = sep.budget;
   start_watchdog(lim, "seprank");
   Model m = read_model(o.model);
   std::optional<Entry> req;
   if (!o.output.empty()) req = parse_entry(o.output, "--output");
   auto outs = resolve_outputs(m, req, o.all);
-  std::vector<Partition> parts;
-  for (const auto& p : o.partitions) parts.push_back(parse_partition(p, m.tokens, m.width));
-  if (o.all_balanced)
-    for (auto& p : all_balanced(m.tokens, m.width)) parts.push_back(std::move(p));
-  // Each unordered pair {A, B} once (sep(y; A, B) = sep(y; B, A)), in the order given.
-  std::vector<Partition> unique;
-  for (auto& P : parts) {
-    bool seen = false;
-    for (const auto& Q : unique) {
-      bool same = true, complement = true;
-      for (std::size_t v = 0; v < P.in_A.size(); ++v) {
-        same = same && (P.in_A[v] != 0) == (Q.in_A[v] != 0);
-        complement = complement && (P.in_A[v] != 0) != (Q.in_A[v] != 0);
-      }
-      seen = seen || same || complement;
-    }
-    if (!seen) unique.push_back(std::move(P));
-  }
-  parts = std::move(unique);
-  if (parts.empty()) parts.push_back(parse_partition("half", m.tokens, m.width));
-  if (!o.methods.empty()) o.sep.methods = parse_methods(o.methods);
-  if (!o.templates_file.empty()) o.sep.template_vectors = read_templates(o.templates_file, m.width);
-  if (!o.seed.empty()) {
-    o.sep.seed = parse_u64(o.seed, "--seed");
-    o.sep.blackbox_seed = o.sep.seed;
-  }
-  if (!o.templates.empty()) o.sep.templates = parse_u64(o.templates, "--templates", 1, 1024);
-  if (!o.max_points.empty()) o.sep.max_points = parse_u64(o.max_points, "--max-points", 1, 1 << 20);
-  if (!o.prime.empty()) {
-    o.sep.prime = parse_u64(o.prime, "--prime", 2);
-    require_prime_modulus(o.sep.prime, "--prime");
-  }
-  check_methods_for(m, o.sep.methods, o.sep.prime);
+  std::vector<std::string> specs = o.partitions;
+  if (o.all_balanced) specs.push_back("all-balanced");
+  const std::vector<Partition> parts = request_partitions(m, specs);
+  check_methods_for(m, sep.methods, sep.prime);
   // Every entry of a wide model by default: refused up front beyond --max-pairs.
-  limit_option(o.max_pairs, "--max-pairs", false);
-  const double pairs = static_cast<double>(outs.size()) * static_cast<double>(parts.size());
-  if (pairs > o.max_pairs)
-    throw LimitError(std::to_string(outs.size()) + " output entries x " + std::to_string(parts.size()) +
-                     " partitions = " + std::to_string(static_cast<long long>(pairs)) +
-                     " (output, partition) pairs to analyse, more than --max-pairs " +
-                     std::to_string(static_cast<long long>(o.max_pairs)) +
-                     "; name one entry with --output, or raise --max-pairs");
+  check_pairs(outs.size(), parts.size(), sep, Spelling::cli);
+  const bool seed_given = sep.blackbox_seed.has_value();
   std::size_t label_width = 22;  // the partition column fits its longest label
   for (const auto& P : parts) label_width = std::max(label_width, std::min<std::size_t>(P.label().size() + 1, 42));
 
@@ -259,7 +205,7 @@ void run_seprank(const SeprankOptions& options) {
         os << "(" << why << " during this pair: the methods below finished, the one running was dropped)\n";
         print_result(os, *partial, label_width);
       }
-      print_footer(os, done, !o.seed.empty());
+      print_footer(os, done, seed_given);
       os << why << ": " << done.size() << " of " << outs.size() * parts.size()
          << " (output, partition) pairs finished\n";
     }
@@ -269,7 +215,7 @@ void run_seprank(const SeprankOptions& options) {
   AnalysisContext run = AnalysisContext::process();
   TerminalProgress progress{mu};
   progress.attach(run);
-  auto rs = analyse_network(m, outs, parts, o.sep, [&](const SepResult& r, bool finished) {
+  auto rs = analyse_network(m, outs, parts, sep, [&](const SepResult& r, bool finished) {
     std::lock_guard<std::mutex> lock(mu);
     if (!finished) {
       partial = r;
@@ -288,7 +234,7 @@ void run_seprank(const SeprankOptions& options) {
   if (o.json) {
     os << results_json(m, rs).dump(1) << "\n";
   } else {
-    print_footer(os, rs, !o.seed.empty());
+    print_footer(os, rs, seed_given);
   }
 }
 

@@ -98,7 +98,7 @@ EOF
     # from the estimate under the default limit, in well under a second
     echo '{"format":"netpoly-model/1","input":{"tokens":1024,"width":1024},"layers":[]}' >"$dir/big.json"
     run expand "$dir/big.json" --stats; expect 3 "estimated to need" "the default memory limit" "raise --max-memory"
-    run seprank "$dir/big.json"; expect 3 "more than --max-pairs 100000" "name one entry with --output"
+    run seprank "$dir/big.json"; expect 3 "more than --max-pairs 100000" "name one output entry"
     run seprank "$dir/big.json" --output 0,0; expect 3 "estimated to need"
     # /dev/zero is read only up to an eighth of the memory limit
     run expand /dev/zero --max-memory 64M; expect 3 "larger than 8.0 MiB" "raise --max-memory"
@@ -230,12 +230,12 @@ EOF
     run expand "$dir/a.json" --modulus 18446744073709551616; expect 2 "--modulus 18446744073709551616: out of range"
     run expand "$dir/a.json" --modulus -7; expect 2 "--modulus \"-7\""
     run expand "$dir/a.json" --modulus 0; expect 2 "--modulus 0: out of range"
-    run seprank "$dir/a.json" --seed -1; expect 2 "--seed \"-1\""
-    run seprank "$dir/a.json" --seed 18446744073709551616; expect 2 "--seed 18446744073709551616: out of range"
-    run seprank "$dir/a.json" --prime 0; expect 2 "--prime 0: out of range"
+    run seprank "$dir/a.json" --seed -1; expect 2 "--seed: expected a whole number in [0, 2^64), got \"-1\""
+    run seprank "$dir/a.json" --seed 18446744073709551616; expect 2 "--seed: expected a whole number in [0, 2^64), got 18446744073709551616"
+    run seprank "$dir/a.json" --prime 0; expect 2 "--prime: expected a prime below 2^63, got 0"
     run make mlp --layers 1 --width 2 --seed -1; expect 2 "--seed \"-1\""
-    run seprank "$dir/a.json" --templates -1 --methods grid; expect 2 "--templates \"-1\""
-    run seprank "$dir/a.json" --max-points 0; expect 2 "--max-points 0: out of range"
+    run seprank "$dir/a.json" --templates -1 --methods grid; expect 2 "--templates: expected a whole number in [1, 1024], or rows of rationals (integers or \"p/q\"), got \"-1\""
+    run seprank "$dir/a.json" --max-points 0; expect 2 "--max-points: expected a whole number in [1, 1048576], got 0"
     run expand "$dir/a.json" --output 0,0 --all; expect 2 "--output and --all"
     # --all-balanced with --partition: each partition once
     run seprank "$dir/a.json" --all-balanced --partition half --partition A=1 --methods support

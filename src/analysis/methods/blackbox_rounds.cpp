@@ -238,7 +238,7 @@ Rounds double_points(const BatchEval& eval, std::vector<Block>& blocks, const st
                        (rank_rate > 0 ? rank_rate : 2e-10 / std::max(1u, run.threads)) * cubes_next;
     if (out.spent + est > std::min({o.budget, goal.budget, run.budget_left() + out.spent})) {
       out.stop_note = "stopped at " + std::to_string(K) + " points: the next round (" + std::to_string(Kn) +
-                      ") is estimated at " + fmt_g(est) + " s, beyond --budget " + fmt_g(std::min(o.budget, goal.budget)) + " s";
+                      ") is estimated at " + fmt_g(est) + " s, beyond " + budget_text(o);
       break;
     }
     const double bytes = (cells + biggest * std::min<double>(static_cast<double>(open.size()), run.threads)) * 8;

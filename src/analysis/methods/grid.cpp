@@ -140,13 +140,13 @@ MethodRun run(MethodContext& ctx) {
   const double est_p = grid_eval_seconds(Rp, m, e, G) + 1e-9 * n3;
   if (est_p > cap)
     return skipped(Method::grid, "skipped: estimated " + fmt_g(est_p) + " s (" + std::to_string(nr) + " x " +
-                                     std::to_string(nc) + " grid) exceeds what is left of --budget " + fmt_g(o.budget) + " s");
+                                     std::to_string(nc) + " grid) exceeds what is left of " + budget_text(o));
   std::vector<ulong> Ep;
   try {
     Ep = eval_grid(Rp, m, e, G, deadline_after(cap - seconds_since(t0)));
   } catch (const OverBudget&) {
-    return skipped(Method::grid, "stopped after " + fmt_g(seconds_since(t0)) + " s: beyond --budget " + fmt_g(o.budget) +
-                                     " s (estimated " + fmt_g(est_p) + " s)");
+    return skipped(Method::grid, "stopped after " + fmt_g(seconds_since(t0)) + " s: beyond " + budget_text(o) +
+                                     " (estimated " + fmt_g(est_p) + " s)");
   }
   NmodMat Mp(nr, nc, p);
   for (slong i = 0; i < nr; ++i)

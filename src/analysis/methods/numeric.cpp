@@ -22,8 +22,8 @@ MethodRun run(MethodContext& ctx) {
   const double est = (gauss ? grid_eval_seconds(RC, m, e, G) : grid_eval_seconds(DoubleRing{}, m, e, G)) +
                      (gauss ? 8e-8 : 2e-8) * n * n * n;
   if (est > cap)
-    return skipped(Method::numeric, "skipped: estimated " + fmt_g(est) + " s exceeds what is left of --budget " +
-                                        fmt_g(o.budget) + " s");
+    return skipped(Method::numeric, "skipped: estimated " + fmt_g(est) + " s exceeds what is left of " +
+                                        budget_text(o));
   const Eigen::Index nr = static_cast<Eigen::Index>(G.rows.size()), nc = static_cast<Eigen::Index>(G.cols.size());
   Eigen::VectorXd s;
   try {
@@ -44,7 +44,7 @@ MethodRun run(MethodContext& ctx) {
       s = Eigen::BDCSVD<Eigen::MatrixXd>(M).singularValues();
     }
   } catch (const OverBudget&) {
-    return skipped(Method::numeric, "stopped at --budget " + fmt_g(o.budget) + " s (estimated " + fmt_g(est) + " s)");
+    return skipped(Method::numeric, "stopped at " + budget_text(o) + " (estimated " + fmt_g(est) + " s)");
   }
   const double smax = s.size() ? s(0) : 0.0;
   const double tau = static_cast<double>(std::max(nr, nc)) * std::numeric_limits<double>::epsilon() * smax;

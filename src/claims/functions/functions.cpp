@@ -1,12 +1,18 @@
 // The table of the claim language's functions (every section, in order),
 // the arguments of a call, and the dispatch of a call to its entry.
 #include "function.hpp"
+#include "netpoly/options.hpp"
 
 namespace netpoly {
 
+// The analysis options the claims take: the option table's (options.hpp).
 const std::vector<std::string>& claim_sep_options() {
-  static const std::vector<std::string> o = {"methods",    "seed",   "prime",    "templates",
-                                             "max_points", "budget", "max_terms"};
+  static const std::vector<std::string> o = [] {
+    std::vector<std::string> r;
+    for (const auto& x : analysis_options())
+      if (x.scope & kClaims) r.push_back(x.name);
+    return r;
+  }();
   return o;
 }
 

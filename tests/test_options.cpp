@@ -1,0 +1,148 @@
+// The analysis options' one table (options.hpp): every option checks its
+// values the same way whatever front end gives them, names itself the way
+// that front end spells it, and reaches the claims' cache key.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <set>
+#include <string>
+
+#include "netpoly/error.hpp"
+#include "netpoly/options.hpp"
+
+using namespace netpoly;
+using json = nlohmann::json;
+
+namespace {
+
+// A value of each type that is valid and differs from the default, and
+// values that must be refused.
+json valid(const OptionSpec& o) {
+  switch (o.type) {
+    case OptionType::flag: return !o.get(SepOptions{}).get<bool>();
+    case OptionType::count: return static_cast<std::uint64_t>(o.lo) + 1;
+    case OptionType::seconds:
+    case OptionType::real: return 7.5;
+    case OptionType::seed: return 42;
+    case OptionType::prime: return 1000003;
+    case OptionType::methods: return "support,blackbox";
+    case OptionType::memory: return "512M";
+    case OptionType::templates: return json::array({json::array({1, "1/2"})});
+  }
+  return nullptr;
+}
+
+std::vector<json> invalid(const OptionSpec& o) {
+  const double nan = std::nan("");
+  switch (o.type) {
+    case OptionType::flag: return {1, "yes", nullptr};
+    case OptionType::count: return {-1, 1.5, o.hi + 1, "3", true};
+    case OptionType::seconds:
+    case OptionType::real: return {0, -1, nan, "ten", true};
+    case OptionType::seed: return {-1, 1.5, "1", false};
+    case OptionType::prime: return {1, 4, 15, -7, 1.0};
+    case OptionType::methods: return {"nope", json::array(), 3, json::array({"support", 2})};
+    case OptionType::memory: return {"8X", -1, nan, "", "nan"};
+    case OptionType::templates: return {0, 1025, json::array({json::array({0.5})}), json::array({1, 2}), "3"};
+  }
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("every option accepts a valid value and refuses invalid ones, named as each front end spells it",
+          "[options]") {
+  for (const OptionSpec& o : analysis_options()) {
+    INFO(o.name);
+    SepOptions so;
+    CHECK_NOTHROW(set_option(so, o, valid(o), Spelling::python));
+    for (const json& bad : invalid(o)) {
+      INFO(bad.dump());
+      for (Spelling s : {Spelling::cli, Spelling::python, Spelling::claims}) {
+        SepOptions t;
+        try {
+          set_option(t, o, bad, s);
+          FAIL("accepted");
+        } catch (const InputError& e) {
+          CHECK(std::string(e.what()).find(option_spelling(o, s)) != std::string::npos);
+        }
+        // and nothing changed
+        CHECK(options_json(t) == options_json(SepOptions{}));
+      }
+    }
+  }
+}
+
+TEST_CASE("option spellings: --kebab-case flags, snake_case keywords and claim arguments", "[options]") {
+  const OptionSpec& o = *find_option("max_points");
+  CHECK(option_spelling(o, Spelling::cli) == "--max-points");
+  CHECK(option_spelling(o, Spelling::python) == "max_points=");
+  CHECK(option_spelling(o, Spelling::claims) == "max_points =");
+  SepOptions so;
+  // a misspelled keyword is refused, listing the valid ones
+  try {
+    set_option(so, "max_point", 3, Spelling::python, kPython);
+    FAIL("accepted");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()).find("unknown option 'max_point'") != std::string::npos);
+    CHECK(std::string(e.what()).find("max_points") != std::string::npos);
+  }
+  // an option of another front end is refused too: claims take no threads
+  CHECK_THROWS_AS(set_option(so, "threads", 2, Spelling::claims, kClaims), InputError);
+  CHECK_NOTHROW(set_option(so, "threads", 2, Spelling::python, kPython));
+}
+
+TEST_CASE("the CLI's text: digits for whole numbers, plain decimals or inf for reals, sizes with units",
+          "[options]") {
+  auto text = [](const std::string& name, const std::string& t) {
+    SepOptions so;
+    const OptionSpec& o = *find_option(name);
+    set_option(so, o, option_from_text(o, t), Spelling::cli);
+    return options_json(so)[name];
+  };
+  CHECK(text("max_points", "64") == 64);
+  CHECK(text("seed", "18446744073709551615") == 18446744073709551615ULL);
+  CHECK_THROWS_AS(text("seed", "18446744073709551616"), InputError);  // 2^64: out of range, not wrapped
+  CHECK_THROWS_AS(text("max_points", "+64"), InputError);
+  CHECK_THROWS_AS(text("max_points", " 64"), InputError);
+  CHECK(text("budget", "2.5") == 2.5);
+  CHECK(text("budget", "inf") == "inf");
+  CHECK(text("max_terms", "1e6") == 1e6);
+  CHECK_THROWS_AS(text("budget", "0x10"), InputError);
+  CHECK_THROWS_AS(text("budget", "nan"), InputError);
+  CHECK(text("max_memory", "1K") == 1024.0);
+  CHECK(text("methods", "blackbox,support") == json::array({"blackbox", "support"}));
+  CHECK(text("small_prime", "false") == false);
+}
+
+TEST_CASE("every option reaches the claims' cache key (options_json)", "[options]") {
+  // The claims' cache key is the pair and options_json: an option left out
+  // of it would give a stale hit (issue 31). Setting any option to another
+  // value changes options_json.
+  std::set<std::string> keys;
+  const json base = options_json(SepOptions{});
+  for (const OptionSpec& o : analysis_options()) {
+    INFO(o.name);
+    CHECK(base.contains(o.name));
+    SepOptions so;
+    set_option(so, o, valid(o), Spelling::python);
+    CHECK(options_json(so) != base);
+    keys.insert(options_json(so).dump());
+  }
+  CHECK(keys.size() == analysis_options().size());
+}
+
+TEST_CASE("resolved(): the refinement defaults apply to what was not given", "[options]") {
+  const SepOptions r = resolved(SepOptions{});
+  CHECK(r.max_points == (std::size_t{1} << 20));
+  CHECK(r.budget == kDefaultRefineSeconds);
+  CHECK(r.budget_is_default);
+  CHECK(budget_text(r).find("default refinement budget") != std::string::npos);
+  SepOptions g;
+  set_option(g, *find_option("budget"), 5, Spelling::cli);
+  set_option(g, *find_option("max_points"), 64, Spelling::cli);
+  const SepOptions q = resolved(g);
+  CHECK(q.max_points == 64);
+  CHECK(q.budget == 5);
+  CHECK(!q.budget_is_default);
+  CHECK(budget_text(q) == "--budget 5 s");
+}
