@@ -58,6 +58,13 @@ struct BoundOptions {
 // Validates p first (InputError).
 std::vector<Bound> compute_bounds(const NetworkShape& p, const BoundOptions& o = {});
 
+// The JSON of a shape's bounds, as `netpoly bounds --json` prints it and
+// Python's netpoly.bounds returns it: {"params": {...}, "bounds": [{"id",
+// "source", "applies_to", "kind", "formula", "value" (decimal text or null),
+// "value_kind", "floored", "log3" (a number or null), "defined", "condition",
+// "in_regime", "note"}, ...]}.
+std::string bounds_json(const NetworkShape& p, const Fmpz& params, const std::vector<Bound>& bs);
+
 // The ids of every bound in the registry (src/bounds/, one file per paper),
 // in listing order: what claims may name and `netpoly bounds --list` prints.
 std::vector<std::string> bound_ids();

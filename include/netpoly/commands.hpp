@@ -13,6 +13,7 @@
 #include "netpoly/presets.hpp"
 #include "netpoly/seprank.hpp"
 #include "netpoly/shape.hpp"
+#include "netpoly/table.hpp"
 
 namespace netpoly::cli {
 
@@ -92,8 +93,15 @@ void run_make(const MakeOptions& o);
 void run_expand(const ExpandOptions& o);
 void run_seprank(const SeprankOptions& o);
 void run_bounds(const BoundsOptions& o);
+// The shape `bounds` speaks of, checked as the command checks it (InputError);
+// and its bounds' JSON, as `bounds --json` prints it (Python's netpoly.bounds).
+NetworkShape bounds_shape(const BoundsOptions& o);
+std::string bounds_json_for(const BoundsOptions& o);
 void run_check(const CheckCliOptions& o);
 void run_table(const TableOptions& o);
+// The sweep a table's options describe, checked as `table` checks them
+// (InputError naming the flag); Python's netpoly.table builds it the same way.
+SweepSpec table_spec(const TableOptions& o);
 
 // ------------------------------------------------------------ option parsing
 // Parses "i,c" into an output entry; throws InputError naming the option.

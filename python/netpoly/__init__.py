@@ -1,6 +1,6 @@
 """netpoly: exact network polynomials and separation ranks, from Python.
 
-The same C++ library as the ``netpoly`` command (not a wrapper around it):
+The same C++ library as the ``netpoly`` command (not a wrapper around it)::
 
     import netpoly
     net = netpoly.make("attention", layers=2, width=4, heads=2, tokens=4, seed=1)
@@ -8,17 +8,20 @@ The same C++ library as the ``netpoly`` command (not a wrapper around it):
     r = net.seprank(partition="half")      # netpoly.Result, with how every number was obtained
     netpoly.bounds("attention", layers=2, width=4, heads=2, tokens=4)
 
-Every number keeps the provenance the CLI prints: ``Result.status`` is
-"exact", "probabilistic" (``eps`` says with what failure probability, over
-the black-box seed) or "bracket" (certified lower and upper ends), and
-``Result.methods`` lists each method's value and how it was obtained.
-Long calls release the GIL, stop on Ctrl-C (KeyboardInterrupt; finished
-results are on the exception's ``partial``), and take ``budget=`` (seconds),
-``max_memory=`` (bytes or "8G") and ``threads=``.
+Every number keeps the provenance the CLI prints: ``Result.status`` is "exact", "probabilistic"
+(``eps`` says with what failure probability, over the black-box seed) or "bracket" (certified
+lower and upper ends), and ``Result.methods`` lists each method's value and how it was obtained.
+
+The analysis options (``methods``, ``budget``, ``max_points``, ...) are the CLI's, from one table
+(``netpoly.options()``), with the same defaults and checks: ``net.seprank(max_points=64)`` is
+``netpoly seprank --max-points 64``. Bad input raises ``netpoly.InputError`` naming the argument.
+Long calls release the GIL, show progress on a terminal or in a notebook (``progress=``), and stop
+on Ctrl-C (KeyboardInterrupt; finished results are on the exception's ``partial``).
 """
 
 from __future__ import annotations
 
+import inspect as _inspect
 import json as _json
 import os as _os
 from fractions import Fraction
@@ -26,66 +29,165 @@ from typing import Iterable, Sequence
 
 from . import _netpoly
 from ._netpoly import CheckFailed, Error, InputError, InternalError, LimitError
+from ._poly import GaussianRational, Poly, from_sympy as _from_sympy, from_text as _from_text
+from ._poly import integer_text as _integer_text, rational_text as _rational_text, gauss_text as _gauss_text
+from ._poly import parse_rational as _parse_rational
+from ._progress import progress_for as _progress_for
+from ._results import Bound, Report, Result, Results, Rows
 
 __version__ = _netpoly.__version__
 flint_version = _netpoly.flint_version
 
 __all__ = [
-    "make", "load", "from_json", "from_numpy", "seprank", "bounds", "table", "check",
-    "Network", "Poly", "Result", "Results", "Bound", "Report",
+    "make", "load", "from_json", "from_numpy", "from_torch", "seprank", "bounds", "table", "check", "options",
+    "Network", "Layer", "Poly", "GaussianRational", "Result", "Results", "Bound", "Report", "Rows",
     "Error", "InputError", "LimitError", "CheckFailed", "InternalError", "__version__",
 ]
 
 
-# ---------------------------------------------------------------- limits
-def _memory(x) -> float:
-    if x is None:
-        return 0.0
-    if isinstance(x, (int, float)):
-        return float(x)
-    s = str(x).strip().upper()
-    units = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
-    if s and s[-1] in units:
-        return float(s[:-1]) * units[s[-1]]
-    return float(s)
+def options() -> list:
+    """The analysis options every front end takes, from netpoly's one option table: a list of dicts
+    with ``name`` (the keyword), ``type``, ``default``, ``help`` and ``claims`` (whether claims take it
+    too). ``netpoly seprank --help`` lists the same options as flags."""
+    return [dict(o) for o in _netpoly.options()]
 
 
-def _limits(budget=None, max_memory=None, threads=None) -> _netpoly.Limits:
-    lim = _netpoly.Limits()
-    lim.budget = float(budget) if budget else 0.0
-    lim.max_memory = _memory(max_memory)
-    lim.threads = int(threads) if threads else 0
-    return lim
+_OPTIONS = {o["name"]: o for o in _netpoly.options()}
 
 
-def _interrupted(done: list, what: str):
-    e = KeyboardInterrupt(f"netpoly: {what} interrupted; {len(done)} finished (on .partial)")
-    e.partial = done
-    return e
+def _options_doc(indent: str, skip: Sequence[str]) -> str:
+    lines = []
+    for o in _OPTIONS.values():
+        if o["name"] in skip:
+            continue
+        lines.append(f"{indent}{o['name']} : {o['type']}, optional")
+        lines.append(f"{indent}    {o['help']} (default: {o['default']}).")
+    return "\n".join(lines)
+
+
+def _with_options(fn, fixed: Sequence[str]):
+    """Gives ``fn`` (which takes ``**options``) the option table's keywords in its signature and docstring."""
+    sig = _inspect.signature(fn)
+    params = [p for p in sig.parameters.values() if p.kind != p.VAR_KEYWORD]
+    params += [_inspect.Parameter(name, _inspect.Parameter.KEYWORD_ONLY, default=None)
+               for name in _OPTIONS if name not in fixed]
+    fn.__signature__ = sig.replace(parameters=params)
+    doc = (fn.__doc__ or "").split("\n")
+    for k, line in enumerate(doc):
+        if line.strip() == "{options}":
+            doc[k] = _options_doc(line[:len(line) - len(line.lstrip())], fixed)
+    fn.__doc__ = "\n".join(doc)
+    return fn
+
+
+def _known(options: dict) -> None:
+    """Misspelled keywords are refused up front (the C++ side checks the values)."""
+    for k in options:
+        if k not in _OPTIONS:
+            raise InputError(f"unknown keyword '{k}' (expected one of {', '.join(_OPTIONS)})")
 
 
 # ---------------------------------------------------------------- networks
+class Layer:
+    """One layer of a network, as the model format writes it (``docs/model-format.md``).
+
+    Attributes
+    ----------
+    type : str
+        ``attention``, ``token_mix``, ``channel_mix``, ``product``, ``permute`` or ``branches``.
+    residual : bool
+    fields : dict
+        Its other fields: matrices as lists of rows of exact numbers (Fractions, or GaussianRationals
+        for weights ``a+bi``), ``heads`` as a list of dicts, ``branches`` as lists of Layers.
+    """
+
+    def __init__(self, d: dict):
+        self.type = d["type"]
+        self.residual = bool(d.get("residual", False))
+        self.fields = {k: _exact_tree(k, v) for k, v in d.items() if k not in ("type", "residual")}
+
+    def __getitem__(self, k):
+        return self.fields[k]
+
+    def __repr__(self) -> str:
+        extra = ""
+        if self.type == "attention":
+            extra = f", {len(self.fields['heads'])} head(s)"
+        elif self.type == "branches":
+            extra = f", {len(self.fields['branches'])} branch(es)"
+        return f"<netpoly.Layer {self.type}{', residual' if self.residual else ''}{extra}>"
+
+
+def _number(x):
+    if isinstance(x, int):
+        return Fraction(x)
+    if isinstance(x, str) and x.endswith("i"):
+        from ._poly import GaussianRational as G
+        body = x[:-1]
+        k = max(body.rfind("+"), body.rfind("-"))
+        re, im = (body[:k], body[k:]) if k > 0 else ("0", body)
+        im = {"": "1", "+": "1", "-": "-1"}.get(im, im)
+        return G(_parse_rational(re), _parse_rational(im))
+    return _parse_rational(x) if isinstance(x, str) else x
+
+
+def _exact_tree(key, v):
+    if key == "branches":
+        return [[Layer(l) for l in b] for b in v]
+    if key == "heads":
+        return [{k: _exact_tree(k, x) for k, x in h.items()} for h in v]
+    if key == "extra":
+        return [{k: _exact_tree(k, x) for k, x in e.items()} for e in v]
+    if isinstance(v, list):
+        return [_exact_tree(key, x) for x in v]
+    return _number(v) if key not in ("activation", "perm", "degree") else v
+
+
 class Network:
-    """A model (the netpoly-model/1 format): a network with exact weights."""
+    """A model (the netpoly-model/1 format): a network with exact weights.
+
+    Attributes
+    ----------
+    name : str
+    tokens, width, output_width : int
+        The input is ``tokens x width``; outputs are ``tokens x output_width``.
+    layers : list of Layer
+    depth : int
+        The number of layers.
+    params : int
+        Its parameter count.
+    degree : float
+        The degree bound of its outputs.
+    gaussian : bool
+        Whether some weight is a Gaussian rational ``a+bi``.
+    """
 
     def __init__(self, model: _netpoly.Model):
         self._m = model
+        self._layers = None
 
-    # shape
     name = property(lambda self: self._m.name)
     tokens = property(lambda self: self._m.tokens)
     width = property(lambda self: self._m.width)
     output_width = property(lambda self: self._m.output_width)
-    layers = property(lambda self: self._m.layers)
+    depth = property(lambda self: self._m.depth)
     params = property(lambda self: self._m.params)
     degree = property(lambda self: self._m.degree)
     gaussian = property(lambda self: self._m.gaussian)
     output = property(lambda self: self._m.output)
 
+    @property
+    def layers(self) -> list:
+        if self._layers is None:
+            self._layers = [Layer(l) for l in _json.loads(self.to_json())["layers"]]
+        return self._layers
+
     def to_json(self) -> str:
+        """The model file's text (netpoly-model/1)."""
         return self._m.to_json()
 
     def save(self, path: str) -> None:
+        """Writes the model file (atomically: a temporary file, then a rename)."""
         text = self.to_json()
         tmp = f"{path}.tmp{_os.getpid()}"
         with open(tmp, "w") as f:
@@ -95,118 +197,205 @@ class Network:
     def __eq__(self, other) -> bool:
         return isinstance(other, Network) and self._m == other._m
 
+    __hash__ = None
+
     def __repr__(self) -> str:
         g = ", Gaussian weights" if self.gaussian else ""
-        return (f"<netpoly.Network {self.name!r}: N={self.tokens}, d={self.width}, {self.layers} layers, "
+        return (f"<netpoly.Network {self.name!r}: N={self.tokens}, d={self.width}, {self.depth} layers, "
                 f"{self.params} parameters, degree {self.degree:g}{g}>")
 
     def _outputs(self, output, outputs):
         if outputs == "all":
             return [(t, c) for t in range(self.tokens) for c in range(self.output_width)]
         if outputs is not None:
-            return [tuple(o) for o in outputs]
+            if isinstance(outputs, (str, bytes)) or not isinstance(outputs, Iterable):
+                raise InputError(f"outputs=: expected 'all' or a list of (token, channel), got {outputs!r}")
+            return [_entry(o, "outputs=") for o in outputs]
         if output is None:
             output = self.output or (0, 0)
-        return [tuple(output)]
+        return [_entry(output, "output=")]
 
-    def expand(self, output=None, outputs=None, max_terms: float = 5e7, budget=None, max_memory=None, threads=None):
-        """The network polynomial of one output entry (a Poly), or a list for ``outputs=[...] | "all"``."""
+    def expand(self, output=None, outputs=None, *, max_terms=None, budget=None, max_memory=None, threads=None,
+               progress=None):
+        """The network polynomial of one output entry.
+
+        Parameters
+        ----------
+        output : (int, int), optional
+            The entry (token, channel); the model's output, else (0, 0).
+        outputs : list of (int, int) or "all", optional
+            Several entries: a list of Polys is returned.
+        max_terms, budget, max_memory, threads
+            As for ``seprank`` (the option table's checks).
+        progress : bool, callable or None
+            Progress display (default: on a terminal or in a notebook).
+
+        Returns
+        -------
+        Poly or list of Poly
+        """
         outs = self._outputs(output, outputs)
-        raw = _netpoly.expand(self._m, outs, float(max_terms), _limits(budget, max_memory, threads))
+        kw = {k: v for k, v in dict(max_terms=max_terms, budget=budget, max_memory=max_memory,
+                                    threads=threads).items() if v is not None}
+        raw = _netpoly.expand(self._m, outs, kw, _progress_for("expand", progress))
         polys = [Poly._from_raw(r, self.tokens, self.width) for r in raw]
         return polys if outputs is not None else polys[0]
 
-    def seprank(self, partition: str = "half", partitions=None, output=None, outputs=None, methods=None,
-                seed=None, prime=None, max_points=None, templates=None, method_budget=None,
-                max_terms=None, budget=None, max_memory=None, threads=None, small_prime=True):
-        """Separation rank (a bracket, closed when the methods agree) of output entries over partitions.
+    def seprank(self, partition: str = "half", *, partitions=None, output=None, outputs=None, progress=None,
+                **options):
+        """The separation rank of output entries over partitions, as a certified bracket.
 
-        ``partition``: "half", "A=0,1" (tokens), "A=x0_0,x1_1" (variables) ...;
-        ``partitions``: a list of those, or "all-balanced". One output and one
-        partition give a Result; otherwise a Results list (with .sup / .inf).
-        ``small_prime=False`` skips the black-box's small-prime phase (the
-        CLI's --no-small-prime; README, "The black-box's small prime").
+        The same request as ``netpoly seprank`` (the same options, defaults and checks): with neither
+        ``budget`` nor ``max_points`` the black-box refines while the bracket is open.
+
+        Parameters
+        ----------
+        partition : str
+            ``"half"``, ``"interleaved"``, ``"A=0,1"`` (tokens) or ``"A=x0_0,x1_1"`` (variables).
+        partitions : list of str or "all-balanced", optional
+            Several partitions (each unordered pair analysed once); a Results list is returned.
+        output, outputs
+            As for ``expand``.
+        progress : bool, callable or None
+            Progress display (default: on a terminal or in a notebook).
+        {options}
+
+        Returns
+        -------
+        Result, or Results (a list with ``.sup`` / ``.inf``) for several outputs or partitions.
         """
+        _known(options)
         many = partitions is not None or outputs is not None
-        parts = ["all-balanced"] if partitions == "all-balanced" else list(partitions or [partition])
+        if partitions == "all-balanced":
+            parts = ["all-balanced"]
+        elif partitions is not None:
+            if isinstance(partitions, (str, bytes)):
+                raise InputError(f"partitions=: expected a list of partitions or 'all-balanced', got {partitions!r}")
+            parts = [str(p) for p in partitions]
+        else:
+            if not isinstance(partition, str):
+                raise InputError(f"partition=: expected a str such as 'half' or 'A=0,1', got {partition!r}")
+            parts = [partition]
         outs = self._outputs(output, outputs)
-        opts = {"methods": ",".join(methods) if isinstance(methods, (list, tuple)) else methods, "seed": seed,
-                "prime": prime, "max_points": max_points, "templates": templates, "method_budget": method_budget,
-                "max_terms": max_terms, "small_prime": small_prime}
-        text, interrupted = _netpoly.seprank(self._m, outs, parts, opts, _limits(budget, max_memory, threads))
+        text, interrupted = _netpoly.seprank(self._m, outs, parts, options, _progress_for("seprank", progress))
         rs = Results(Result(d) for d in _json.loads(text))
         if interrupted:
             raise _interrupted(rs, "seprank")
         return rs if many else rs[0]
 
 
-def make(arch: str, **options) -> Network:
-    """A preset model, as ``netpoly make ARCH``: layers, width, heads, tokens, degree, residual, seed,
-    weights ("small" | "wide" | "generic"), range, permuted, perm_sum; "lv-witness" takes layers,
-    width, heads, tokens, omega, rational_v, printed_last."""
-    return Network(_netpoly.make(dict(options, arch=arch)))
+_with_options(Network.seprank, ["partition", "partitions", "output", "outputs", "progress"])
 
 
-def load(path: str) -> Network:
+def _entry(o, what):
+    try:
+        t, c = o
+        if isinstance(t, bool) or isinstance(c, bool):
+            raise TypeError
+        return (int(_index(t)), int(_index(c)))
+    except (TypeError, ValueError):
+        raise InputError(f"{what} expected (token, channel), got {o!r}") from None
+
+
+def _index(x):
+    import operator
+    v = operator.index(x)
+    if v < 0:
+        raise ValueError
+    return v
+
+
+def _interrupted(done: list, what: str):
+    e = KeyboardInterrupt(f"netpoly: {what} interrupted; {len(done)} finished (on .partial)")
+    e.partial = done
+    return e
+
+
+def make(arch: str, **shape) -> Network:
+    """A preset model, as ``netpoly make ARCH``.
+
+    Parameters
+    ----------
+    arch : str
+        ``attention``, ``mixer``, ``mlp``, ``product`` or ``lv-witness``.
+    **shape
+        ``layers``, ``width``, ``heads`` (attention), ``tokens``, ``degree`` (attention, product),
+        ``residual``, ``permuted`` and ``perm_sum`` (mixer, mlp), ``seed``, ``weights``
+        (``"small"`` | ``"wide"`` | ``"generic"``), ``weight_range`` (the CLI's ``--range``);
+        ``lv-witness`` takes ``layers``, ``width``, ``heads``, ``tokens``, ``omega``, ``rational_v``,
+        ``printed_last``. An unknown keyword is an InputError.
+    """
+    if not isinstance(arch, str):
+        raise InputError(f"make: expected an architecture name, got {arch!r}")
+    return Network(_netpoly.make(arch, shape))
+
+
+def load(path) -> Network:
     """Reads and validates a model file (errors name the file and JSON path)."""
-    return Network(_netpoly.load(path))
+    return Network(_netpoly.load(str(path)))
 
 
 def from_json(text: str, source: str = "<json>") -> Network:
+    """A model from its JSON text (validated like a file)."""
+    if not isinstance(text, str):
+        raise InputError("from_json: expected the model's JSON text")
     return Network(_netpoly.parse(text, source))
 
 
-def _exact_text(x) -> str | int:
-    """One weight as the model format writes it, exactly."""
+def _exact_text(x, where: str) -> str | int:
+    """One weight as the model format writes it, exactly (NaN and infinities refused)."""
     if isinstance(x, str):
         return x
     if isinstance(x, bool):
         return int(x)
     if isinstance(x, int):
-        return x if abs(x) < 2**53 else str(x)
-    if isinstance(x, complex):
-        re, im = Fraction(x.real), Fraction(x.imag)  # floats are dyadic rationals: exact
-        return _gauss_text(re, im)
+        return x if abs(x) < 2**53 else _integer_text(x)
+    if isinstance(x, complex) or (hasattr(x, "dtype") and getattr(x.dtype, "kind", "") == "c"):
+        z = complex(x)
+        for part in (z.real, z.imag):
+            if part != part or part in (float("inf"), float("-inf")):
+                raise InputError(f"{where}: {z} is not a number netpoly can take exactly")
+        return _gauss_text(Fraction(z.real), Fraction(z.imag))
     if hasattr(x, "dtype") and getattr(x.dtype, "kind", "") in "iub":
-        return _exact_text(int(x))
-    if hasattr(x, "dtype") and getattr(x.dtype, "kind", "") == "c":
-        return _exact_text(complex(x))
-    f = Fraction(x)  # Fraction, float (exact), numpy floats, sympy Rational via its __index__/str
-    return str(f.numerator) if f.denominator == 1 else f"{f.numerator}/{f.denominator}"
+        return _exact_text(int(x), where)
+    if isinstance(x, GaussianRational):
+        return str(x)
+    try:
+        f = float(x) if not hasattr(x, "numerator") else None
+    except (TypeError, ValueError):
+        raise InputError(f"{where}: expected a number, got {type(x).__name__}") from None
+    if f is not None and (f != f or f in (float("inf"), float("-inf"))):
+        raise InputError(f"{where}: {f} is not a number netpoly can take exactly")
+    try:
+        q = Fraction(x) if f is None else Fraction(f)
+    except (TypeError, ValueError):
+        raise InputError(f"{where}: expected a number, got {x!r}") from None
+    return _rational_text(q)
 
 
-def _gauss_text(re: Fraction, im: Fraction) -> str:
-    def q(v: Fraction) -> str:
-        return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
-    if im == 0:
-        return q(re)
-    b = "" if abs(im) == 1 else q(abs(im))
-    if re == 0:
-        return ("-" if im < 0 else "") + b + "i"
-    return q(re) + ("-" if im < 0 else "+") + b + "i"
+def _matrix(a, where: str) -> list:
+    rows = a.tolist() if hasattr(a, "tolist") and not (hasattr(a, "dtype") and a.dtype.kind == "O") \
+        else [list(r) for r in a]
+    return [[_exact_text(x, f"{where}[{i}][{j}]") for j, x in enumerate(r)] for i, r in enumerate(rows)]
 
 
-def _matrix(a) -> list:
-    rows = a.tolist() if hasattr(a, "tolist") and not _is_object_array(a) else [list(r) for r in a]
-    return [[_exact_text(x) for x in r] for r in rows]
-
-
-def _is_object_array(a) -> bool:
-    return hasattr(a, "dtype") and a.dtype.kind == "O"
-
-
-def _layers(layers: Sequence[dict]) -> list:
+def _layers(layers: Sequence[dict], where: str = "layers") -> list:
     out = []
-    for layer in layers:
+    for n, layer in enumerate(layers):
         d = {}
+        at = f"{where}[{n}]"
         for k, v in layer.items():
-            if k in ("W", "W2", "Q", "K", "V", "O", "C", "Ws"):
-                d[k] = [_matrix(w) for w in v] if k == "Ws" else _matrix(v)
+            if k in ("W", "W2", "Q", "K", "V", "O", "C"):
+                d[k] = _matrix(v, f"{at}.{k}")
+            elif k == "Ws":
+                d[k] = [_matrix(w, f"{at}.Ws[{i}]") for i, w in enumerate(v)]
             elif k == "heads":
-                d[k] = [{hk: (_matrix(hv) if hk != "extra" else [{ek: _matrix(ev) for ek, ev in e.items()} for e in hv])
-                         for hk, hv in h.items()} for h in v]
+                d[k] = [{hk: (_matrix(hv, f"{at}.heads[{i}].{hk}") if hk != "extra" else
+                              [{ek: _matrix(ev, f"{at}.heads[{i}].extra[{j}].{ek}") for ek, ev in e.items()}
+                               for j, e in enumerate(hv)])
+                         for hk, hv in h.items()} for i, h in enumerate(v)]
             elif k == "branches":
-                d[k] = [_layers(b) for b in v]
+                d[k] = [_layers(b, f"{at}.branches[{i}]") for i, b in enumerate(v)]
             else:
                 d[k] = v
         out.append(d)
@@ -215,317 +404,161 @@ def _layers(layers: Sequence[dict]) -> list:
 
 def from_numpy(layers: Sequence[dict], tokens: int, width: int, name: str = "from-numpy", output=(0, 0)) -> Network:
     """A model from layers written as in the model format, with NumPy arrays (integer, float or object
-    arrays of Fractions) or nested lists in place of the matrices. Every weight is taken exactly: an
-    integer as itself, a Fraction as itself, a float as the dyadic rational it is."""
-    doc = {"format": "netpoly-model/1", "name": name, "input": {"tokens": int(tokens), "width": int(width)},
-           "layers": _layers(layers), "output": {"token": int(output[0]), "channel": int(output[1])}}
-    return from_json(_json.dumps(doc), name)
+    arrays of Fractions) or nested lists in place of the matrices.
+
+    Every weight is taken exactly: an integer as itself, a Fraction as itself, a float as the dyadic
+    rational it is; NaN and infinities are refused (InputError naming the weight).
+    """
+    t, w = _entry((tokens, width), "tokens/width:")
+    o = _entry(output, "output=")
+    doc = {"format": "netpoly-model/1", "name": str(name), "input": {"tokens": t, "width": w},
+           "layers": _layers(layers), "output": {"token": o[0], "channel": o[1]}}
+    return from_json(_json.dumps(doc), str(name))
+
+
+def from_torch(module, *args, **kwargs) -> Network:
+    """``netpoly.torch.from_torch``: the Network a PyTorch module computes, its weights taken exactly.
+    Imports torch (only here)."""
+    from .torch import from_torch as f
+    return f(module, *args, **kwargs)
 
 
 # ---------------------------------------------------------------- polynomials
-class Poly:
-    """A network polynomial: exact coefficients (Fractions; Gaussian ones as complex pairs)."""
+def seprank(poly, side_a: Iterable = (), *, progress=None, **options) -> Result:
+    """The separation rank of a polynomial for the variables ``side_a`` against the rest.
 
-    def __init__(self, terms: dict, nvars: int, tokens: int = 1, width: int | None = None):
-        self._terms = {tuple(e): c for e, c in terms.items() if c != 0}
-        self.nvars = nvars
-        self.tokens = tokens
-        self.width = width if width is not None else nvars
+    Parameters
+    ----------
+    poly : netpoly.Poly, SymPy expression or str
+        A SymPy polynomial with rational or Gaussian-rational (``sympy.I``) coefficients, or text read
+        by netpoly's own parser (numbers, names, ``+ - * ^`` and parentheses: never evaluated as code).
+    side_a : iterable
+        The variables of side A: SymPy symbols, names, or (for a Poly) variable indices.
+    progress : bool, callable or None
+        Progress display.
+    {options}
 
-    @classmethod
-    def _from_raw(cls, raw, tokens, width):
-        re = {tuple(e): Fraction(c) for e, c in raw["re"]}
-        if raw["im"] is None:
-            return cls(re, tokens * width, tokens, width)
-        im = {tuple(e): Fraction(c) for e, c in raw["im"]}
-        terms = {}
-        for e in set(re) | set(im):
-            terms[e] = GaussianRational(re.get(e, Fraction(0)), im.get(e, Fraction(0)))
-        return cls(terms, tokens * width, tokens, width)
-
-    @property
-    def terms(self) -> list:
-        """[(exponents, coefficient)], sorted by exponents (descending)."""
-        return sorted(self._terms.items(), reverse=True)
-
-    @property
-    def degree(self) -> int:
-        return max((sum(e) for e in self._terms), default=-1)
-
-    @property
-    def gaussian(self) -> bool:
-        return any(isinstance(c, GaussianRational) for c in self._terms.values())
-
-    def var_names(self) -> list:
-        """x{token}_{channel}, as the CLI names them."""
-        return [_netpoly.var_name(self.width, k) for k in range(self.nvars)]
-
-    def to_dict(self) -> dict:
-        return dict(self._terms)
-
-    def to_sympy(self):
-        import sympy
-        xs = sympy.symbols(self.var_names())
-        expr = sympy.Integer(0)
-        for e, c in self._terms.items():
-            coef = c.to_sympy() if isinstance(c, GaussianRational) else sympy.Rational(c.numerator, c.denominator)
-            mono = sympy.Integer(1)
-            for x, k in zip(xs, e):
-                if k:
-                    mono *= x**k
-            expr += coef * mono
-        return expr
-
-    def __str__(self) -> str:
-        names = self.var_names()
-        parts = []
-        for e, c in self.terms:
-            mono = "*".join(n if k == 1 else f"{n}^{k}" for n, k in zip(names, e) if k)
-            cs = f"({c})" if isinstance(c, GaussianRational) else str(c)
-            parts.append(cs if not mono else (mono if cs == "1" else f"{cs}*{mono}"))
-        return " + ".join(parts).replace("+ -", "- ") or "0"
-
-    def __repr__(self) -> str:
-        return f"<netpoly.Poly: {len(self._terms)} terms, degree {self.degree}, {self.nvars} variables>"
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, Poly) and self._terms == other._terms and self.nvars == other.nvars
-
-
-class GaussianRational:
-    """a + b i with a, b Fractions (coefficients over Q(i))."""
-
-    __slots__ = ("re", "im")
-
-    def __init__(self, re, im=0):
-        self.re, self.im = Fraction(re), Fraction(im)
-
-    def __eq__(self, other):
-        if isinstance(other, GaussianRational):
-            return self.re == other.re and self.im == other.im
-        return self.im == 0 and self.re == other
-
-    def __ne__(self, other):
-        return not self == other
-
-    def __hash__(self):
-        return hash((self.re, self.im))
-
-    def __complex__(self):
-        return complex(float(self.re), float(self.im))
-
-    def to_sympy(self):
-        import sympy
-        return sympy.Rational(self.re.numerator, self.re.denominator) + \
-            sympy.I * sympy.Rational(self.im.numerator, self.im.denominator)
-
-    def __str__(self):
-        return _gauss_text(self.re, self.im)
-
-    __repr__ = __str__
-
-
-# ---------------------------------------------------------------- results
-def _fmt(x) -> str:
-    return "-" if x is None else f"{x:,}"
-
-
-class Result:
-    """One separation rank: certified ends, status, and each method's run (the CLI's JSON)."""
-
-    def __init__(self, d: dict):
-        self.json = d
-        self.status = d["status"]
-        self.lower = d.get("lower", {}).get("value")
-        self.upper = d.get("upper", {}).get("value")
-        self.methods = d.get("methods", [])
-        self.timings = d.get("timings", {})
-        self.eps = d.get("failure_probability")
-        self.output = (d["output"]["token"], d["output"]["channel"]) if "output" in d else None
-        self.partition = d.get("partition")
-        primes = [m["details"].get("prime") for m in self.methods if "prime" in m.get("details", {})]
-        self.prime = primes[0] if primes else None
-        self.how = {m["method"]: m.get("how", "") for m in self.methods}
-
-    @property
-    def value(self):
-        """The separation rank when the bracket is closed (exactly, or with probability 1 - eps), else None."""
-        return self.lower if self.status in ("exact", "probabilistic") else None
-
-    def _text(self) -> str:
-        if self.status == "exact":
-            return f"sep = {_fmt(self.lower)} (exact)"
-        if self.status == "probabilistic":
-            return (f"sep = {_fmt(self.lower)} (probabilistic: certified >= {_fmt(self.lower)}, equal with "
-                    f"probability >= 1 - {self.eps:.3g}; certified <= {_fmt(self.upper)})")
-        return f"sep in [{_fmt(self.lower)}, {_fmt(self.upper)}] (certified bracket)"
-
-    def __repr__(self) -> str:
-        where = ""
-        if self.output is not None and self.partition is not None:
-            where = f" y{self.output[0]}_{self.output[1]}, A={{{','.join(self.partition['A'])}}}:"
-        return f"<netpoly.Result{where} {self._text()}>"
-
-    def _repr_html_(self) -> str:
-        rows = "".join(f"<tr><td>{m['method']}</td><td>{m.get('kind', '')}</td><td>{_fmt(m.get('value'))}</td>"
-                       f"<td>{_html(m.get('how', m.get('note', '')))}</td></tr>" for m in self.methods)
-        return (f"<p><b>{_html(self._text())}</b></p><table><tr><th>method</th><th>kind</th><th>value</th>"
-                f"<th>how</th></tr>{rows}</table>")
-
-    def _repr_latex_(self) -> str:
-        if self.status == "exact":
-            return rf"$\mathrm{{sep}} = {self.lower}$ (exact)"
-        if self.status == "probabilistic":
-            return rf"$\mathrm{{sep}} = {self.lower}$ (probabilistic, $\varepsilon \le {self.eps:.3g}$)"
-        hi = str(self.upper) if self.upper is not None else "\\infty"
-        return rf"$\mathrm{{sep}} \in [{self.lower}, {hi}]$ (certified)"
-
-
-def _html(s: str) -> str:
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-class Results(list):
-    """Results of several (output, partition) pairs; .sup / .inf as certified brackets (NB 4.2)."""
-
-    def _extreme(self, f):
-        lo = [r.lower for r in self]
-        hi = [r.upper for r in self]
-        lower = f(x for x in lo if x is not None) if any(x is not None for x in lo) else None
-        upper = None if any(x is None for x in hi) else f(hi)
-        status = "exact" if lower is not None and lower == upper else "bracket"
-        return {"lower": lower, "upper": upper, "status": status}
-
-    @property
-    def sup(self) -> dict:
-        return self._extreme(max)
-
-    @property
-    def inf(self) -> dict:
-        if any(r.lower is None for r in self):
-            return {"lower": None, "upper": self._extreme(min)["upper"], "status": "bracket"}
-        return self._extreme(min)
-
-
-def seprank(poly, A: Iterable = (), methods=None, seed=None, budget=None, max_memory=None, threads=None) -> Result:
-    """Separation rank of a polynomial (a SymPy expression or a netpoly.Poly) for the variables A
-    against the rest: ``netpoly.seprank(x0*x2 + x1*x3, A=[x0, x1])``."""
+    Examples
+    --------
+    >>> netpoly.seprank("x0*x2 + x1*x3", side_a=["x0", "x1"]).value
+    2
+    """
+    _known(options)
+    if isinstance(side_a, (str, bytes)) or not isinstance(side_a, Iterable):
+        side_a = [side_a]
+    side_a = list(side_a)
     if isinstance(poly, Poly):
         names = poly.var_names()
-        terms = poly._terms
-        a_idx = [names.index(str(v)) if not isinstance(v, int) else v for v in A]
-        nvars = poly.nvars
+        idx = []
+        for v in side_a:
+            if isinstance(v, int) and not isinstance(v, bool):
+                if not 0 <= v < poly.nvars:
+                    raise InputError(f"side_a=: variable {v} out of range (the polynomial has {poly.nvars})")
+                idx.append(v)
+            elif str(v) in names:
+                idx.append(names.index(str(v)))
+            else:
+                raise InputError(f"side_a=: {v} is not a variable of the polynomial ({names[0]} .. {names[-1]})")
+        terms, nvars = poly._terms, poly.nvars
+    elif isinstance(poly, str):
+        wanted = [str(v) for v in side_a]
+        terms, names = _from_text(poly, wanted)
+        idx, nvars = [names.index(v) for v in wanted], len(names)
     else:
+        max_terms = options.get("max_terms") or 5e7
+        terms, gens = _from_sympy(poly, side_a, float(max_terms) if isinstance(max_terms, (int, float)) else 5e7)
         import sympy
-        expr = sympy.expand(sympy.sympify(poly))
-        a_set = {sympy.sympify(v) for v in A}
-        if any(not isinstance(v, sympy.Symbol) for v in a_set):
-            raise InputError(f"A = {sorted(map(str, a_set))}: expected SymPy symbols")
-        # A's symbols are variables even where the polynomial does not contain them
-        gens = sorted(expr.free_symbols | a_set, key=lambda s: s.sort_key())
-        P = sympy.Poly(expr, *gens) if gens else sympy.Poly(expr, sympy.Symbol("x_unused"))
-        nvars = len(P.gens)
-        a_idx = [i for i, g in enumerate(P.gens) if g in a_set]
-        terms = {}
-        for e, c in P.terms():
-            re, im = c.as_real_imag()
-            if not (re.is_Rational and im.is_Rational):
-                raise InputError(f"coefficient {c}: netpoly takes rational or Gaussian-rational coefficients")
-            re, im = Fraction(int(re.p), int(re.q)), Fraction(int(im.p), int(im.q))
-            terms[tuple(e)] = GaussianRational(re, im) if im else re
+        wanted = [sympy.Symbol(v) if isinstance(v, str) else v for v in side_a]
+        idx, nvars = [gens.index(v) for v in wanted], len(gens)
+    if not idx:
+        raise InputError("side_a=: expected at least one variable of side A")
+    if len(set(idx)) == nvars:
+        raise InputError("side_a=: side B is empty (every variable is on side A)")
     re_terms, im_terms, gaussian = [], [], False
     for e, c in terms.items():
         if isinstance(c, GaussianRational):
             gaussian = gaussian or c.im != 0
-            re_terms.append((list(e), str(c.re)))
-            im_terms.append((list(e), str(c.im)))
+            re_terms.append((list(e), _rational_text(c.re)))
+            im_terms.append((list(e), _rational_text(c.im)))
         else:
-            re_terms.append((list(e), str(Fraction(c))))
-    opts = {"methods": ",".join(methods) if isinstance(methods, (list, tuple)) else methods, "seed": seed}
-    text = _netpoly.seprank_poly(re_terms, im_terms if gaussian else None, nvars, sorted(a_idx), opts,
-                                 _limits(budget, max_memory, threads))
+            re_terms.append((list(e), _rational_text(Fraction(c))))
+            im_terms.append((list(e), "0"))
+    text = _netpoly.seprank_poly(re_terms, im_terms if gaussian else None, nvars, sorted(set(idx)), options,
+                                 _progress_for("seprank", progress))
     return Result(_json.loads(text))
 
 
+_with_options(seprank, ["progress"])
+
+
 # ---------------------------------------------------------------- bounds, tables, claims
-class Bound:
-    """A bound of the seed papers for a shape: id, kind, value (exact integer) or log3, in_regime."""
-
-    def __init__(self, d: dict):
-        self.json = d
-        self.id, self.kind, self.source = d["id"], d["kind"], d["source"]
-        self.formula, self.condition, self.note = d["formula"], d["condition"], d["note"]
-        self.in_regime, self.defined, self.floored = d["in_regime"], d["defined"], d["floored"]
-        self.value = int(d["value"]) if d["value"] is not None else None
-        self.log3 = float(d["log3"]) if d["log3"] not in ("nan", "") else float("nan")
-
-    @property
-    def holds(self) -> bool:
-        """Whether the statement's regime condition holds for this shape (the bound then applies)."""
-        return self.in_regime
-
-    def __repr__(self) -> str:
-        v = f"{self.value:,}" if self.value is not None and len(str(self.value)) <= 24 else f"3^{self.log3:.6g}"
-        return f"<netpoly.Bound {self.id!r} ({self.kind}): {v}{'' if self.in_regime else ', out of regime'}>"
-
-
 def bounds(arch: str, **shape) -> list:
-    """Every bound of the library for a shape, as ``netpoly bounds``."""
-    return [Bound(d) for d in _json.loads(_netpoly.bounds(dict(shape, arch=arch)))]
+    """Every bound of the library for a shape, as ``netpoly bounds --json`` (the same JSON).
+
+    Parameters
+    ----------
+    arch : str
+        ``attention``, ``mixer``, ``mlp`` or ``product``.
+    **shape
+        ``layers``, ``width``, ``heads``, ``tokens``, ``degree``, ``residual``.
+    """
+    if not isinstance(arch, str):
+        raise InputError(f"bounds: expected an architecture name, got {arch!r}")
+    return [Bound(d) for d in _json.loads(_netpoly.bounds(arch, shape))["bounds"]]
 
 
-class Report:
-    """One claim's outcome: verdict ("PASS", "FAIL", ...), counts, notes and the CLI's JSON."""
+def check(paths, *, match: str = "", budget=None, max_terms=None, strict: bool = False, max_memory=None,
+          threads=None, progress=None) -> list:
+    """Runs claim files (a path, a directory of ``*.np``, or a list): one Report per claim.
 
-    def __init__(self, d: dict):
-        self.json = d
-        self.title = d.get("title")
-        self.verdict = d.get("verdict")
-        self.passed = self.verdict in ("PASS", "PASS (probabilistic)")
-        self.notes = d.get("notes", [])
-
-    def __repr__(self) -> str:
-        return f"<netpoly.Report {self.verdict}: {self.title!r}>"
-
-
-def check(paths, filter: str = "", budget: float = 60, strict: bool = False, max_memory=None, threads=None) -> list:
-    """Runs claim files (a path, a directory of *.np, or a list): one Report per claim."""
+    Parameters
+    ----------
+    paths : str, path or list
+    match : str
+        Only claims whose title contains this (the CLI's ``--filter``).
+    budget, max_terms : optional
+        Seconds per rank method (default 60) and the expansion limit, as ``netpoly check``.
+    strict : bool
+        A probabilistic PASS does not count as passed.
+    """
     if isinstance(paths, (str, _os.PathLike)):
         paths = [paths]
-    text, interrupted = _netpoly.check([str(p) for p in paths], filter, float(budget), bool(strict),
-                                       _limits(None, max_memory, threads))
+    kw = {k: v for k, v in dict(match=match, budget=budget, max_terms=max_terms, strict=strict,
+                                max_memory=max_memory, threads=threads).items() if v is not None}
+    text, interrupted = _netpoly.check([str(p) for p in paths], kw, _progress_for("check", progress))
     reports = [Report(d) for d in _json.loads(text)]
     if interrupted:
         raise _interrupted(reports, "check")
     return reports
 
 
-class Rows(list):
-    def to_pandas(self):
-        import pandas
-        return pandas.DataFrame([dict(r) for r in self])
-
-
-def table(arch, layers=(1,), widths=(2,), heads=(1,), tokens=(2,), degrees=(), residual=False, seeds=1,
-          weights="generic", partition="half", methods=None, method_budget=60, max_terms=5e7,
-          param_budget=None, max_depth=6, max_width=16, budget=None, max_memory=None, threads=None) -> Rows:
+def table(arch="attention", *, layers=(1,), widths=(2,), heads=(1,), tokens=None, degrees=None, residual=False,
+          seeds=1, weights="generic", partition="half", methods=None, budget=None, max_terms=None,
+          param_budget=None, max_depth=6, max_width=16, max_memory=None, threads=None, progress=None) -> Rows:
     """Measured separation ranks next to every bound, one row per shape and seed (``netpoly table``).
 
-    ``arch`` may be a list with ``param_budget=[32, 48]``: for each budget, architecture and depth up to
-    ``max_depth``, the widest shape within the budget (``netpoly table --param-budget``)."""
+    The arguments are the CLI's flags, checked the same way. ``arch`` may be a list with
+    ``param_budget=[32, 48]``: for each budget, architecture and depth up to ``max_depth``, the widest
+    shape within the budget (``netpoly table --param-budget``).
+
+    Returns
+    -------
+    Rows
+        dicts of numbers (``lower``, ``upper``, ``params``, each bound's ``value`` and ``log3``), with
+        ``.to_latex()``, ``.to_markdown()`` and ``.to_pandas()``.
+    """
     archs = list(arch) if isinstance(arch, (list, tuple)) else [arch]
-    def lst(x):
-        return [int(v) for v in (x if isinstance(x, (list, tuple, range)) else [x])]
-    ms = ",".join(methods) if isinstance(methods, (list, tuple)) else (methods or "default")
-    spec = {"arch": archs[0], "layers": lst(layers), "widths": lst(widths), "heads": lst(heads), "tokens": lst(tokens),
-            "degrees": lst(degrees), "block_degrees": lst(degrees), "residual": bool(residual), "seeds": int(seeds),
-            "options": {"range": 0, "weights": weights, "partition": partition, "methods": ms,
-                        "budget": method_budget, "max_terms": float(max_terms)}}
-    if param_budget is not None:
-        spec.update({"archs": archs, "budgets": [str(b) for b in lst(param_budget)], "max_depth": int(max_depth),
-                     "max_width": int(max_width)})
-    text, interrupted = _netpoly.table(_json.dumps(spec), _limits(budget, max_memory, threads))
-    rows = Rows(_json.loads(text))
+    if not all(isinstance(a, str) for a in archs):
+        raise InputError(f"table: arch=: expected names, got {arch!r}")
+    if isinstance(methods, (list, tuple)):
+        methods = ",".join(methods)
+    kw = dict(arch=",".join(archs), layers=layers, widths=widths, heads=heads, tokens=tokens, degrees=degrees,
+              residual=residual, seeds=seeds, weights=weights, partition=partition, methods=methods,
+              budget=budget, max_terms=max_terms, param_budget=param_budget, max_depth=max_depth,
+              max_width=max_width, max_memory=max_memory, threads=threads)
+    text, interrupted = _netpoly.table({k: v for k, v in kw.items() if v is not None},
+                                       _progress_for("table", progress))
+    rows = Rows(Rows._row(r) for r in _json.loads(text))
     if interrupted:
         raise _interrupted(rows, "table")
     return rows

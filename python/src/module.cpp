@@ -1,21 +1,26 @@
 // The Python module's C++ half (_netpoly): the library's API, not the
 // executable's. Models cross as opaque objects; polynomials as lists of
 // (exponents, coefficient text); results, bounds, claims and table rows as the
-// same JSON the CLI writes (so every number keeps its provenance). Long calls
+// same JSON the CLI writes (so every number keeps its provenance). Every
+// argument is read with the CLI's checks (args.hpp; analysis options through
+// the one option table), so bad input is an InputError naming it. Long calls
 // run on a worker thread with the GIL released; the calling thread polls
-// Python's signal handlers, and Ctrl-C cancels the work through the
-// AnalysisContext (what finished is returned with `interrupted`).
+// Python's signal handlers and shows progress, and Ctrl-C cancels the work
+// through the AnalysisContext (what finished is returned with `interrupted`).
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <atomic>
 #include <chrono>
 #include <future>
+#include <mutex>
 #include <thread>
 
+#include "args.hpp"
 #include "netpoly/bounds.hpp"
 #include "netpoly/claim_report.hpp"
 #include "netpoly/claims.hpp"
+#include "netpoly/commands.hpp"
 #include "netpoly/context.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
@@ -26,46 +31,54 @@
 #include "netpoly/parallel.hpp"
 #include "netpoly/partition.hpp"
 #include "netpoly/presets.hpp"
+#include "netpoly/request.hpp"
 #include "netpoly/seprank.hpp"
 #include "netpoly/table.hpp"
 
 namespace py = pybind11;
 using namespace netpoly;
+using namespace netpoly::python;
+using json = nlohmann::json;
 
 namespace {
 
-// ------------------------------------------------------------------ limits and Ctrl-C
-struct CallLimits {
-  double budget = 0;      // seconds for the whole call (0: none)
-  double max_memory = 0;  // bytes (0: the default, half the machine's memory)
-  unsigned threads = 0;   // 0: all cores
-};
-
-AnalysisContext context_for(const CallLimits& l, std::shared_ptr<std::atomic<bool>> cancel) {
+// ------------------------------------------------------------------ limits, progress and Ctrl-C
+// The context of one call, from its options (budget, max_memory, threads).
+AnalysisContext context_for(const SepOptions& o, std::shared_ptr<std::atomic<bool>> cancel,
+                            std::shared_ptr<std::pair<std::mutex, std::string>> line) {
   AnalysisContext c;
   const auto start = std::chrono::steady_clock::now();
-  const double budget = l.budget > 0 ? l.budget : std::numeric_limits<double>::infinity();
+  const double budget = o.budget;
   c.budget_left = [start, budget] {
     return budget - std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
-  c.max_memory_bytes = l.max_memory > 0 ? l.max_memory : default_memory_limit();
-  c.memory_default = l.max_memory <= 0;
+  c.max_memory_bytes = o.max_memory > 0 ? o.max_memory : default_memory_limit();
+  c.memory_default = o.max_memory <= 0;
   c.resident_bytes = [] { return netpoly::resident_bytes(); };
-  set_thread_count(l.threads);
+  set_thread_count(o.threads);
   c.threads = thread_count();
   c.cancelled = [cancel] { return cancel->load(); };
+  c.progress = [line](const std::string& s) {
+    std::lock_guard<std::mutex> g(line->first);
+    line->second = s;
+  };
   return c;
 }
 
 // Runs f(context) on a worker thread; Ctrl-C sets the cancel flag, waits for
 // the worker to stop, and raises KeyboardInterrupt unless f returned (an
 // interrupted f that keeps partial results returns normally with them).
+// `progress` (a Python callable or None) is called with each new progress
+// line, from this thread, with the GIL held.
 template <class F>
-auto interruptible(const CallLimits& l, F&& f) -> decltype(f(std::declval<const AnalysisContext&>())) {
+auto interruptible(const SepOptions& o, py::object progress, F&& f)
+    -> decltype(f(std::declval<const AnalysisContext&>())) {
   auto cancel = std::make_shared<std::atomic<bool>>(false);
-  const AnalysisContext ctx = context_for(l, cancel);
+  auto line = std::make_shared<std::pair<std::mutex, std::string>>();
+  const AnalysisContext ctx = context_for(o, cancel, line);
   auto fut = std::async(std::launch::async, [&] { return f(ctx); });
   bool interrupted = false;
+  std::string shown;
   {
     py::gil_scoped_release release;
     while (fut.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready) {
@@ -75,52 +88,69 @@ auto interruptible(const CallLimits& l, F&& f) -> decltype(f(std::declval<const 
         interrupted = true;
         cancel->store(true);
         PyErr_Clear();
+        continue;
       }
+      std::string now;
+      {
+        std::lock_guard<std::mutex> g(line->first);
+        now = line->second;
+      }
+      if (!progress.is_none() && now != shown) {
+        shown = now;
+        try {
+          progress(now);
+        } catch (const py::error_already_set&) {
+          PyErr_Clear();  // a display that fails must not stop the analysis
+        }
+      }
+    }
+  }
+  if (!progress.is_none() && !shown.empty()) {
+    try {
+      progress(py::none());  // done: the display may close
+    } catch (const py::error_already_set&) {
+      PyErr_Clear();
     }
   }
   return fut.get();  // Interrupted becomes KeyboardInterrupt (the translator below)
 }
 
 // ------------------------------------------------------------------ models
-PresetOptions preset_from(const py::dict& a) {
-  PresetOptions o;
-  auto get = [&](const char* k, auto& v) {
-    if (a.contains(k) && !a[k].is_none()) v = a[k].cast<std::remove_reference_t<decltype(v)>>();
-  };
-  std::string arch = a["arch"].cast<std::string>(), weights;
-  o.shape.arch = parse_arch(arch);
-  get("layers", o.shape.layers);
-  get("width", o.shape.width);
-  get("heads", o.shape.heads);
-  get("tokens", o.shape.tokens);
-  get("degree", o.shape.degree);
-  get("residual", o.shape.residual);
-  get("seed", o.seed);
-  get("range", o.range);
-  get("permuted", o.permuted);
-  get("perm_sum", o.perm_sum);
-  get("weights", weights);
-  if (!weights.empty()) o.weights = parse_weight_dist(weights);
-  if (o.shape.arch == Arch::mlp || (o.shape.arch == Arch::product && !a.contains("tokens"))) o.shape.tokens = 1;
-  return o;
-}
-
-Model make_model(const py::dict& a) {
-  const std::string arch = a["arch"].cast<std::string>();
+Model make_model(const std::string& arch, const py::dict& kw) {
+  Args a(kw, "make('" + arch + "')");
   if (arch == "lv-witness" || arch == "lv_witness") {
     LvWitnessShape s;
-    s.layers = a["layers"].cast<std::size_t>();
-    s.width = a["width"].cast<std::size_t>();
-    s.heads = a["heads"].cast<std::size_t>();
-    s.tokens = a["tokens"].cast<std::size_t>();
-    if (a.contains("omega")) s.omega = a["omega"].cast<std::uint64_t>();
-    if (a.contains("rational_v")) s.rational_v = a["rational_v"].cast<bool>();
-    if (a.contains("printed_last")) s.printed_last = a["printed_last"].cast<bool>();
+    s.layers = a.count("layers", 1, 64, s.layers);
+    s.width = a.count("width", 1, 4096, s.width);
+    s.heads = a.count("heads", 1, 4096, s.heads);
+    s.tokens = a.count("tokens", 1, 65536, s.tokens);
+    s.omega = a.count("omega", 2, UINT64_MAX, s.omega);
+    s.rational_v = a.flag("rational_v", false);
+    s.printed_last = a.flag("printed_last", false);
+    a.finish();
     return make_lv_witness(s);
   }
-  return make_preset(preset_from(a));
+  PresetOptions o;
+  o.shape.arch = parse_arch(arch);
+  const Arch A = o.shape.arch;
+  o.shape.layers = a.count("layers", 1, 4096, 1);
+  o.shape.width = a.count("width", 1, 65536, 2);
+  if (A == Arch::attention) o.shape.heads = a.count("heads", 1, 65536, 1);
+  if (A != Arch::mlp) o.shape.tokens = a.count("tokens", 1, 65536, A == Arch::product ? 1 : 2);
+  else o.shape.tokens = 1;
+  if (A == Arch::product || A == Arch::attention)
+    o.shape.degree = a.count("degree", 1, 64, A == Arch::product ? 2 : 3);
+  if (A != Arch::product) o.shape.residual = a.flag("residual", false);
+  if (A == Arch::mixer || A == Arch::mlp) {
+    o.permuted = a.flag("permuted", false);
+    o.perm_sum = a.count("perm_sum", 1, 64, 1);
+  }
+  o.seed = a.count("seed", 0, UINT64_MAX, 1);
+  o.weights = parse_weight_dist(a.text("weights", "small"));
+  o.range = static_cast<std::int64_t>(a.count("weight_range", 0, std::uint64_t{1} << 40, 0));
+  a.finish();
+  return make_preset(o);
 }
-
 
 // ------------------------------------------------------------------ polynomials
 using Term = std::pair<std::vector<ulong>, std::string>;
@@ -142,8 +172,11 @@ FmpqMpoly poly_from(const std::vector<Term>& terms, std::size_t nvars, const Fmp
   FmpqMpoly p(ctx);
   Fmpq c;
   for (const auto& [e, s] : terms) {
-    if (e.size() != nvars) throw InputError("a term has " + std::to_string(e.size()) + " exponents, expected " + std::to_string(nvars));
-    if (!parse_rational(s, c)) throw InputError("coefficient '" + s + "': expected an integer or p/q");
+    if (e.size() != nvars)
+      throw InputError("a term has " + std::to_string(e.size()) + " exponents, expected " + std::to_string(nvars));
+    for (ulong x : e)
+      if (x >= (UWORD(1) << 62)) throw InputError("an exponent of 2^62 or more: the polynomial is refused");
+    if (!parse_rational(s, c)) throw InputError("coefficient '" + s.substr(0, 40) + "': expected an integer or p/q");
     fmpq_mpoly_push_term_fmpq_ui(p.get(), c.get(), e.data(), ctx->get());
   }
   fmpq_mpoly_sort_terms(p.get(), ctx->get());
@@ -151,16 +184,34 @@ FmpqMpoly poly_from(const std::vector<Term>& terms, std::size_t nvars, const Fmp
   return p;
 }
 
+// A polynomial from text by FLINT's parser (numbers, the given variable
+// names, + - * ^ and parentheses): data, never code. (terms, error text).
+std::pair<std::vector<Term>, std::string> parse_poly(const std::string& text, const std::vector<std::string>& names) {
+  if (names.size() > 100000) throw InputError("a polynomial in more than 100,000 variables is refused");
+  auto ctx = std::make_shared<FmpqMpolyCtx>(static_cast<slong>(std::max<std::size_t>(names.size(), 1)));
+  FmpqMpoly p(ctx);
+  std::vector<const char*> v;
+  for (const auto& n : names) v.push_back(n.c_str());
+  if (names.empty()) v.push_back("x_unused");
+  if (fmpq_mpoly_set_str_pretty(p.get(), text.c_str(), v.data(), p.c()) != 0)
+    return {{}, "expected a polynomial in " + std::to_string(names.size()) +
+                    " variables with rational coefficients (numbers, names, + - * ^ and parentheses)"};
+  return {terms_of(p), ""};
+}
+
 // {"re": terms, "im": terms or None}, one per requested output.
-py::list expand_model(const Model& m, const std::vector<std::pair<std::size_t, std::size_t>>& outs, double max_terms,
-                      const CallLimits& l) {
+py::list expand_model(const Model& m, const std::vector<std::pair<std::size_t, std::size_t>>& outs,
+                      const py::dict& kw, py::object progress) {
+  SepOptions o = py_sep_options(kw);  // max_terms, budget, max_memory, threads: the table's checks
   std::vector<Entry> es;
   for (auto [t, c] : outs) {
-    if (t >= m.tokens || c >= m.output_width()) throw InputError("output (" + std::to_string(t) + ", " + std::to_string(c) + "): out of range");
+    if (t >= m.tokens || c >= m.output_width())
+      throw InputError("output (" + std::to_string(t) + ", " + std::to_string(c) + "): out of range (the model has " +
+                       std::to_string(m.tokens) + " tokens and " + std::to_string(m.output_width()) + " channels)");
     es.push_back(Entry{t, c});
   }
-  check_expansion_size(m, max_terms);
-  auto res = interruptible(l, [&](const AnalysisContext& ctx) {
+  check_expansion_size(m, o.max_terms);
+  auto res = interruptible(o, progress, [&](const AnalysisContext& ctx) {
     ctx.check_memory(expansion_memory_estimate(m) * (m.gaussian() ? 2 : 1), "the expansion");
     PolyRing R(static_cast<slong>(m.num_inputs()));
     std::vector<std::pair<std::vector<Term>, std::optional<std::vector<Term>>>> out;
@@ -182,44 +233,21 @@ py::list expand_model(const Model& m, const std::vector<std::pair<std::size_t, s
 }
 
 // ------------------------------------------------------------------ separation ranks
-SepOptions sep_options(const py::dict& o) {
-  SepOptions s;
-  if (o.contains("methods") && !o["methods"].is_none()) s.methods = parse_methods(o["methods"].cast<std::string>());
-  if (o.contains("max_terms") && !o["max_terms"].is_none()) s.max_terms = o["max_terms"].cast<double>();
-  if (o.contains("method_budget") && !o["method_budget"].is_none()) s.budget = o["method_budget"].cast<double>();
-  if (o.contains("seed") && !o["seed"].is_none()) {
-    s.seed = o["seed"].cast<std::uint64_t>();
-    s.blackbox_seed = s.seed;
-  }
-  if (o.contains("prime") && !o["prime"].is_none()) s.prime = o["prime"].cast<ulong>();
-  if (o.contains("max_points") && !o["max_points"].is_none()) s.max_points = o["max_points"].cast<std::size_t>();
-  if (o.contains("templates") && !o["templates"].is_none()) s.templates = o["templates"].cast<std::size_t>();
-  if (o.contains("small_prime") && !o["small_prime"].is_none()) s.small_prime_first = o["small_prime"].cast<bool>();
-  return s;
-}
-
-std::string json_text(const nlohmann::json& j) { return j.dump(); }
-
 // Returns (results as JSON text, interrupted).
 std::pair<std::string, bool> seprank_model(const Model& m, const std::vector<std::pair<std::size_t, std::size_t>>& outs,
-                                           const std::vector<std::string>& parts, const py::dict& opts, const CallLimits& l) {
-  SepOptions o = sep_options(opts);
+                                           const std::vector<std::string>& parts, const py::dict& kw,
+                                           py::object progress) {
+  const SepOptions o = py_sep_options(kw);
   check_methods_for(m, o.methods, o.prime);
   std::vector<Entry> es;
   for (auto [t, c] : outs) es.push_back(Entry{t, c});
-  std::vector<Partition> ps;
-  for (const auto& p : parts) {
-    if (p == "all-balanced") {
-      for (auto& q : all_balanced(m.tokens, m.width)) ps.push_back(std::move(q));
-    } else {
-      ps.push_back(parse_partition(p, m.tokens, m.width));
-    }
-  }
-  auto done = std::make_shared<std::vector<nlohmann::json>>();
+  const std::vector<Partition> ps = request_partitions(m, parts);
+  check_pairs(es.size(), ps.size(), o, Spelling::python);
+  auto done = std::make_shared<std::vector<json>>();
   auto mu = std::make_shared<std::mutex>();
   bool interrupted = false;
   try {
-    interruptible(l, [&](const AnalysisContext& ctx) {
+    interruptible(o, progress, [&](const AnalysisContext& ctx) {
       analyse_network(m, es, ps, o,
                       [done, mu](const SepResult& r, bool finished) {
                         if (!finished) return;
@@ -232,53 +260,52 @@ std::pair<std::string, bool> seprank_model(const Model& m, const std::vector<std
   } catch (const Interrupted&) {
     interrupted = true;
   }
-  return {nlohmann::json(*done).dump(), interrupted};
+  return {json(*done).dump(), interrupted};
 }
 
 std::string seprank_poly(const std::vector<Term>& re, const std::optional<std::vector<Term>>& im, std::size_t nvars,
-                         const std::vector<std::size_t>& vars_a, const py::dict& opts, const CallLimits& l) {
-  SepOptions o = sep_options(opts);
+                         const std::vector<std::size_t>& vars_a, const py::dict& kw, py::object progress) {
+  const SepOptions o = py_sep_options(kw);
+  if (nvars == 0) throw InputError("seprank: the polynomial has no variables (a constant has sep 0 or 1)");
   auto ctx = std::make_shared<FmpqMpolyCtx>(static_cast<slong>(nvars));
   const FmpqMpoly P = poly_from(re, nvars, ctx);
   std::optional<FmpqMpoly> Q;
   if (im) Q = poly_from(*im, nvars, ctx);
   const Partition part = partition_from_vars(vars_a, 1, nvars);
-  const SepResult r = interruptible(l, [&](const AnalysisContext& c) {
+  const SepResult r = interruptible(o, progress, [&](const AnalysisContext& c) {
     return Q ? analyse_gaussian_polynomial(P, *Q, part, o, c) : analyse_polynomial(P, part, o, c);
   });
   return to_json(r).dump();
 }
 
 // ------------------------------------------------------------------ bounds, claims, tables
-std::string bounds_json(const py::dict& a) {
-  const NetworkShape s = preset_from(a).shape;
-  nlohmann::json out = nlohmann::json::array();
-  for (const Bound& b : compute_bounds(s)) {
-    out.push_back({{"id", b.id},
-                   {"source", b.source},
-                   {"applies_to", b.applies_to},
-                   {"kind", bound_kind_name(b.kind)},
-                   {"formula", b.formula},
-                   {"condition", b.condition},
-                   {"in_regime", b.in_regime},
-                   {"defined", b.defined},
-                   {"value", b.defined && b.exact ? nlohmann::json(b.exact->str()) : nlohmann::json(nullptr)},
-                   {"floored", b.floored},
-                   {"log3", b.log3_text},
-                   {"note", b.note}});
-  }
-  return out.dump();
+std::string bounds_for(const std::string& arch, const py::dict& kw) {
+  Args a(kw, "bounds('" + arch + "')");
+  cli::BoundsOptions o;
+  o.arch = arch;
+  o.params.layers = a.count("layers", 1, 4096, 1);
+  o.params.width = a.count("width", 1, std::uint64_t{1} << 40, 2);
+  o.heads_given = a.has("heads");
+  o.params.heads = a.count("heads", 1, std::uint64_t{1} << 40, 1);
+  o.tokens_given = a.has("tokens");
+  o.params.tokens = a.count("tokens", 1, std::uint64_t{1} << 40, 2);
+  o.degree_given = a.has("degree");
+  o.params.degree = a.count("degree", 1, 64, 0);
+  o.params.residual = a.flag("residual", false);
+  a.finish();
+  return cli::bounds_json_for(o);
 }
 
 // fn(i) for i < n, in order, until Ctrl-C: (the results as a JSON array, interrupted).
 template <class F>
-std::pair<std::string, bool> collect(const CallLimits& l, std::size_t n, F&& fn) {
-  auto out = std::make_shared<std::vector<nlohmann::json>>();
+std::pair<std::string, bool> collect(const SepOptions& lim, py::object progress, std::size_t n, F&& fn) {
+  auto out = std::make_shared<std::vector<json>>();
   bool interrupted = false;
   try {
-    interruptible(l, [&](const AnalysisContext& ctx) {
+    interruptible(lim, progress, [&](const AnalysisContext& ctx) {
       for (std::size_t i = 0; i < n; ++i) {
         ctx.check_cancelled();
+        ctx.progress(std::to_string(i) + " of " + std::to_string(n) + " done");
         out->push_back(fn(i));
       }
       return 0;
@@ -286,26 +313,120 @@ std::pair<std::string, bool> collect(const CallLimits& l, std::size_t n, F&& fn)
   } catch (const Interrupted&) {
     interrupted = true;
   }
-  return {nlohmann::json(*out).dump(), interrupted};
+  return {json(*out).dump(), interrupted};
+}
+
+// The limits of a call that is not an analysis (check, table): max_memory, threads.
+SepOptions limits_of(Args& a, const py::dict& kw) {
+  py::dict lim;
+  for (const char* k : {"max_memory", "threads"}) {
+    a.mark(k);
+    if (kw.contains(k)) lim[k] = kw[k];
+  }
+  return py_sep_options(lim);
 }
 
 // Claims run one after another; Ctrl-C stops between two of them.
-std::pair<std::string, bool> check_paths(const std::vector<std::string>& paths, const std::string& filter, double budget,
-                                         bool strict, const CallLimits& l) {
-  const auto files = load_claim_paths(paths);
-  const auto claims = select_claims(files, filter);
+std::pair<std::string, bool> check_paths(const std::vector<std::string>& paths, const py::dict& kw, py::object progress) {
+  Args a(kw, "check");
   CheckOptions o;
-  o.filter = filter;
-  o.budget = budget;
-  o.strict = strict;
-  return collect(l, claims.size(), [&](std::size_t i) { return claim_json(run_claim(*claims[i], o)); });
+  o.filter = a.text("match", "");
+  o.strict = a.flag("strict", false);
+  py::dict sep;  // budget and max_terms: the option table's checks
+  for (const char* k : {"budget", "max_terms"}) {
+    a.mark(k);
+    if (kw.contains(k) && !kw[k].is_none()) sep[k] = kw[k];
+  }
+  const SepOptions checked = py_sep_options(sep);
+  if (kw.contains("budget") && !kw["budget"].is_none()) o.budget = checked.budget;
+  if (kw.contains("max_terms") && !kw["max_terms"].is_none()) o.max_terms = checked.max_terms;
+  const SepOptions lim = limits_of(a, kw);
+  a.finish();
+  const auto files = load_claim_paths(paths);
+  const auto claims = select_claims(files, o.filter);
+  return collect(lim, progress, claims.size(), [&](std::size_t i) { return claim_json(run_claim(*claims[i], o)); });
 }
 
-// Rows are measured one after another; Ctrl-C stops between two of them.
-std::pair<std::string, bool> table_rows(const std::string& sweep_json, const CallLimits& l) {
-  const SweepSpec s = SweepSpec::from_sweep_json(nlohmann::json::parse(sweep_json));
+// Rows are measured one after another; Ctrl-C stops between two of them. The
+// sweep is checked as `netpoly table` checks its flags.
+std::pair<std::string, bool> table_rows(const py::dict& kw, py::object progress) {
+  Args a(kw, "table");
+  cli::TableOptions o;
+  o.arch = a.text("arch", "attention");
+  o.layers = a.counts("layers", "1");
+  o.width = a.counts("widths", "2");
+  o.heads = a.counts("heads", "1");
+  o.tokens = a.counts("tokens", "");
+  o.degree = a.counts("degrees", "");
+  o.residual = a.flag("residual", false);
+  o.seeds = a.count("seeds", 1, 10000, 1);
+  o.weights = a.text("weights", "generic");
+  o.partition = a.text("partition", "half");
+  o.methods = a.text("methods", "");
+  o.param_budget = a.counts("param_budget", "");
+  o.max_depth = a.count("max_depth", 1, 64, 6);
+  o.max_width = a.count("max_width", 1, 4096, 16);
+  py::dict sep;
+  for (const char* k : {"budget", "max_terms"}) {
+    a.mark(k);
+    if (kw.contains(k) && !kw[k].is_none()) sep[k] = kw[k];
+  }
+  const SepOptions checked = py_sep_options(sep);
+  if (kw.contains("budget") && !kw["budget"].is_none()) o.budget = checked.budget;
+  if (kw.contains("max_terms") && !kw["max_terms"].is_none()) o.max_terms = checked.max_terms;
+  const SepOptions lim = limits_of(a, kw);
+  a.finish();
+  const SweepSpec s = cli::table_spec(o);
   const auto configs = s.budgets.empty() ? sweep_configs(s) : budget_configs(s);
-  return collect(l, configs.size(), [&](std::size_t i) { return measure_row(configs[i], s).to_json(); });
+  return collect(lim, progress, configs.size(), [&](std::size_t i) { return measure_row(configs[i], s).to_json(); });
+}
+
+// Rows (their JSON) rendered as `netpoly table` renders them (md, csv, latex, json).
+std::string render_rows(const std::string& rows_json, const std::string& format, const std::string& title) {
+  std::vector<TableRow> rows;
+  for (const auto& j : json::parse(rows_json)) rows.push_back(TableRow::from_json(j));
+  const TableFormat f = parse_table_format(format);
+  const bool budget = !rows.empty() && !rows[0].config.budget.empty();
+  return budget ? render_budget_table(rows, f, title) : render_table(rows, f, title);
+}
+
+// The option table, for Python's signatures and docstrings.
+py::list options_table() {
+  py::list out;
+  for (const auto& o : analysis_options()) {
+    if (!(o.scope & kPython)) continue;
+    py::dict d;
+    d["name"] = o.name;
+    d["help"] = o.help;
+    d["default"] = o.default_text;
+    d["claims"] = (o.scope & kClaims) != 0;
+    static const char* types[] = {"bool", "int", "float", "float", "int", "int", "str | list[str]", "int | str",
+                                  "int | list[list]"};
+    d["type"] = types[static_cast<int>(o.type)];
+    out.append(d);
+  }
+  return out;
+}
+
+// A Python integer's decimal text, whatever its size (Python's own str()
+// refuses more than 4,300 digits): through its hexadecimal text, which has
+// no such limit, and FLINT.
+std::string decimal(const std::string& hex) {
+  Fmpz z;
+  const bool neg = !hex.empty() && hex[0] == '-';
+  if (fmpz_set_str(z.get(), hex.c_str() + (neg ? 1 : 0), 16) != 0) throw InputError("not an integer: " + hex.substr(0, 40));
+  if (neg) fmpz_neg(z.get(), z.get());
+  return z.str();
+}
+
+// The other way: a decimal integer's hexadecimal text (int(h, 16) has no size limit).
+std::string hexadecimal(const std::string& dec) {
+  Fmpz z;
+  if (!z.set_str(dec)) throw InputError("not an integer: " + dec.substr(0, 40));
+  char* s = fmpz_get_str(nullptr, 16, z.get());
+  std::string r(s);
+  flint_free(s);
+  return r;
 }
 
 }  // namespace
@@ -341,18 +462,12 @@ PYBIND11_MODULE(_netpoly, mod) {
     }
   });
 
-  py::class_<CallLimits>(mod, "Limits")
-      .def(py::init<>())
-      .def_readwrite("budget", &CallLimits::budget)
-      .def_readwrite("max_memory", &CallLimits::max_memory)
-      .def_readwrite("threads", &CallLimits::threads);
-
   py::class_<Model>(mod, "Model")
       .def_property_readonly("name", [](const Model& m) { return m.name; })
       .def_property_readonly("tokens", [](const Model& m) { return m.tokens; })
       .def_property_readonly("width", [](const Model& m) { return m.width; })
       .def_property_readonly("output_width", [](const Model& m) { return m.output_width(); })
-      .def_property_readonly("layers", [](const Model& m) { return m.layers.size(); })
+      .def_property_readonly("depth", [](const Model& m) { return m.layers.size(); })
       .def_property_readonly("gaussian", [](const Model& m) { return m.gaussian(); })
       // a Gaussian weight a+bi counts once (the imaginary parts share the structure)
       .def_property_readonly("params", [](const Model& m) { return parameter_count(m); })
@@ -374,9 +489,14 @@ PYBIND11_MODULE(_netpoly, mod) {
   mod.def("expand", &expand_model);
   mod.def("seprank", &seprank_model);
   mod.def("seprank_poly", &seprank_poly);
-  mod.def("bounds", &bounds_json);
+  mod.def("parse_poly", &parse_poly);
+  mod.def("bounds", &bounds_for);
   mod.def("bound_ids", &bound_ids);
   mod.def("check", &check_paths);
   mod.def("table", &table_rows);
+  mod.def("options", &options_table);
+  mod.def("render_rows", &render_rows);
+  mod.def("decimal", &decimal);
+  mod.def("hexadecimal", &hexadecimal);
   mod.def("var_name", [](std::size_t width, slong v) { return var_name(width, v); });
 }

@@ -96,7 +96,7 @@ def test_seprank_of_sympy_polynomials_equals_sympys_rank():
         if f == 0 or not f.free_symbols:
             continue
         A = [v for v in x[:3]]
-        got = netpoly.seprank(f, A=A)
+        got = netpoly.seprank(f, side_a=A)
         want = coefficient_matrix_rank(f, [v for v in x[:3]], [v for v in x[3:]])
         assert got.status == "exact"
         assert got.value == want, (f, got, want)
@@ -106,8 +106,8 @@ def test_seprank_over_C_by_hand():
     # (x0 + i x1)(x2 + i x3): one product across A = {x0, x1}; its real part x0 x2 - x1 x3 has sep 2.
     x0, x1, x2, x3 = sympy.symbols("x0 x1 x2 x3")
     f = (x0 + sympy.I * x1) * (x2 + sympy.I * x3)
-    assert netpoly.seprank(f, A=[x0, x1]).value == 1
-    assert netpoly.seprank(x0 * x2 - x1 * x3, A=[x0, x1]).value == 2
+    assert netpoly.seprank(f, side_a=[x0, x1]).value == 1
+    assert netpoly.seprank(x0 * x2 - x1 * x3, side_a=[x0, x1]).value == 2
 
 
 def test_model_round_trip_and_save(tmp_path):
@@ -219,7 +219,12 @@ def test_table_rows():
     assert len(rows) == 1
     # attention L1 d2 N2, seed 1: sep 3 (the same as `netpoly seprank` of that preset; README)
     assert rows[0]["lower"] == rows[0]["upper"] == 3 and rows[0]["status"] == "exact"
-    assert any(b["id"] == "LV Thm 3" and b["value"] == "3" for b in rows[0]["bounds"])
+    # numbers, not text: the exact value an int, log3 a float (issue 30)
+    thm3 = next(b for b in rows[0]["bounds"] if b["id"] == "LV Thm 3")
+    assert thm3["value"] == 3 and thm3["log3"] == 1.0
+    thm2 = next(b for b in rows[0]["bounds"] if b["id"] == "LV Thm 2 (upper)")
+    assert thm2["value"] is None and isinstance(thm2["log3"], float)
+    assert rows[0]["params"] == 16 and isinstance(rows.to_latex(), str)
 
 
 def test_long_calls_release_the_gil():

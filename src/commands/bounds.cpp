@@ -13,49 +13,6 @@ namespace netpoly::cli {
 namespace {
 
 
-std::string json_string(const std::string& s) {
-  std::string o = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      o += '\\';
-      o += static_cast<char>(c);
-    } else if (c < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      o += buf;
-    } else {
-      o += static_cast<char>(c);
-    }
-  }
-  return o + "\"";
-}
-
-// A JSON number for log3: null when undefined or infinite (JSON has no inf).
-std::string json_log3(const Bound& b) {
-  if (!b.defined || b.log3_text == "nan" || b.log3_text == "inf" || b.log3_text == "-inf") return "null";
-  return b.log3_text;
-}
-
-void print_json(std::ostream& os, const NetworkShape& p, const Fmpz& params, const std::vector<Bound>& bs) {
-  os << "{\"params\":{\"arch\":\"" << arch_name(p.arch) << "\",\"layers\":" << p.layers << ",\"width\":" << p.width
-     << ",\"heads\":" << p.heads << ",\"tokens\":" << (p.arch == Arch::mlp ? 1 : p.tokens);
-  if (p.arch == Arch::product || (p.arch == Arch::attention && p.block_degree() != 3))
-    os << ",\"degree\":" << p.block_degree();
-  os << ",\"residual\":" << (p.residual ? "true" : "false") << ",\"parameters\":" << params.str() << "},\"bounds\":[";
-  for (std::size_t i = 0; i < bs.size(); ++i) {
-    const Bound& b = bs[i];
-    os << (i ? "," : "") << "\n{\"id\":" << json_string(b.id) << ",\"source\":" << json_string(b.source)
-       << ",\"applies_to\":" << json_string(b.applies_to) << ",\"kind\":" << json_string(bound_kind_name(b.kind))
-       << ",\"formula\":" << json_string(b.formula) << ",\"value\":"
-       << (b.defined && b.exact ? json_string(b.exact->str()) : "null")
-       << ",\"value_kind\":" << json_string(value_kind_name(b.value_kind))
-       << ",\"floored\":" << (b.floored ? "true" : "false") << ",\"log3\":" << json_log3(b)
-       << ",\"defined\":" << (b.defined ? "true" : "false") << ",\"condition\":" << json_string(b.condition)
-       << ",\"in_regime\":" << (b.in_regime ? "true" : "false") << ",\"note\":" << json_string(b.note) << "}";
-  }
-  os << "\n]}\n";
-}
-
 void print_text(std::ostream& os, const NetworkShape& p, const Fmpz& params, const std::vector<Bound>& bs) {
   os << arch_name(p.arch) << ": L=" << p.layers << " d=" << p.width;
   if (p.arch == Arch::attention) os << " H=" << p.heads << " (d_a=" << p.width / p.heads << ")";
@@ -88,7 +45,7 @@ void print_text(std::ostream& os, const NetworkShape& p, const Fmpz& params, con
 
 }  // namespace
 
-void run_bounds(const BoundsOptions& options) {
+NetworkShape bounds_shape(const BoundsOptions& options) {
   BoundsOptions o = options;
   o.params.arch = parse_arch(o.arch);
   const Arch a = o.params.arch;
@@ -97,18 +54,32 @@ void run_bounds(const BoundsOptions& options) {
     throw InputError("bounds: --tokens is required for --arch " + an);
   if (a == Arch::mlp && o.tokens_given && o.params.tokens != 1)
     throw InputError("bounds: an mlp has one token (NB Def. 3.1); drop --tokens");
+  if (a == Arch::mlp) o.params.tokens = 1;
   if (a == Arch::product && !o.tokens_given) o.params.tokens = 1;
   if (a != Arch::product && a != Arch::attention && o.degree_given)
     throw InputError("bounds: --degree applies to --arch product and attention only");
   if (a == Arch::product && o.heads_given) throw InputError("bounds: --heads does not apply to --arch product");
   if (a == Arch::product && o.params.residual)
     throw InputError("bounds: --residual does not apply to --arch product (AO has no residual form)");
+  return o.params;
+}
+
+std::string bounds_json_for(const BoundsOptions& o) {
+  const NetworkShape p = bounds_shape(o);
   BoundOptions bo;
   bo.max_exact_digits = o.max_exact_digits;
-  std::vector<Bound> bs = compute_bounds(o.params, bo);
-  Fmpz params = parameter_count(o.params);
-  if (o.json) print_json(std::cout, o.params, params, bs);
-  else print_text(std::cout, o.params, params, bs);
+  return bounds_json(p, parameter_count(p), compute_bounds(p, bo));
+}
+
+void run_bounds(const BoundsOptions& o) {
+  if (o.json) {
+    std::cout << bounds_json_for(o);
+    return;
+  }
+  const NetworkShape p = bounds_shape(o);
+  BoundOptions bo;
+  bo.max_exact_digits = o.max_exact_digits;
+  print_text(std::cout, p, parameter_count(p), compute_bounds(p, bo));
 }
 
 }  // namespace netpoly::cli

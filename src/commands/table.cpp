@@ -86,7 +86,9 @@ std::vector<std::uint64_t> parse_unique_list(const std::string& s, const std::st
   return r;
 }
 
-SweepSpec make_spec(const TableOptions& o) {
+}  // namespace
+
+SweepSpec table_spec(const TableOptions& o) {
   SweepSpec s;
   if (!o.param_budget.empty()) {
     // Equal-budget comparison: --arch is a list, --param-budget a list of budgets.
@@ -137,8 +139,6 @@ SweepSpec make_spec(const TableOptions& o) {
   return s;
 }
 
-}  // namespace
-
 void run_table(const TableOptions& o) {
   set_threads(o.threads);
   Limits lim;
@@ -146,7 +146,7 @@ void run_table(const TableOptions& o) {
   start_watchdog(lim, "table");
   if (!o.merge.empty()) return run_merge(o);
   if (o.jobs < 1 || o.jobs > 256) throw InputError("--jobs: must be in [1, 256], got " + std::to_string(o.jobs));
-  SweepSpec s = make_spec(o);
+  SweepSpec s = table_spec(o);
   if (sweep_configs(s).empty())
     throw InputError(s.budgets.empty() ? "the sweep has no configuration: no --heads value divides any --width value"
                                        : "--param-budget " + o.param_budget +

@@ -1,0 +1,436 @@
+"""Polynomials with exact coefficients: netpoly.Poly and its coefficients over Q(i)."""
+
+from __future__ import annotations
+
+import re as _re
+from fractions import Fraction
+from numbers import Number, Rational
+from typing import Iterable, Mapping, Sequence
+
+from . import _netpoly
+from ._netpoly import InputError
+
+
+class GaussianRational:
+    """``a + b i`` with ``a``, ``b`` Fractions (a coefficient over Q(i)).
+
+    Parameters
+    ----------
+    re, im : int, Fraction or str
+        The real and imaginary parts, exactly.
+    """
+
+    __slots__ = ("re", "im")
+
+    def __init__(self, re, im=0):
+        self.re, self.im = Fraction(re), Fraction(im)
+
+    @staticmethod
+    def of(x) -> "GaussianRational":
+        if isinstance(x, GaussianRational):
+            return x
+        if isinstance(x, complex):
+            return GaussianRational(Fraction(x.real), Fraction(x.imag))
+        return GaussianRational(Fraction(x), 0)
+
+    def _norm(self):
+        return self.re if self.im == 0 else self
+
+    def __add__(self, o):
+        o = GaussianRational.of(o)
+        return GaussianRational(self.re + o.re, self.im + o.im)._norm()
+
+    __radd__ = __add__
+
+    def __neg__(self):
+        return GaussianRational(-self.re, -self.im)
+
+    def __sub__(self, o):
+        return self + (-GaussianRational.of(o))
+
+    def __rsub__(self, o):
+        return GaussianRational.of(o) - self
+
+    def __mul__(self, o):
+        o = GaussianRational.of(o)
+        return GaussianRational(self.re * o.re - self.im * o.im, self.re * o.im + self.im * o.re)._norm()
+
+    __rmul__ = __mul__
+
+    def __eq__(self, other):
+        if isinstance(other, GaussianRational):
+            return self.re == other.re and self.im == other.im
+        try:
+            return self.im == 0 and self.re == other
+        except TypeError:
+            return False
+
+    def __ne__(self, other):
+        return not self == other
+
+    def __hash__(self):
+        return hash((self.re, self.im)) if self.im else hash(self.re)
+
+    def __complex__(self):
+        return complex(float(self.re), float(self.im))
+
+    def to_sympy(self):
+        import sympy
+        return sympy.Rational(self.re.numerator, self.re.denominator) + \
+            sympy.I * sympy.Rational(self.im.numerator, self.im.denominator)
+
+    def __str__(self):
+        return gauss_text(self.re, self.im)
+
+    __repr__ = __str__
+
+
+def rational_text(v: Fraction) -> str:
+    """A Fraction as the model format writes it, whatever its size."""
+    n, d = v.numerator, v.denominator
+    return integer_text(n) if d == 1 else f"{integer_text(n)}/{integer_text(d)}"
+
+
+def integer_text(n: int) -> str:
+    """An int's decimal text; Python's str() refuses more than 4,300 digits, so big ones go through FLINT."""
+    if -10**4000 < n < 10**4000:
+        return str(n)
+    return _netpoly.decimal(format(n, "x"))
+
+
+def parse_rational(text: str) -> Fraction:
+    """ "p" or "p/q" (decimal) as a Fraction, whatever its size (Python's int() refuses more than 4,300
+    digits; through hexadecimal text there is no limit)."""
+    if len(text) < 4000:
+        return Fraction(text)
+    num, _, den = text.partition("/")
+
+    def big(t: str) -> int:
+        return int(_netpoly.hexadecimal(t), 16)
+    return Fraction(big(num), big(den) if den else 1)
+
+
+def gauss_text(re: Fraction, im: Fraction) -> str:
+    if im == 0:
+        return rational_text(re)
+    b = "" if abs(im) == 1 else rational_text(abs(im))
+    if re == 0:
+        return ("-" if im < 0 else "") + b + "i"
+    return rational_text(re) + ("-" if im < 0 else "+") + b + "i"
+
+
+def _exact(x, what: str):
+    """A coefficient or point value as an exact Fraction or GaussianRational (floats: the dyadic rational
+    they are; NaN and infinities refused)."""
+    if isinstance(x, (GaussianRational, Fraction)):
+        return x
+    if isinstance(x, bool):
+        return Fraction(int(x))
+    if isinstance(x, int):
+        return Fraction(x)
+    if isinstance(x, float):
+        if x != x or x in (float("inf"), float("-inf")):
+            raise InputError(f"{what}: {x} is not a number netpoly can take exactly")
+        return Fraction(x)
+    if isinstance(x, complex):
+        return GaussianRational.of(x)._norm()
+    if isinstance(x, Rational):
+        return Fraction(x.numerator, x.denominator)
+    raise InputError(f"{what}: expected a number, got {type(x).__name__}")
+
+
+class Poly:
+    """A polynomial with exact coefficients: a network's output, or any polynomial.
+
+    Parameters
+    ----------
+    terms : dict
+        ``{exponent tuple: coefficient}``; coefficients are ints, Fractions or GaussianRationals.
+    nvars : int
+        The number of variables.
+    tokens, width : int
+        How the variables are named: ``x{token}_{channel}`` (``tokens * width == nvars``).
+
+    Notes
+    -----
+    ``+``, ``-``, ``*`` and ``** n`` work with other Polys of the same variables and with numbers;
+    ``p(point)`` evaluates at a sequence of ``nvars`` values or a ``{name: value}`` mapping (exactly,
+    when the values are exact); SymPy reads a Poly directly (``sympy.sympify(p)``).
+    """
+
+    def __init__(self, terms: Mapping, nvars: int, tokens: int = 1, width: int | None = None):
+        self._terms = {}
+        for e, c in terms.items():
+            e = tuple(int(k) for k in e)
+            if len(e) != nvars:
+                raise InputError(f"Poly: an exponent tuple of length {len(e)}, expected {nvars}")
+            c = _exact(c, "Poly coefficient")
+            if c != 0:
+                self._terms[e] = c
+        self.nvars = nvars
+        self.tokens = tokens
+        self.width = width if width is not None else nvars
+
+    @classmethod
+    def _from_raw(cls, raw, tokens, width):
+        re = {tuple(e): parse_rational(c) for e, c in raw["re"]}
+        p = cls.__new__(cls)
+        p.nvars, p.tokens, p.width = tokens * width, tokens, width
+        if raw.get("im") is None:
+            p._terms = re
+            return p
+        im = {tuple(e): parse_rational(c) for e, c in raw["im"]}
+        p._terms = {}
+        for e in set(re) | set(im):
+            c = GaussianRational(re.get(e, 0), im.get(e, 0))._norm()
+            if c != 0:
+                p._terms[e] = c
+        return p
+
+    def _like(self, terms) -> "Poly":
+        p = Poly.__new__(Poly)
+        p._terms = {e: c for e, c in terms.items() if c != 0}
+        p.nvars, p.tokens, p.width = self.nvars, self.tokens, self.width
+        return p
+
+    # ---- reading
+    @property
+    def terms(self) -> list:
+        """``[(exponents, coefficient)]``, sorted by exponents (descending)."""
+        return sorted(self._terms.items(), reverse=True)
+
+    @property
+    def degree(self) -> int:
+        """The total degree (-1 for the zero polynomial)."""
+        return max((sum(e) for e in self._terms), default=-1)
+
+    @property
+    def gaussian(self) -> bool:
+        """Whether some coefficient has an imaginary part."""
+        return any(isinstance(c, GaussianRational) for c in self._terms.values())
+
+    def __len__(self) -> int:
+        return len(self._terms)
+
+    def var_names(self) -> list:
+        """``x{token}_{channel}``, as the CLI names the variables."""
+        return [_netpoly.var_name(self.width, k) for k in range(self.nvars)]
+
+    def to_dict(self) -> dict:
+        """``{exponent tuple: coefficient}``."""
+        return dict(self._terms)
+
+    # ---- arithmetic
+    def _other(self, o) -> dict:
+        if isinstance(o, Poly):
+            if o.nvars != self.nvars:
+                raise InputError(f"Poly: {self.nvars} and {o.nvars} variables")
+            return o._terms
+        c = _exact(o, "Poly arithmetic")
+        return {(0,) * self.nvars: c} if c != 0 else {}
+
+    def __add__(self, o):
+        t = dict(self._terms)
+        for e, c in self._other(o).items():
+            t[e] = t.get(e, 0) + c
+        return self._like(t)
+
+    __radd__ = __add__
+
+    def __neg__(self):
+        return self._like({e: -c for e, c in self._terms.items()})
+
+    def __sub__(self, o):
+        return self + (-self._like(self._other(o)))
+
+    def __rsub__(self, o):
+        return self._like(self._other(o)) - self
+
+    def __mul__(self, o):
+        t: dict = {}
+        for e1, c1 in self._terms.items():
+            for e2, c2 in self._other(o).items():
+                e = tuple(a + b for a, b in zip(e1, e2))
+                t[e] = t.get(e, 0) + c1 * c2
+        return self._like(t)
+
+    __rmul__ = __mul__
+
+    def __pow__(self, n: int):
+        if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+            raise InputError("Poly ** n: n must be a whole number >= 0")
+        r, b = self._like({(0,) * self.nvars: Fraction(1)}), self
+        while n:
+            if n & 1:
+                r = r * b
+            n >>= 1
+            if n:
+                b = b * b
+        return r
+
+    # ---- evaluation
+    def __call__(self, point):
+        """The value at ``point`` (a sequence of ``nvars`` values, or ``{name: value}`` with every variable)."""
+        if isinstance(point, Mapping):
+            names = self.var_names()
+            missing = [n for n in names if n not in point]
+            if missing:
+                raise InputError(f"Poly: no value for {', '.join(missing[:5])}")
+            point = [point[n] for n in names]
+        point = list(point)
+        if len(point) != self.nvars:
+            raise InputError(f"Poly: a point of {len(point)} values, expected {self.nvars}")
+        # Exact values (ints, Fractions, ...) give the exact value; floats or complex numbers a float one.
+        numeric = any(isinstance(v, (float, complex)) for v in point)
+        total = 0
+        for e, c in self._terms.items():
+            t = (complex(c) if isinstance(c, GaussianRational) else float(c)) if numeric else c
+            for v, k in zip(point, e):
+                if k:
+                    t = t * v**k
+            total = total + t
+        return total
+
+    evaluate = __call__
+
+    # ---- SymPy
+    def to_sympy(self):
+        """The polynomial as a SymPy expression, built in one step (linear in the number of terms)."""
+        import sympy
+        xs = sympy.symbols(self.var_names())
+        gens = list(xs) if isinstance(xs, (list, tuple)) else [xs]
+        rep = {}
+        for e, c in self._terms.items():
+            rep[e] = c.to_sympy() if isinstance(c, GaussianRational) else sympy.Rational(c.numerator, c.denominator)
+        if not rep:
+            return sympy.Integer(0)
+        return sympy.Poly.from_dict(rep, *gens, domain="QQ_I" if self.gaussian else "QQ").as_expr()
+
+    def _sympy_(self):
+        return self.to_sympy()
+
+    # ---- text
+    def __str__(self) -> str:
+        names = self.var_names()
+        parts = []
+        for e, c in self.terms:
+            mono = "*".join(n if k == 1 else f"{n}^{k}" for n, k in zip(names, e) if k)
+            cs = f"({c})" if isinstance(c, GaussianRational) else str(c)
+            parts.append(cs if not mono else (mono if cs == "1" else ("-" + mono if cs == "-1" else f"{cs}*{mono}")))
+        return " + ".join(parts).replace("+ -", "- ") or "0"
+
+    def __repr__(self) -> str:
+        return f"<netpoly.Poly: {len(self._terms)} terms, degree {self.degree}, {self.nvars} variables>"
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, Poly):
+            return self._terms == other._terms and self.nvars == other.nvars
+        try:
+            return self._terms == self._other(other)
+        except InputError:
+            return False
+
+    __hash__ = None
+
+
+# ---------------------------------------------------------------- polynomials from user input
+_NAME = _re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
+
+
+def from_text(text: str, names: Sequence[str] = ()) -> tuple[dict, list]:
+    """A polynomial written as text, read by netpoly's own parser (FLINT's): numbers, variable names,
+    ``+ - * ^ **`` and parentheses. Data, never code: nothing is evaluated. Returns (terms, names)."""
+    if not isinstance(text, str):
+        raise InputError("expected a polynomial as text")
+    if len(text) > 10_000_000:
+        raise InputError("a polynomial text of more than 10^7 characters is refused")
+    found = list(dict.fromkeys(list(names) + _NAME.findall(text)))
+    if any(n in ("I", "i") for n in found):
+        raise InputError("polynomial text: Gaussian coefficients are taken from SymPy expressions, not text "
+                         "(write sympy.I)")
+    terms, err = _netpoly.parse_poly(text.replace("**", "^"), found)
+    if err:
+        raise InputError(f"polynomial text {text[:60]!r}: {err}")
+    return {tuple(e): parse_rational(c) for e, c in terms}, found
+
+
+def from_sympy(expr, gens_first: Iterable = (), max_terms: float = 5e7) -> tuple[dict, list]:
+    """A SymPy polynomial as ``(terms, generators)``: refused (InputError) when it is not a polynomial
+    with rational or Gaussian-rational coefficients, or when its expansion would exceed ``max_terms``
+    terms (estimated before SymPy expands it)."""
+    import sympy
+    try:
+        expr = sympy.sympify(expr, strict=True)
+    except (sympy.SympifyError, TypeError) as e:
+        raise InputError(f"not a SymPy expression: {e}") from None
+    _check_expandable(expr, max_terms)
+    extra = [sympy.Symbol(str(g)) if isinstance(g, str) else g for g in gens_first]
+    for g in extra:
+        if not isinstance(g, sympy.Symbol):
+            raise InputError(f"{g}: expected a SymPy symbol")
+    try:
+        expanded = sympy.expand(expr)
+    except RecursionError:
+        raise InputError("the expression is nested too deeply to expand") from None
+    gens = sorted(expanded.free_symbols | set(extra), key=lambda s: s.sort_key())
+    index = {g: k for k, g in enumerate(gens)}
+    terms: dict = {}
+    for term in sympy.Add.make_args(expanded):
+        coeff, mono = term.as_independent(*gens, as_Add=False) if gens else (term, sympy.Integer(1))
+        re, im = coeff.as_real_imag()
+        if not (re.is_Rational and im.is_Rational):
+            raise InputError(f"coefficient {coeff}: netpoly takes rational or Gaussian-rational coefficients")
+        e = [0] * len(gens)
+        for base, k in mono.as_powers_dict().items():
+            if base == 1:
+                continue
+            if base not in index or not (k.is_Integer and k >= 0):
+                raise InputError(f"{term}: not a polynomial term (netpoly takes polynomials)")
+            if k >= 2**62:
+                raise InputError(f"{term}: an exponent of 2^62 or more is refused")
+            e[index[base]] += int(k)
+        c = Fraction(int(re.p), int(re.q))
+        if im != 0:
+            c = GaussianRational(c, Fraction(int(im.p), int(im.q)))
+        key = tuple(e)
+        terms[key] = terms.get(key, 0) + c
+    return {e: c for e, c in terms.items() if c != 0}, gens
+
+
+def _check_expandable(expr, max_terms: float) -> None:
+    """Walks the tree without recursion: only +, *, integer powers >= 0, symbols and numbers, and an
+    estimate of the expanded terms (a power of a sum of k terms to the n has binom(n+k-1, n))."""
+    import math
+    import sympy
+    size: dict = {}
+    stack = [(expr, False)]
+    while stack:
+        node, done = stack.pop()
+        if node in size:
+            continue
+        if not done:
+            if node.is_Symbol or node.is_Number or node is sympy.I:
+                size[node] = 1
+                continue
+            if not (node.is_Add or node.is_Mul or node.is_Pow):
+                raise InputError(f"{str(node)[:60]}: not a polynomial (netpoly takes +, *, integer powers, symbols "
+                                 f"and rational or Gaussian-rational numbers)")
+            stack.append((node, True))
+            stack.extend((a, False) for a in node.args)
+            continue
+        if node.is_Add:
+            s = sum(size[a] for a in node.args)
+        elif node.is_Mul:
+            s = 1
+            for a in node.args:
+                s *= size[a]
+        else:
+            base, n = node.args
+            if not (n.is_Integer and n >= 0):
+                raise InputError(f"{str(node)[:60]}: not a polynomial (the exponent {n} is not a whole number >= 0)")
+            k = size[base]
+            s = 1 if k == 1 else (math.comb(int(n) + k - 1, k - 1) if n < 10**6 else float("inf"))
+        size[node] = min(s, 10**30)
+        if size[node] > max_terms:
+            raise InputError(f"{str(node)[:60]}: its expansion would have about {float(size[node]):.3g} terms, more "
+                             f"than max_terms={max_terms:g}")

@@ -1,0 +1,59 @@
+"""A progress display for long calls: one line rewritten in place on a terminal, a live line in a
+notebook (an IPython display handle, updated like tqdm's), nothing elsewhere. netpoly's calls pass
+it each new line of progress (black-box rounds, claims, table rows) and None when they end."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+
+def _in_notebook() -> bool:
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    ip = get_ipython()
+    return ip is not None and "IPKernelApp" in getattr(ip, "config", {})
+
+
+class Progress:
+    """Callable with a line of progress, or None at the end. Shows nothing for calls under ``delay``
+    seconds."""
+
+    def __init__(self, what: str, delay: float = 1.0):
+        self.what, self.delay, self.t0 = what, delay, time.monotonic()
+        self.handle = None
+        self.shown = False
+
+    def __call__(self, line):
+        if line is None:
+            if self.shown and self.handle is None:
+                sys.stderr.write("\r\033[K")
+                sys.stderr.flush()
+            return
+        if time.monotonic() - self.t0 < self.delay:
+            return
+        text = f"netpoly {self.what}: {line} ({time.monotonic() - self.t0:.0f} s)"
+        if _in_notebook():
+            from IPython.display import display
+            if self.handle is None:
+                self.handle = display(text, display_id=True)
+            else:
+                self.handle.update(text)
+        else:
+            sys.stderr.write("\r" + text[:110] + "\033[K")
+            sys.stderr.flush()
+        self.shown = True
+
+
+def progress_for(what: str, progress):
+    """The display a call uses: ``progress=None`` shows it on a terminal or in a notebook, ``False``
+    never, ``True`` always (on stderr outside notebooks), or any callable of one argument."""
+    if progress is False:
+        return None
+    if callable(progress) and progress is not True:
+        return progress
+    if progress is None and not (_in_notebook() or sys.stderr.isatty()):
+        return None
+    return Progress(what)
