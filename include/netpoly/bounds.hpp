@@ -59,7 +59,7 @@ struct BoundOptions {
 std::vector<Bound> compute_bounds(const NetworkShape& p, const BoundOptions& o = {});
 
 // The ids of every bound in the registry (src/bounds/, one file per paper),
-// in listing order: what claims may name and `netpoly bounds --list` prints.
+// in listing order: what claims and `table --bounds` may name.
 std::vector<std::string> bound_ids();
 
 // Display helpers: log3 to `digits` significant digits ("-" when undefined);
