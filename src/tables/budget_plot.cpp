@@ -64,7 +64,8 @@ Plot render_budget_plot(const std::vector<TableRow>& rows, const std::string& ti
   ClipLog clipped;
   for (const auto& [a, ps] : d.pts)
     for (const auto& q : ps)
-      if (q.hi > ytop) clipped.add("the measured bracket", a + " at " + std::to_string(static_cast<long>(q.x)) + " params", true);
+      if (q.hi > ytop)
+        clipped.add("the measured bracket of " + a + " at " + std::to_string(static_cast<long>(q.x)) + " params", "", true);
   for (const auto& [a, bs] : d.bound)
     for (const auto& [b, p] : bs)
       if (p.second > ytop || p.second < 0) clipped.add(a + ": smallest upper bound", "", p.second > ytop);

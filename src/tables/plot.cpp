@@ -91,7 +91,8 @@ Plot render_plot(const std::vector<TableRow>& rows, const std::string& title, Pl
         if (y > ytop || y < 0) clipped.add(id, name, y > ytop);
   for (const auto& [name, pts] : d.series)
     for (const auto& q : pts)
-      if (q.hi > ytop) clipped.add("the measured bracket", name + " at L=" + std::to_string(static_cast<long>(q.x)), true);
+      if (q.hi > ytop)
+        clipped.add("the measured bracket of " + name + " at L=" + std::to_string(static_cast<long>(q.x)), "", true);
   FrameSpec spec;
   spec.format = f;
   spec.title = title;
