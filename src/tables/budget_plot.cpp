@@ -84,7 +84,8 @@ Plot render_budget_plot(const std::vector<TableRow>& rows, const std::string& ti
   for (const auto& [a, ps] : d.pts) {
     const Rgb col = series_colour(si++);
     spec.legend.push_back({a + " (best per budget)", styled(st, col, 2)});
-    spec.legend.push_back({a + ": smallest upper bound", styled(st, col, 1, dash_pattern(0))});
+    if (auto it = d.bound.find(a); it != d.bound.end() && !it->second.empty())  // product has none (AO eq. (3) is an order)
+      spec.legend.push_back({a + ": smallest upper bound", styled(st, col, 1, dash_pattern(0))});
   }
   spec.legend.push_back({"filled: exact; open: bracket (bar to the upper end)", std::nullopt});
   if (!clipped.empty()) spec.notes.push_back(clipped.note(ylabel, ytop, 0));
