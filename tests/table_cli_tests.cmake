@@ -29,3 +29,16 @@ netpoly_expect(cli_table_budget_small 0 "Best measured shape per budget" table -
 netpoly_expect(cli_check_coverage_missing 1 "bound id(s) checked by no instance: \"LV Thm 3\"" check ${CMAKE_CURRENT_SOURCE_DIR}/data/claims/coverage --coverage)
 netpoly_expect(cli_check_coverage_vacuous 1 "1 evaluation, every one vacuous (a lower bound <= 1 at every checked size)" check ${CMAKE_CURRENT_SOURCE_DIR}/data/claims/coverage --coverage)
 netpoly_expect(cli_check_coverage_json 1 "\"coverage\"" check ${CMAKE_CURRENT_SOURCE_DIR}/data/claims/coverage --coverage --json)
+# Merged and resumed rows are judged like fresh ones; foreign and conflicting rows are refused (issue 29, item 6).
+add_test(NAME cli_table_trust COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/scripts/table_trust.sh $<TARGET_FILE:netpoly>)
+set_tests_properties(cli_table_trust PROPERTIES TIMEOUT 120)
+# Plots: a dash pattern per bound, clipped curves named, SVG/PDF/PGF by extension (issue 30, section 3).
+add_test(NAME cli_table_plot COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/scripts/table_plot.sh $<TARGET_FILE:netpoly>)
+set_tests_properties(cli_table_plot PROPERTIES TIMEOUT 120)
+# LaTeX tables and PGF plots through pdflatex (skipped without texlive).
+add_test(NAME cli_table_latex COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/scripts/table_latex.sh $<TARGET_FILE:netpoly>)
+set_tests_properties(cli_table_latex PROPERTIES TIMEOUT 180 SKIP_RETURN_CODE 77)
+# --bounds: ids of the registry (an unknown one lists them), applying to the table's shapes.
+netpoly_expect(cli_table_bounds_unknown 2 "unknown bound id \"LV Thm 99\"; the registry's ids: LV Thm 3, LV Thm 4," table --bounds "LV Thm 3,LV Thm 99")
+netpoly_expect(cli_table_bounds_elsewhere 2 "\"NB Thm 5.5\" applies to none of the table's shapes; the bounds that do: LV Thm 3" table --arch attention --bounds "NB Thm 5.5")
+netpoly_expect(cli_table_bounds_columns 0 "| seed | params | sep | status | 2nd draw | LV Thm 4 (<=) | LV Thm 3 (<=) |" table --bounds "LV Thm 4, LV Thm 3")

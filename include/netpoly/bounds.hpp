@@ -66,7 +66,7 @@ std::vector<Bound> compute_bounds(const NetworkShape& p, const BoundOptions& o =
 std::string bounds_json(const NetworkShape& p, const Fmpz& params, const std::vector<Bound>& bs);
 
 // The ids of every bound in the registry (src/bounds/, one file per paper),
-// in listing order: what claims may name and `netpoly bounds --list` prints.
+// in listing order: what claims and `table --bounds` may name.
 std::vector<std::string> bound_ids();
 
 // Display helpers: log3 to `digits` significant digits ("-" when undefined);

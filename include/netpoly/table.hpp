@@ -91,44 +91,93 @@ struct BoundCell {
 // measured; lower.method then says why) and every bound next to it.
 struct TableRow : Bracket {
   SweepConfig config;
-  std::string params;  // parameter count (decimal)
+  // Generic weights: the same shape measured with a second independent draw.
+  std::optional<Bracket> second;
+  std::string version;  // netpoly_build() of the netpoly that measured it
+  // Derived by judge_row from the shape and the measurements, never trusted
+  // from a file: the parameter count, the bound cells (the registry's, with
+  // their violation marks), and whether the row is degenerate (y[0][0]
+  // identically 0, or the two draws' certified brackets do not meet).
+  std::string params;
   std::vector<BoundCell> bounds;
-  // Generic weights: the same shape measured with a second independent draw
-  // (its bracket as text), and whether the row is degenerate: y[0][0]
-  // identically 0, or the two draws' certified brackets do not meet.
-  std::string second_draw;
   bool degenerate = false;
   std::string degenerate_why;
   double seconds = 0;  // kept out of md/csv/latex so reruns compare byte for byte
   nlohmann::json options = nullptr;  // SweepSpec::row_options() of the run that measured it
   nlohmann::json sweep = nullptr;    // SweepSpec::sweep_json() of that run
+  std::string second_draw_text() const;  // the second draw's bracket as text ("" without one)
   nlohmann::json to_json() const;
-  static TableRow from_json(const nlohmann::json& j);
+  static TableRow from_json(const nlohmann::json& j);  // throws nlohmann::json::exception, InputError
 };
 
-// Measures one configuration and compares it with every bound.
+// Measures one configuration (both draws) and judges it (judge_row).
 TableRow measure_row(const SweepConfig& c, const SweepSpec& s);
+
+// The one code path every row goes through, measured here or read back by a
+// --merge or --resume: checks that the measured brackets are consistent
+// (lower <= upper, the status their ends give, a second draw exactly when the
+// weights are generic, a valid shape) and returns the first inconsistency;
+// when there is none ("" returned), derives the parameter count, the bound
+// cells, the degenerate mark and the violation marks.
+std::string judge_row(TableRow& r);
 
 // Marks each bound cell violated when a certified end contradicts it.
 void flag_violations(TableRow& r);
+
+// The shape's parameter count and bound cells as judge_row derives them.
+std::string row_params(const NetworkShape& p);
+std::vector<BoundCell> row_bounds(const NetworkShape& p);
+nlohmann::json bound_cell_json(const BoundCell& b);
 
 enum class TableFormat { md, csv, latex, json };
 TableFormat parse_table_format(const std::string& s);
 TableFormat table_format_for(const std::string& path);  // by extension, md by default
 
-// Renders rows (sorted by config index) in a format.
-std::string render_table(const std::vector<TableRow>& rows, TableFormat f, const std::string& title);
+// What a rendering shows besides the rows: the bound columns, in this order
+// (ids of the registry; empty: every bound of the rows, in registry order).
+struct TableView {
+  std::vector<std::string> bounds;
+};
 
-// SVG plot of log3 sep against depth (one series per width) with the upper
-// bound curves of the first seed's rows; for equal-budget rows, log3 sep
-// against parameters, one curve per architecture, bounds dashed.
-std::string render_plot(const std::vector<TableRow>& rows, const std::string& title);
+// Parses --bounds "LV Thm 3,NB Thm 5.5": ids of the registry, in the order
+// given, without repeats. Throws InputError naming an unknown id and listing
+// the registry's ids.
+std::vector<std::string> parse_bound_ids(const std::string& list);
+// Throws InputError when a chosen id applies to none of the shapes (naming
+// it and the ids that apply).
+void check_bound_ids_apply(const std::vector<std::string>& ids, const std::vector<NetworkShape>& shapes);
+
+// Renders rows (sorted by config index) in a format. JSON has every row
+// whole (the view does not apply).
+std::string render_table(const std::vector<TableRow>& rows, TableFormat f, const std::string& title,
+                         const TableView& view = {});
+
+// Plots: log3 sep against depth (one series per shape but the depth, the
+// bound curves of the first seed's rows, one dash pattern per bound); for
+// equal-budget rows, log3 sep against parameters, one curve per architecture,
+// its smallest upper bound dashed. SVG, PDF (one page, Helvetica) or PGF
+// (a pgfpicture for \input, needing \usepackage{pgf}), by the file's extension.
+enum class PlotFormat { svg, pdf, pgf };
+PlotFormat plot_format_for(const std::string& path);  // throws InputError for another extension
+struct Plot {
+  std::string text;  // the file's content
+  // The curves (and measured brackets) that leave the plot's y range, as
+  // "LV Thm 4 (d=2 H=1 N=4): above log3 sep = 14"; the plot says so too.
+  std::vector<std::string> clipped;
+};
+Plot render_plot(const std::vector<TableRow>& rows, const std::string& title, PlotFormat f, const TableView& view = {});
+// Writes the plot atomically and names its clipped curves on stderr.
+void write_plot(const std::string& path, const std::vector<TableRow>& rows, const std::string& title,
+                const TableView& view);
 
 // The equal-budget forms (src/tables/budget.cpp): one row per shape with its
 // budget and architecture, the best-measured shape of each (budget, arch,
-// depth) and of each (budget, arch) marked, the bounds in one cell.
-std::string render_budget_table(const std::vector<TableRow>& rows, TableFormat f, const std::string& title);
-std::string render_budget_plot(const std::vector<TableRow>& rows, const std::string& title);
+// depth) and of each (budget, arch) marked, the bounds in one cell (or, with
+// a view's bounds, one column each).
+std::string render_budget_table(const std::vector<TableRow>& rows, TableFormat f, const std::string& title,
+                                const TableView& view);
+Plot render_budget_plot(const std::vector<TableRow>& rows, const std::string& title, PlotFormat f,
+                        const TableView& view);
 
 struct SweepRunOptions {
   std::string out;               // table file; its journal is out + ".jsonl"
@@ -136,7 +185,8 @@ struct SweepRunOptions {
   bool resume = false;
   unsigned jobs = 1;
   std::size_t shard = 1, shards = 1;  // run only configs with index % shards == shard - 1
-  std::string plot;              // optional SVG path
+  std::string plot;              // optional plot path (.svg, .pdf or .pgf)
+  TableView view;                // the bound columns of the table and the plot
   std::function<void(std::size_t done, std::size_t total, const std::string& what)> progress;
 };
 
@@ -144,7 +194,22 @@ struct SweepRunOptions {
 std::vector<TableRow> run_sweep(const SweepSpec& s, const SweepRunOptions& o);
 
 // Reads rows from a JSON table or a journal (FILE.jsonl, or FILE's journal).
+// A journal's torn last line (a killed run) is skipped; any other line that
+// is not a row is an InputError naming the file and line.
 std::vector<TableRow> read_rows(const std::string& path);
 
+// --merge: joins the rows of shard tables of one sweep (src/tables/merge.cpp).
+// Every row is judged like a fresh one (judge_row); refused with an
+// InputError naming the file and the row: a row of another sweep or another
+// netpoly build, a row outside the sweep, an inconsistent row, two different
+// rows for one configuration, cells the registry does not give, and a sweep
+// with rows missing from every file.
+struct Merged {
+  std::vector<TableRow> rows;  // in the unsharded run's order
+  SweepSpec spec;
+  std::string title;           // the unsharded run's title
+  std::string version;         // the rows' netpoly build
+};
+Merged merge_tables(const std::vector<std::string>& files);
 
 }  // namespace netpoly

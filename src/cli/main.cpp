@@ -9,6 +9,7 @@
 #include "netpoly/error.hpp"
 #include "netpoly/io.hpp"
 #include "netpoly/limits.hpp"
+#include "netpoly/version.hpp"
 
 int main(int argc, char** argv) {
 #ifdef __GLIBC__
@@ -22,7 +23,7 @@ int main(int argc, char** argv) {
 #endif
   CLI::App app{"netpoly: exact network polynomials and their separation ranks"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "netpoly " NETPOLY_VERSION " (FLINT " FLINT_VERSION ")");
+  app.set_version_flag("--version", "netpoly " + netpoly::netpoly_build());
   netpoly::cli::setup_make(app);
   netpoly::cli::setup_expand(app);
   netpoly::cli::setup_seprank(app);

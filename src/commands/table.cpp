@@ -14,6 +14,7 @@
 #include "netpoly/limits.hpp"
 #include "netpoly/presets.hpp"
 #include "netpoly/table.hpp"
+#include "netpoly/version.hpp"
 
 namespace netpoly::cli {
 
@@ -28,54 +29,45 @@ std::string fmt_duration(double s) {
   return b;
 }
 
-// Joins shard tables of one sweep: every row must come from the same sweep
-// (same lists and options: refused otherwise, naming the files), every row of
-// that sweep must be present (refused otherwise, naming what is missing), and
-// the table gets exactly the title an unsharded run gives it.
+// The rows' violated bound cells, said on stderr (the table marks them).
+void report_violations(const std::vector<TableRow>& rows) {
+  std::size_t violated = 0;
+  for (const auto& row : rows)
+    for (const auto& b : row.bounds) violated += b.violated;
+  if (violated)
+    std::cerr << "netpoly: " << violated << " bound cell(s) VIOLATED by certified measurements (marked in the table)\n";
+}
+
+// --bounds: ids of the registry that apply to some shape of the table.
+TableView make_view(const TableOptions& o, const std::vector<NetworkShape>& shapes) {
+  TableView v;
+  if (o.bounds.empty()) return v;
+  v.bounds = parse_bound_ids(o.bounds);
+  check_bound_ids_apply(v.bounds, shapes);
+  return v;
+}
+
+// Joins shard tables of one sweep (merge_tables: every row judged like a
+// fresh one, foreign and conflicting rows refused) into exactly the table an
+// unsharded run gives, title included.
 void run_merge(const TableOptions& o) {
   if (o.out.empty()) throw InputError("--merge needs -o OUT");
-  std::vector<TableRow> rows;
-  std::set<std::string> keys;
-  nlohmann::json sweep;
-  std::string sweep_file;
-  for (const auto& f : o.merge)
-    for (auto& r : read_rows(f)) {
-      if (r.sweep.is_null())
-        throw InputError(f + ": its rows do not record the sweep they belong to (made by an older netpoly); "
-                             "rerun that shard");
-      if (sweep.is_null()) {
-        sweep = r.sweep;
-        sweep_file = f;
-      } else if (r.sweep != sweep) {
-        throw InputError(f + ": rows of another sweep than " + sweep_file + " (" + r.sweep.dump() + " vs " +
-                         sweep.dump() + "); only shards of one sweep can be merged");
-      }
-      if (keys.insert(r.config.key()).second) rows.push_back(std::move(r));
-    }
-  if (sweep.is_null()) throw InputError("--merge: no rows in the given files");
-  const SweepSpec spec = SweepSpec::from_sweep_json(sweep);
-  std::vector<std::string> missing;
-  const auto configs = sweep_configs(spec);
-  for (const auto& c : configs)
-    if (!keys.count(c.key())) missing.push_back(c.key());
-  if (!missing.empty()) {
-    std::string some;
-    for (std::size_t k = 0; k < missing.size() && k < 3; ++k) some += (k ? "; " : "") + missing[k];
-    throw InputError("--merge: " + std::to_string(missing.size()) + " of the sweep's " +
-                     std::to_string(configs.size()) + " rows are in none of the files (" + some +
-                     (missing.size() > 3 ? "; ..." : "") + "): a shard is missing or unfinished");
-  }
-  for (auto& r : rows)  // the unsharded run's order
-    for (const auto& c : configs)
-      if (c.key() == r.config.key()) r.config.index = c.index;
-  TableFormat f = o.format.empty() ? table_format_for(o.out) : parse_table_format(o.format);
-  const std::string title = sweep_title(spec);
-  write_file_atomic(o.out, render_table(rows, f, title));
+  const TableFormat f = o.format.empty() ? table_format_for(o.out) : parse_table_format(o.format);
+  if (!o.plot.empty()) plot_format_for(o.plot);  // a bad extension is refused before any work
+  Merged m = merge_tables(o.merge);
+  std::vector<NetworkShape> shapes;
+  for (const auto& r : m.rows) shapes.push_back(r.config.params);
+  const TableView view = make_view(o, shapes);
+  write_file_atomic(o.out, render_table(m.rows, f, m.title, view));
   std::string journal;
-  for (const auto& r : rows) journal += r.to_json().dump() + "\n";
+  for (const auto& r : m.rows) journal += r.to_json().dump() + "\n";
   write_file_atomic(o.out + ".jsonl", journal);
-  if (!o.plot.empty()) write_file_atomic(o.plot, render_plot(rows, title));
-  std::cerr << "merged " << rows.size() << " rows into " << o.out << "\n";
+  if (!o.plot.empty()) write_plot(o.plot, m.rows, m.title, view);
+  std::cerr << "merged " << m.rows.size() << " rows into " << o.out << "\n";
+  if (m.version != netpoly_build())
+    std::cerr << "netpoly: note: the rows were measured by netpoly " << m.version << "; this is netpoly "
+              << netpoly_build() << "\n";
+  report_violations(m.rows);
 }
 
 // A list option without repeats, in the order given (--width 2,2,2 is one width).
@@ -158,6 +150,12 @@ void run_table(const TableOptions& o) {
   r.resume = o.resume;
   r.jobs = o.jobs;
   r.plot = o.plot;
+  if (!r.plot.empty()) plot_format_for(r.plot);  // refused before any row is measured
+  {
+    std::vector<NetworkShape> shapes;
+    for (const auto& c : sweep_configs(s)) shapes.push_back(c.params);
+    r.view = make_view(o, shapes);
+  }
   // Digits only on both sides (stoul alone takes " 1", "+1" and stops at "2x").
   auto slash = o.shard.find('/');
   auto digits = [](const std::string& t) {
@@ -191,12 +189,8 @@ void run_table(const TableOptions& o) {
     if (done == total) std::cerr << "\n";
   };
   auto rows = run_sweep(s, r);
-  if (o.out.empty()) std::cout << render_table(rows, r.format, "");
-  std::size_t violated = 0;
-  for (const auto& row : rows)
-    for (const auto& b : row.bounds) violated += b.violated;
-  if (violated)
-    std::cerr << "netpoly: " << violated << " bound cell(s) VIOLATED by certified measurements (marked in the table)\n";
+  if (o.out.empty()) std::cout << render_table(rows, r.format, "", r.view);
+  report_violations(rows);
   // A row stopped by a limit is kept (marked "error") so the sweep goes on;
   // the run then says which and why, and exits 3.
   std::size_t errors = 0;

@@ -14,7 +14,7 @@
 
 namespace netpoly {
 
-using tables_detail::csv_quote, tables_detail::log3_of, tables_detail::tex_escape;
+using namespace tables_detail;
 
 std::vector<SweepConfig> budget_configs(const SweepSpec& s) {
   std::vector<SweepConfig> r;
@@ -99,192 +99,181 @@ std::string bounds_cell(const TableRow& r, bool md) {
   return s;
 }
 
-}  // namespace
-
-std::string render_budget_table(const std::vector<TableRow>& rows_in, TableFormat f, const std::string& title) {
-  std::vector<TableRow> rows = rows_in;
-  std::sort(rows.begin(), rows.end(), [](const TableRow& a, const TableRow& b) { return a.config.index < b.config.index; });
-  // Best-measured shape (largest certified lower end) per (budget, arch, depth) and per (budget, arch).
-  std::map<std::string, std::size_t> best_depth, best_arch;
-  auto better = [&](std::map<std::string, std::size_t>& m, const std::string& key, std::size_t i) {
-    auto it = m.find(key);
-    if (measure(rows[i]) < 0) return;
-    if (it == m.end() || measure(rows[i]) > measure(rows[it->second])) m[key] = i;
-  };
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const auto& c = rows[i].config;
-    const std::string ka = c.budget + "|" + arch_name(c.params.arch);
-    better(best_arch, ka, i);
-    better(best_depth, ka + "|" + std::to_string(c.params.layers), i);
-  }
-  auto mark = [&](std::size_t i) {
-    const auto& c = rows[i].config;
-    const std::string ka = c.budget + "|" + arch_name(c.params.arch);
-    if (best_arch.count(ka) && best_arch[ka] == i) return std::string("best");
-    const auto d = best_depth.find(ka + "|" + std::to_string(c.params.layers));
-    return d != best_depth.end() && d->second == i ? std::string("best at depth") : std::string();
-  };
-  std::ostringstream os;
-  if (f == TableFormat::csv) {
-    os << "budget,arch,layers,width,heads,tokens,degree,residual,seed,params,lower,lower_method,upper,upper_method,"
-          "status,best,second_draw,degenerate,bounds\n";
+// Best-measured shape (largest certified lower end) per (budget, arch, depth) and per (budget, arch).
+struct Best {
+  const std::vector<TableRow>& rows;
+  std::map<std::string, std::size_t> depth, arch;
+  explicit Best(const std::vector<TableRow>& rs) : rows(rs) {
+    auto better = [&](std::map<std::string, std::size_t>& m, const std::string& key, std::size_t i) {
+      auto it = m.find(key);
+      if (measure(rows[i]) < 0) return;
+      if (it == m.end() || measure(rows[i]) > measure(rows[it->second])) m[key] = i;
+    };
     for (std::size_t i = 0; i < rows.size(); ++i) {
-      const auto& r = rows[i];
-      const auto& p = r.config.params;
-      std::vector<std::string> v{r.config.budget, arch_name(p.arch), std::to_string(p.layers), std::to_string(p.width),
-                                 std::to_string(p.heads), std::to_string(p.tokens), std::to_string(p.block_degree()),
-                                 p.residual ? "true" : "false", std::to_string(r.config.seed), r.params,
-                                 r.lower.value ? std::to_string(*r.lower.value) : "", r.lower.method,
-                                 r.upper.value ? std::to_string(*r.upper.value) : "", r.upper.method,
-                                 status_name(r.status), mark(i), r.second_draw, r.degenerate_why,
-                                 bounds_cell(r, false)};
-      for (std::size_t k = 0; k < v.size(); ++k) os << (k ? "," : "") << csv_quote(v[k]);
-      os << "\n";
+      const std::string ka = arch_key(rows[i]);
+      better(arch, ka, i);
+      better(depth, ka + "|" + std::to_string(rows[i].config.params.layers), i);
     }
-    return os.str();
   }
-  const bool md = f == TableFormat::md;
-  if (md) {
-    if (!title.empty()) os << "**" << title << "**\n\n";
-    os << "| budget | arch | shape | N | params | sep | status | log3 sep | | 2nd draw | bounds |\n"
-       << "|---:|---|---|---:|---:|---|---|---:|---|---|---|\n";
-  } else {
-    os << "% " << title << "\n\\begin{tabular}{rllrrllrll}\n\\hline\nbudget & arch & shape & $N$ & params & sep & "
-          "status & $\\log_3$ sep & & 2nd draw \\\\\n\\hline\n";
+  static std::string arch_key(const TableRow& r) { return r.config.budget + "|" + arch_name(r.config.params.arch); }
+  std::string mark(std::size_t i) const {
+    const std::string ka = arch_key(rows[i]);
+    if (auto a = arch.find(ka); a != arch.end() && a->second == i) return "best";
+    const auto d = depth.find(ka + "|" + std::to_string(rows[i].config.params.layers));
+    return d != depth.end() && d->second == i ? "best at depth" : "";
   }
+};
+
+std::string log3_text(const TableRow& r) {
+  const long long v = measure(r);
+  return v < 0 ? "-" : fixed(log3_of(static_cast<std::size_t>(v))) + (r.status == BracketStatus::exact ? "" : " (lower)");
+}
+
+std::string bound_mark(const std::string& kind, bool md) {
+  if (kind == "upper") return md ? "<=" : "\\(\\le\\)";
+  if (kind == "lower") return md ? ">=" : "\\(\\ge\\)";
+  if (kind == "degree") return md ? "deg" : "degree";
+  return md ? "Theta" : "\\(\\Theta\\)";
+}
+
+void budget_csv(std::ostream& os, const std::vector<TableRow>& rows, const Best& best, const BoundColumns& cols) {
+  std::vector<std::string> head{"budget", "arch", "layers", "width", "heads", "tokens", "degree", "residual", "seed",
+                                "params", "lower", "lower_method", "upper", "upper_method", "status", "best",
+                                "second_draw", "degenerate", "netpoly_version"};
+  if (cols.ids.empty()) head.push_back("bounds");
+  for (const auto& id : cols.ids)
+    for (const char* suffix : {"", " log3", " in_regime", " violated"}) head.push_back(id + suffix);
+  for (std::size_t k = 0; k < head.size(); ++k) os << (k ? "," : "") << csv_quote(head[k]);
+  os << "\n";
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const auto& r = rows[i];
     const auto& p = r.config.params;
-    const long long v = measure(r);
-    const std::string l3 = v < 0 ? "-" : fixed(log3_of(static_cast<std::size_t>(v))) + (r.status == BracketStatus::exact ? "" : " (lower)");
-    std::string sd = r.second_draw.empty() ? "-" : r.second_draw;
-    if (r.degenerate) sd += md ? " **degenerate: " + r.degenerate_why + "**" : " degenerate: " + r.degenerate_why;
-    const std::string m = mark(i);
-    if (md) {
-      os << "| " << r.config.budget << " | " << arch_name(p.arch) << (p.residual ? " (res.)" : "") << " | "
-         << shape_text(p) << " | " << p.tokens << " | " << r.params << " | " << r.table_text() << " | "
-         << status_name(r.status) << " | " << l3 << " | " << (m.empty() ? "" : "**" + m + "**") << " | " << sd << " | "
-         << bounds_cell(r, true) << " |\n";
-    } else {
-      os << r.config.budget << " & " << arch_name(p.arch) << " & " << shape_text(p) << " & " << p.tokens << " & "
-         << r.params << " & " << tex_escape(r.table_text()) << " & " << status_name(r.status) << " & " << tex_escape(l3) << " & "
-         << (m.empty() ? "" : "\\textbf{" + m + "}") << " & " << tex_escape(sd) << " \\\\\n";
+    std::vector<std::string> v{r.config.budget, arch_name(p.arch), std::to_string(p.layers), std::to_string(p.width),
+                               std::to_string(p.heads), std::to_string(p.tokens), std::to_string(p.block_degree()),
+                               p.residual ? "true" : "false", std::to_string(r.config.seed), r.params,
+                               r.lower.value ? std::to_string(*r.lower.value) : "", r.lower.method,
+                               r.upper.value ? std::to_string(*r.upper.value) : "", r.upper.method,
+                               status_name(r.status), best.mark(i), r.second_draw_text(), r.degenerate_why, r.version};
+    if (cols.ids.empty()) v.push_back(bounds_cell(r, false));
+    for (const auto& id : cols.ids) {
+      const BoundCell* b = cell_for(r, id);
+      char l3[64] = "";
+      if (b && b->defined) std::snprintf(l3, sizeof l3, "%.10g", b->log3);
+      v.push_back(b ? (b->exact ? *b->exact : b->value) : "");
+      v.push_back(l3);
+      v.push_back(b ? (b->in_regime ? "true" : "false") : "");
+      v.push_back(b ? (b->violated ? "true" : "false") : "");
     }
+    for (std::size_t k = 0; k < v.size(); ++k) os << (k ? "," : "") << csv_quote(v[k]);
+    os << "\n";
   }
-  if (!md) {
-    os << "\\hline\n\\end{tabular}\n";
-    return os.str();
+}
+
+void budget_md(std::ostream& os, const std::vector<TableRow>& rows, const Best& best, const BoundColumns& cols,
+               const std::string& title) {
+  if (!title.empty()) os << "**" << title << "**\n\n";
+  os << "| budget | arch | shape | N | params | sep | status | log3 sep | | 2nd draw |";
+  if (cols.ids.empty()) os << " bounds |";
+  for (std::size_t k = 0; k < cols.ids.size(); ++k) os << " " << cols.ids[k] << " (" << bound_mark(cols.kinds[k], true) << ") |";
+  os << "\n|---:|---|---|---:|---:|---|---|---:|---|---|";
+  for (std::size_t k = 0; k < std::max<std::size_t>(1, cols.ids.size()); ++k) os << "---|";
+  os << "\n";
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto& r = rows[i];
+    const auto& p = r.config.params;
+    std::string sd = r.second ? r.second_draw_text() : "-";
+    if (r.degenerate) sd += " **degenerate: " + r.degenerate_why + "**";
+    const std::string m = best.mark(i);
+    os << "| " << r.config.budget << " | " << arch_name(p.arch) << (p.residual ? " (res.)" : "") << " | "
+       << shape_text(p) << " | " << p.tokens << " | " << r.params << " | " << r.table_text() << " | "
+       << status_name(r.status) << " | " << log3_text(r) << " | " << (m.empty() ? "" : "**" + m + "**") << " | " << sd
+       << " |";
+    if (cols.ids.empty()) os << " " << bounds_cell(r, true) << " |";
+    for (const auto& id : cols.ids) {
+      const BoundCell* b = cell_for(r, id);
+      std::string v = b ? b->value + (b->in_regime ? "" : " †") : "";
+      if (b && b->violated) v = "**" + v + " VIOLATED**";
+      os << " " << v << " |";
+    }
+    os << "\n";
   }
   // Per budget: the architectures by their best certified lower end.
   os << "\nsep: certified bracket of y[0][0] (exact = equal; (prob.) = certified lower bound, equal with high "
         "probability). log3 sep: of the certified lower end. best: the architecture's largest certified lower end "
         "at this budget; best at depth: the same among the shapes of one depth. 2nd draw: the same shape with an "
         "independent generic draw. † = outside the bound's regime condition; ~ = an asymptotic order, not a "
-        "bound.\n\nBest measured shape per budget (certified lower ends):\n\n";
+        "bound.";
+  if (const std::string v = row_versions(rows); !v.empty()) os << " Measured by netpoly " << v << ".";
+  os << "\n\nBest measured shape per budget (certified lower ends):\n\n";
   std::vector<std::string> budgets;
   for (const auto& r : rows)
     if (std::find(budgets.begin(), budgets.end(), r.config.budget) == budgets.end()) budgets.push_back(r.config.budget);
   for (const auto& b : budgets) {
-    std::vector<std::size_t> best;
-    for (const auto& [k, i] : best_arch)
-      if (rows[i].config.budget == b) best.push_back(i);
-    std::sort(best.begin(), best.end(), [&](std::size_t x, std::size_t y) { return measure(rows[x]) > measure(rows[y]); });
+    std::vector<std::size_t> top;
+    for (const auto& [k, i] : best.arch)
+      if (rows[i].config.budget == b) top.push_back(i);
+    std::sort(top.begin(), top.end(), [&](std::size_t x, std::size_t y) { return measure(rows[x]) > measure(rows[y]); });
     os << "* B = " << b << ":";
-    for (std::size_t k = 0; k < best.size(); ++k) {
-      const auto& r = rows[best[k]];
+    for (std::size_t k = 0; k < top.size(); ++k) {
+      const auto& r = rows[top[k]];
       os << (k ? "," : "") << " " << arch_name(r.config.params.arch) << " " << shape_text(r.config.params) << " ("
          << r.params << " params) sep " << r.table_text();
     }
     os << "\n";
   }
-  return os.str();
 }
 
-std::string render_budget_plot(const std::vector<TableRow>& rows, const std::string& title) {
-  // One series per architecture: x = parameters, y = log3 of the certified lower
-  // end (a bar up to the upper end); the line joins each budget's best shape.
-  // Dashed: the smallest upper bound in regime of that best shape.
-  static const char* kColours[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e"};
-  struct Pt {
-    double x, lo, hi;
-    bool exact;
-  };
-  std::map<std::string, std::vector<Pt>> pts;
-  std::map<std::string, std::map<std::string, std::pair<double, double>>> best;  // arch -> budget -> (x, lo)
-  std::map<std::string, std::map<std::string, std::pair<double, double>>> bound;  // arch -> budget -> (x, log3)
-  double xmax = 1, ymax = 1;
-  for (const auto& r : rows) {
-    if (r.status == BracketStatus::error || !r.lower.value) continue;
-    const std::string a = arch_name(r.config.params.arch);
-    const double x = std::stod(r.params), lo = std::max(0.0, log3_of(*r.lower.value));
-    const double hi = r.upper.value ? std::max(lo, log3_of(*r.upper.value)) : lo;
-    pts[a].push_back({x, lo, hi, r.status == BracketStatus::exact});
-    xmax = std::max(xmax, x);
-    ymax = std::max(ymax, lo);
-    auto& b = best[a][r.config.budget];
-    if (b.second < lo || b.first == 0) {
-      b = {x, lo};
-      double ub = HUGE_VAL;
-      for (const auto& c : r.bounds)
-        if (c.kind == "upper" && c.in_regime && c.defined && std::isfinite(c.log3)) ub = std::min(ub, c.log3);
-      if (std::isfinite(ub)) bound[a][r.config.budget] = {x, ub};
-      else bound[a].erase(r.config.budget);
+// LaTeX (booktabs, numbers for siunitx). Without --bounds it has no bound
+// columns: the bounds of four architectures in one cell run off any page.
+void budget_latex(std::ostream& os, const std::vector<TableRow>& rows, const Best& best, const BoundColumns& cols,
+                  const std::string& title) {
+  os << "% " << title << "\n% netpoly table; needs \\usepackage{booktabs,siunitx}"
+     << (cols.ids.empty() ? "; --bounds ID,... adds bound columns" : "") << "\n\\begin{tabular}{rllrrllrll"
+     << std::string(cols.ids.size(), 'r') << "}\n\\toprule\nbudget & arch & shape & \\(N\\) & params & sep & status & "
+        "\\(\\log_3\\) sep & & 2nd draw";
+  for (std::size_t k = 0; k < cols.ids.size(); ++k)
+    os << " & " << tex_escape(cols.ids[k]) << " (" << bound_mark(cols.kinds[k], false) << ")";
+  os << " \\\\\n\\midrule\n";
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto& r = rows[i];
+    const auto& p = r.config.params;
+    const long long v = measure(r);
+    std::string l3 = v < 0 ? "--" : tex_num(fixed(log3_of(static_cast<std::size_t>(v))));
+    if (v >= 0 && r.status != BracketStatus::exact) l3 += " (lower)";
+    std::string sd = r.second ? tex_bracket(*r.second) : "--";
+    if (r.degenerate) sd += " \\textbf{degenerate:} " + tex_escape(r.degenerate_why);
+    const std::string m = best.mark(i);
+    os << tex_num(r.config.budget) << " & " << arch_name(p.arch) << (p.residual ? " (res.)" : "") << " & "
+       << shape_text(p) << " & " << tex_num(std::to_string(p.tokens)) << " & " << tex_num(r.params) << " & "
+       << tex_bracket(r) << " & " << status_name(r.status) << " & " << l3 << " & "
+       << (m.empty() ? "" : "\\textbf{" + m + "}") << " & " << sd;
+    for (const auto& id : cols.ids) {
+      const BoundCell* b = cell_for(r, id);
+      std::string c = b ? tex_bound_value(b->value) + (b->in_regime ? "" : "\\textsuperscript{\\dag}") : "";
+      if (b && b->violated) c = "\\textbf{" + c + " (violated)}";
+      os << " & " << c;
     }
+    os << " \\\\\n";
   }
-  const double ytop = std::ceil(ymax * 1.5 + 1), xtop = xmax * 1.05;
-  const int W = 760, H = 460, L = 70, R = 200, T = 40, B = 50;
-  auto X = [&](double x) { return L + x / xtop * (W - L - R); };
-  auto Y = [&](double y) { return H - B - std::clamp(y, 0.0, ytop) / ytop * (H - T - B); };
+  os << "\\bottomrule\n\\end{tabular}\n% sep: certified bracket of y[0][0]; log3 sep: of the certified lower end; best: "
+        "the architecture's largest certified lower end at this budget; 2nd draw: an independent generic draw.\n";
+  if (!cols.ids.empty()) os << "% \\dag: outside the bound's regime condition.\n";
+  if (const std::string v = row_versions(rows); !v.empty()) os << "% Measured by netpoly " << v << ".\n";
+}
+
+}  // namespace
+
+std::string render_budget_table(const std::vector<TableRow>& rows_in, TableFormat f, const std::string& title,
+                                const TableView& view) {
+  std::vector<TableRow> rows = rows_in;
+  std::sort(rows.begin(), rows.end(), [](const TableRow& a, const TableRow& b) { return a.config.index < b.config.index; });
+  const Best best(rows);
+  // With --bounds, one column per chosen bound instead of the bounds cell.
+  const BoundColumns cols = view.bounds.empty() ? BoundColumns{} : bound_columns(rows, view);
   std::ostringstream os;
-  os.setf(std::ios::fixed);
-  os.precision(1);
-  os << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\"" << H << "\" viewBox=\"0 0 " << W
-     << " " << H << "\" font-family=\"Helvetica, Arial, sans-serif\" font-size=\"12\">\n"
-     << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"" << W / 2
-     << "\" y=\"20\" text-anchor=\"middle\" font-size=\"11\">" << title.substr(0, 110) << "</text>\n";
-  os << "<g stroke=\"black\"><line x1=\"" << L << "\" y1=\"" << H - B << "\" x2=\"" << W - R << "\" y2=\"" << H - B
-     << "\"/><line x1=\"" << L << "\" y1=\"" << T << "\" x2=\"" << L << "\" y2=\"" << H - B << "\"/></g>\n";
-  const double ystep = std::max(1.0, std::round(ytop / 8));
-  for (double y = 0; y <= ytop + 1e-9; y += ystep)
-    os << "<text x=\"" << L - 6 << "\" y=\"" << Y(y) + 4 << "\" text-anchor=\"end\">" << static_cast<long>(y) << "</text>\n";
-  const double xstep = std::pow(10.0, std::floor(std::log10(xtop / 2)));
-  for (double x = 0; x <= xtop + 1e-9; x += xstep * (xtop / xstep > 10 ? 2 : 1))
-    os << "<text x=\"" << X(x) << "\" y=\"" << H - B + 16 << "\" text-anchor=\"middle\">" << static_cast<long>(x)
-       << "</text>\n";
-  os << "<text x=\"" << (L + W - R) / 2 << "\" y=\"" << H - 12 << "\" text-anchor=\"middle\">parameters</text>\n"
-     << "<text transform=\"translate(18," << (T + H - B) / 2
-     << ") rotate(-90)\" text-anchor=\"middle\">log3 sep (certified lower end)</text>\n";
-  int si = 0;
-  double ly = T + 6;
-  for (const auto& [a, ps] : pts) {
-    const char* col = kColours[si++ % 5];
-    os << "<g fill=\"" << col << "\" stroke=\"" << col << "\">\n";
-    for (const auto& q : ps) {
-      if (q.hi > q.lo + 1e-9)
-        os << "<line stroke-width=\"2\" x1=\"" << X(q.x) << "\" x2=\"" << X(q.x) << "\" y1=\"" << Y(q.lo) << "\" y2=\""
-           << Y(std::min(q.hi, ytop)) << "\"/>\n";
-      os << "<circle r=\"3\" cx=\"" << X(q.x) << "\" cy=\"" << Y(q.lo) << "\"" << (q.exact ? "" : " fill=\"white\"") << "/>\n";
-    }
-    std::vector<std::pair<double, double>> line, ub;
-    for (const auto& [b, p] : best[a]) line.push_back(p);
-    for (const auto& [b, p] : bound[a]) ub.push_back(p);
-    std::sort(line.begin(), line.end());
-    std::sort(ub.begin(), ub.end());
-    os << "<polyline fill=\"none\" stroke-width=\"1.5\" points=\"";
-    for (const auto& [x, y] : line) os << X(x) << "," << Y(y) << " ";
-    os << "\"/>\n<polyline fill=\"none\" stroke-width=\"1\" stroke-dasharray=\"6,4\" points=\"";
-    for (const auto& [x, y] : ub) os << X(x) << "," << Y(y) << " ";
-    os << "\"/>\n</g>\n<g><line x1=\"" << W - R + 12 << "\" x2=\"" << W - R + 32 << "\" y1=\"" << ly << "\" y2=\"" << ly
-       << "\" stroke=\"" << col << "\" stroke-width=\"2\"/><text x=\"" << W - R + 36 << "\" y=\"" << ly + 4 << "\">" << a
-       << " (best per budget)</text></g>\n";
-    ly += 16;
-    os << "<g><line x1=\"" << W - R + 12 << "\" x2=\"" << W - R + 32 << "\" y1=\"" << ly << "\" y2=\"" << ly
-       << "\" stroke=\"" << col << "\" stroke-dasharray=\"6,4\"/><text x=\"" << W - R + 36 << "\" y=\"" << ly + 4 << "\">"
-       << a << ": smallest upper bound</text></g>\n";
-    ly += 20;
-  }
-  os << "<text x=\"" << W - R + 12 << "\" y=\"" << ly + 6
-     << "\" font-size=\"10\">filled: exact; open: bracket (bar to the upper end)</text>\n</svg>\n";
+  if (f == TableFormat::csv) budget_csv(os, rows, best, cols);
+  else if (f == TableFormat::md) budget_md(os, rows, best, cols, title);
+  else budget_latex(os, rows, best, cols, title);
   return os.str();
 }
 

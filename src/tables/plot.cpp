@@ -1,143 +1,157 @@
-// SVG plot of measured log3 sep against depth with the bound curves.
+// The plot of a sweep: measured log3 sep against depth, one series per shape
+// but the depth, with the bound curves of the first seed's rows (the series'
+// colour, one dash pattern per bound), in SVG, PDF or PGF. Curves that leave
+// the y range are clipped and named, in the plot and on stderr.
 #include <algorithm>
 #include <cmath>
+#include <iostream>
 #include <map>
-#include <sstream>
 
+#include "netpoly/io.hpp"
 #include "netpoly/table.hpp"
+#include "plot_frame.hpp"
 
 namespace netpoly {
 
-namespace {
+using namespace tables_detail;
 
-const char* kColours[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"};
-const char* kDashes[] = {"6,4", "2,3", "10,3,2,3", "1,2", "8,2", "4,4"};
+namespace {
 
 double l3(std::size_t v) { return v == 0 ? 0.0 : std::log(static_cast<double>(v)) / std::log(3.0); }
 
-std::string esc(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '<') o += "&lt;";
-    else if (c == '>') o += "&gt;";
-    else if (c == '&') o += "&amp;";
-    else o += c;
+std::string series_name(const NetworkShape& p) {
+  std::string s = "d=" + std::to_string(p.width);
+  if (p.arch == Arch::attention) s += " H=" + std::to_string(p.heads);
+  if (p.arch != Arch::mlp) s += " N=" + std::to_string(p.tokens);
+  if (p.arch == Arch::product || (p.arch == Arch::attention && p.block_degree() != 3))
+    s += " k=" + std::to_string(p.block_degree());
+  return s;
+}
+
+struct Pt {
+  double x, lo, hi;
+  bool exact;
+};
+
+// What the plot shows, collected from the rows.
+struct DepthData {
+  std::map<std::string, std::vector<Pt>> series;
+  std::map<std::string, std::map<std::string, std::vector<std::pair<double, double>>>> curves;  // series -> id -> (x, log3)
+  std::vector<std::string> bound_ids;  // one dash pattern each, in this order
+  double xmin = 1e9, xmax = -1e9, ymax = 1;
+};
+
+DepthData collect(const std::vector<TableRow>& rows, const TableView& view) {
+  DepthData d;
+  d.bound_ids = view.bounds;
+  for (const auto& r : rows) {
+    if (r.status == BracketStatus::error) continue;
+    const std::string s = series_name(r.config.params);
+    const double x = static_cast<double>(r.config.params.layers);
+    d.xmin = std::min(d.xmin, x);
+    d.xmax = std::max(d.xmax, x);
+    const double lo = r.lower.value ? l3(*r.lower.value) : 0.0, hi = r.upper.value ? l3(*r.upper.value) : lo;
+    d.series[s].push_back({x, lo, hi, r.status == BracketStatus::exact});
+    d.ymax = std::max(d.ymax, lo);
+    if (r.config.seed != 1) continue;
+    for (const auto& b : r.bounds) {
+      if ((b.kind != "upper" && b.kind != "lower") || !b.defined || std::isnan(b.log3)) continue;
+      const bool chosen = std::find(d.bound_ids.begin(), d.bound_ids.end(), b.id) != d.bound_ids.end();
+      if (!view.bounds.empty() && !chosen) continue;
+      if (!chosen) d.bound_ids.push_back(b.id);
+      d.curves[s][b.id].push_back({x, b.log3});
+    }
   }
-  return o;
+  // A chosen bound that is no curve here (an order, a degree, another architecture's) gets no legend entry.
+  std::vector<std::string> drawn;
+  for (const auto& id : d.bound_ids)
+    for (const auto& [name, ids] : d.curves)
+      if (ids.count(id) && std::find(drawn.begin(), drawn.end(), id) == drawn.end()) drawn.push_back(id);
+  d.bound_ids = drawn;
+  if (d.xmin > d.xmax) d.xmin = d.xmax = 1;
+  if (d.xmax == d.xmin) {
+    d.xmin -= 0.5;
+    d.xmax += 0.5;
+  }
+  return d;
 }
 
 }  // namespace
 
-std::string render_plot(const std::vector<TableRow>& rows, const std::string& title) {
-  if (!rows.empty() && !rows[0].config.budget.empty()) return render_budget_plot(rows, title);
-  // Series: every shape but the depth; x = depth; y = log3 sep (the certified
-  // bracket as a bar, its lower end as the point; seeds are drawn side by side).
-  struct Pt {
-    double x, lo, hi;
-    bool exact;
-  };
-  std::map<std::string, std::vector<Pt>> series;
-  std::map<std::string, std::map<std::string, std::vector<std::pair<double, double>>>> curves;  // series -> id -> (x, log3)
-  std::vector<std::string> bound_ids;
-  double xmin = 1e9, xmax = -1e9, ymax = 1;
-  for (const auto& r : rows) {
-    if (r.status == BracketStatus::error) continue;
-    const auto& p = r.config.params;
-    std::string s = "d=" + std::to_string(p.width);
-    if (p.arch == Arch::attention) s += " H=" + std::to_string(p.heads);
-    if (p.arch != Arch::mlp) s += " N=" + std::to_string(p.tokens);
-    if (p.arch == Arch::product || (p.arch == Arch::attention && p.block_degree() != 3))
-      s += " k=" + std::to_string(p.block_degree());
-    const double x = static_cast<double>(p.layers);
-    xmin = std::min(xmin, x);
-    xmax = std::max(xmax, x);
-    double lo = r.lower.value ? l3(*r.lower.value) : 0.0, hi = r.upper.value ? l3(*r.upper.value) : lo;
-    series[s].push_back({x, lo, hi, r.status == BracketStatus::exact});
-    ymax = std::max(ymax, lo);
-    if (r.config.seed != 1) continue;
-    for (const auto& b : r.bounds) {
-      if ((b.kind != "upper" && b.kind != "lower") || !b.defined || !std::isfinite(b.log3)) continue;
-      if (std::find(bound_ids.begin(), bound_ids.end(), b.id) == bound_ids.end()) bound_ids.push_back(b.id);
-      curves[s][b.id].push_back({x, b.log3});
-    }
-  }
-  if (xmin > xmax) xmin = xmax = 1;
-  if (xmax == xmin) { xmin -= 0.5; xmax += 0.5; }
-  const double ytop = std::ceil(ymax * 1.6 + 1);
-  const int W = 760, H = 460, L = 70, R = 200, T = 40, B = 50;
-  auto X = [&](double x) { return L + (x - xmin) / (xmax - xmin) * (W - L - R); };
-  auto Y = [&](double y) { return H - B - std::clamp(y, 0.0, ytop) / ytop * (H - T - B); };
-  std::ostringstream os;
-  os.setf(std::ios::fixed);
-  os.precision(1);
-  os << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\"" << H << "\" viewBox=\"0 0 " << W << " " << H
-     << "\" font-family=\"Helvetica, Arial, sans-serif\" font-size=\"12\">\n";
-  os << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  os << "<text x=\"" << W / 2 << "\" y=\"20\" text-anchor=\"middle\" font-size=\"13\">" << esc(title) << "</text>\n";
-  // axes and grid
-  os << "<g stroke=\"#ccc\" stroke-width=\"0.5\">\n";
-  const double ystep = std::max(1.0, std::round(ytop / 8));
-  for (double y = 0; y <= ytop + 1e-9; y += ystep)
-    os << "<line x1=\"" << L << "\" x2=\"" << W - R << "\" y1=\"" << Y(y) << "\" y2=\"" << Y(y) << "\"/>\n";
-  os << "</g>\n<g stroke=\"black\"><line x1=\"" << L << "\" y1=\"" << H - B << "\" x2=\"" << W - R << "\" y2=\"" << H - B
-     << "\"/><line x1=\"" << L << "\" y1=\"" << T << "\" x2=\"" << L << "\" y2=\"" << H - B << "\"/></g>\n";
-  for (double y = 0; y <= ytop + 1e-9; y += ystep)
-    os << "<text x=\"" << L - 6 << "\" y=\"" << Y(y) + 4 << "\" text-anchor=\"end\">" << static_cast<long>(y) << "</text>\n";
-  for (double x = std::ceil(xmin); x <= xmax + 1e-9; x += 1)
-    os << "<text x=\"" << X(x) << "\" y=\"" << H - B + 16 << "\" text-anchor=\"middle\">" << static_cast<long>(x) << "</text>\n";
-  os << "<text x=\"" << (L + W - R) / 2 << "\" y=\"" << H - 12 << "\" text-anchor=\"middle\">depth L</text>\n";
-  os << "<text transform=\"translate(18," << (T + H - B) / 2 << ") rotate(-90)\" text-anchor=\"middle\">log3 sep</text>\n";
-  os << "<clipPath id=\"plot\"><rect x=\"" << L << "\" y=\"" << T << "\" width=\"" << W - L - R << "\" height=\"" << H - T - B
-     << "\"/></clipPath>\n";
-  // bound curves (dashed, in the series colour; dash pattern per bound)
-  int si = 0;
-  double legend_y = T + 6;
-  for (const auto& [name, pts] : series) {
-    const char* col = kColours[si % 8];
-    os << "<g clip-path=\"url(#plot)\" fill=\"none\" stroke=\"" << col << "\" stroke-width=\"1.2\">\n";
-    for (const auto& [id, cv] : curves[name]) {
-      std::size_t di = static_cast<std::size_t>(std::find(bound_ids.begin(), bound_ids.end(), id) - bound_ids.begin());
-      auto c = cv;
-      std::sort(c.begin(), c.end());
-      os << "<polyline stroke-dasharray=\"" << kDashes[di % 6] << "\" points=\"";
-      for (const auto& [x, y] : c) os << X(x) << "," << Y(y) << " ";
-      os << "\"><title>" << esc(id) << " (" << esc(name) << ")</title></polyline>\n";
-    }
-    os << "</g>\n";
-    // measured: bars for brackets, dots for the lower end, a line through exact values
+Plot render_plot(const std::vector<TableRow>& rows, const std::string& title, PlotFormat f, const TableView& view) {
+  if (!rows.empty() && !rows[0].config.budget.empty()) return render_budget_plot(rows, title, f, view);
+  const DepthData d = collect(rows, view);
+  const double ytop = std::ceil(d.ymax * 1.6 + 1);
+  const std::string ylabel = "log3 sep";
+  // What leaves [0, ytop]: bound curves (an infinite value too), and measured brackets' upper ends.
+  ClipLog clipped;
+  for (const auto& [name, ids] : d.curves)
+    for (const auto& [id, pts] : ids)
+      for (const auto& [x, y] : pts)
+        if (y > ytop || y < 0) clipped.add(id, name, y > ytop);
+  for (const auto& [name, pts] : d.series)
+    for (const auto& q : pts)
+      if (q.hi > ytop)
+        clipped.add("the measured bracket of " + name + " at L=" + std::to_string(static_cast<long>(q.x)), "", true);
+  FrameSpec spec;
+  spec.format = f;
+  spec.title = title;
+  spec.xlabel = "depth L";
+  spec.ylabel = ylabel;
+  spec.xmin = d.xmin;
+  spec.xmax = d.xmax;
+  spec.ytop = ytop;
+  for (double x = std::ceil(d.xmin); x <= d.xmax + 1e-9; x += 1) spec.xticks.push_back(x);
+  const PlotStyle st = plot_style(f);
+  std::size_t si = 0;
+  for (const auto& [name, pts] : d.series) spec.legend.push_back({name + " measured", styled(st, series_colour(si++), 2)});
+  for (std::size_t di = 0; di < d.bound_ids.size(); ++di)
+    spec.legend.push_back({d.bound_ids[di], styled(st, {85, 85, 85}, 1, dash_pattern(di))});
+  spec.legend.push_back({"filled: exact; open: bracket/probabilistic", std::nullopt});
+  if (!clipped.empty()) spec.notes.push_back(clipped.note(ylabel, ytop, d.series.size()));
+  PlotFrame frame(spec);
+  Canvas& c = frame.canvas();
+  si = 0;
+  for (const auto& [name, pts] : d.series) {
+    const Rgb col = series_colour(si++);
+    frame.clip_to_plot();
+    if (auto it = d.curves.find(name); it != d.curves.end())
+      for (const auto& [id, cv] : it->second) {
+        const std::size_t di = static_cast<std::size_t>(std::find(d.bound_ids.begin(), d.bound_ids.end(), id) - d.bound_ids.begin());
+        auto pts_sorted = cv;
+        std::sort(pts_sorted.begin(), pts_sorted.end());
+        std::vector<Point> line;
+        for (const auto& [x, y] : pts_sorted)
+          if (std::isfinite(y)) line.push_back({frame.X(x), frame.Y(y)});
+        c.polyline(line, styled(st, col, 1.2, dash_pattern(di)), id + " (" + name + ")");
+      }
+    // measured: bars for brackets, dots for the lower end, a line through the first seed's lower ends
     std::vector<Pt> p = pts;
-    std::sort(p.begin(), p.end(), [](const Pt& a, const Pt& b) { return a.x < b.x; });
+    std::stable_sort(p.begin(), p.end(), [](const Pt& a, const Pt& b) { return a.x < b.x; });
     std::map<double, int> seen;
-    os << "<g fill=\"" << col << "\" stroke=\"" << col << "\">\n";
-    std::vector<std::pair<double, double>> line;
+    std::vector<Point> line, dots;
     for (const auto& q : p) {
-      const double dx = 4.0 * seen[q.x]++;
-      if (q.hi > q.lo + 1e-9)
-        os << "<line stroke-width=\"2\" x1=\"" << X(q.x) + dx << "\" x2=\"" << X(q.x) + dx << "\" y1=\"" << Y(q.lo) << "\" y2=\""
-           << Y(q.hi) << "\"/>\n";
-      os << "<circle r=\"3.5\" cx=\"" << X(q.x) + dx << "\" cy=\"" << Y(q.lo) << "\"" << (q.exact ? "" : " fill=\"white\"")
-         << "/>\n";
-      if (seen[q.x] == 1) line.push_back({X(q.x), Y(q.lo)});
+      const double dx = 4.0 * st.unit * seen[q.x]++;
+      if (q.hi > q.lo + 1e-9) c.polyline({{frame.X(q.x) + dx, frame.Y(q.lo)}, {frame.X(q.x) + dx, frame.Y(q.hi)}}, styled(st, col, 2));
+      dots.push_back({frame.X(q.x) + dx, frame.Y(q.lo)});
+      if (seen[q.x] == 1) line.push_back({frame.X(q.x), frame.Y(q.lo)});
     }
-    os << "<polyline fill=\"none\" stroke-width=\"1.5\" points=\"";
-    for (const auto& [x, y] : line) os << x << "," << y << " ";
-    os << "\"/>\n</g>\n";
-    os << "<g><line x1=\"" << W - R + 12 << "\" x2=\"" << W - R + 32 << "\" y1=\"" << legend_y << "\" y2=\"" << legend_y
-       << "\" stroke=\"" << col << "\" stroke-width=\"2\"/><text x=\"" << W - R + 36 << "\" y=\"" << legend_y + 4 << "\">"
-       << esc(name) << " measured</text></g>\n";
-    legend_y += 16;
-    ++si;
+    c.unclip();
+    c.polyline(line, styled(st, col, 1.5));
+    for (std::size_t k = 0; k < p.size(); ++k)
+      c.circle(dots[k], 3.5 * st.unit, styled(st, col, 1), p[k].exact ? col : Rgb{255, 255, 255});
   }
-  legend_y += 6;
-  for (std::size_t di = 0; di < bound_ids.size(); ++di) {
-    os << "<g><line x1=\"" << W - R + 12 << "\" x2=\"" << W - R + 32 << "\" y1=\"" << legend_y << "\" y2=\"" << legend_y
-       << "\" stroke=\"#555\" stroke-dasharray=\"" << kDashes[di % 6] << "\"/><text x=\"" << W - R + 36 << "\" y=\""
-       << legend_y + 4 << "\">" << esc(bound_ids[di]) << "</text></g>\n";
-    legend_y += 16;
-  }
-  os << "<text x=\"" << W - R + 12 << "\" y=\"" << legend_y + 10 << "\" font-size=\"10\">filled: exact; open: bracket/probabilistic</text>\n";
-  os << "</svg>\n";
-  return os.str();
+  return {frame.finish(), clipped.lines(ylabel, ytop)};
+}
+
+void write_plot(const std::string& path, const std::vector<TableRow>& rows, const std::string& title,
+                const TableView& view) {
+  const Plot p = render_plot(rows, title, plot_format_for(path), view);
+  write_file_atomic(path, p.text);
+  if (p.clipped.empty()) return;
+  std::cerr << "netpoly: plot " << path << ": " << p.clipped.size()
+            << " curve(s) leave the y range and are clipped (the plot notes them):\n";
+  for (const auto& line : p.clipped) std::cerr << "  " << line << "\n";
 }
 
 }  // namespace netpoly

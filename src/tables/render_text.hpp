@@ -1,9 +1,14 @@
-// Text helpers the table renderers share (table.cpp, budget.cpp): CSV
-// quoting, LaTeX escaping, and log3 of a measured rank.
+// Text helpers the table renderers share (render.cpp, budget.cpp): CSV
+// quoting, LaTeX escaping and numbers as siunitx reads them, log3 of a
+// measured rank, and the bound columns of a table.
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <string>
+#include <vector>
+
+#include "netpoly/table.hpp"
 
 namespace netpoly::tables_detail {
 
@@ -15,21 +20,118 @@ inline std::string csv_quote(const std::string& s) {
   return q + "\"";
 }
 
-// LaTeX text: _ & % # $ escaped, ^ as \^{}, < and > in math mode.
+// LaTeX text: _ & % # $ { } escaped, ^ and ~ as accents' text forms, \ as
+// \textbackslash{}, < and > in math mode.
 inline std::string tex_escape(const std::string& s) {
   std::string o;
   for (char c : s) {
-    if (c == '_' || c == '&' || c == '%' || c == '#' || c == '$') o += std::string("\\") + c;
+    if (c == '_' || c == '&' || c == '%' || c == '#' || c == '$' || c == '{' || c == '}') o += std::string("\\") + c;
     else if (c == '^') o += "\\^{}";
-    else if (c == '<' || c == '>') o += std::string("$") + c + "$";
+    else if (c == '~') o += "\\~{}";
+    else if (c == '\\') o += "\\textbackslash{}";
+    else if (c == '<' || c == '>') o += std::string("\\(") + c + "\\)";
     else o += c;
   }
   return o;
 }
 
+// A decimal number: [-]digits[.digits][e[+-]digits].
+inline bool is_decimal(const std::string& s) {
+  std::size_t i = 0, n = s.size();
+  auto digits = [&]() {
+    const std::size_t start = i;
+    while (i < n && s[i] >= '0' && s[i] <= '9') ++i;
+    return i > start;
+  };
+  if (i < n && (s[i] == '-' || s[i] == '+')) ++i;
+  if (!digits()) return false;
+  if (i < n && s[i] == '.') {
+    ++i;
+    if (!digits()) return false;
+  }
+  if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < n && (s[i] == '-' || s[i] == '+')) ++i;
+    if (!digits()) return false;
+  }
+  return i == n;
+}
+
+// A number for LaTeX: \num{...} (siunitx) when it is one, escaped text otherwise.
+inline std::string tex_num(const std::string& s) { return is_decimal(s) ? "\\num{" + s + "}" : tex_escape(s); }
+
+// A bound's display value (format_value) for LaTeX: "1594323" -> \num{1594323};
+// "3^6.52372" -> \(3^{\num{6.52372}}\) ("3^inf" -> \(3^{\infty}\)); "1.23457e20
+// (21 digits)" -> \num{1.23457e20} (21 digits); "undefined" as text.
+inline std::string tex_bound_value(const std::string& v) {
+  if (v.rfind("3^", 0) == 0) {
+    const std::string x = v.substr(2);
+    const std::string e = is_decimal(x) ? "\\num{" + x + "}" : x == "inf" ? "\\infty" : x == "-inf" ? "-\\infty" : "\\mbox{" + tex_escape(x) + "}";
+    return "\\(3^{" + e + "}\\)";
+  }
+  const auto sp = v.find(' ');
+  const std::string head = v.substr(0, sp), rest = sp == std::string::npos ? "" : v.substr(sp);
+  return is_decimal(head) ? "\\num{" + head + "}" + tex_escape(rest) : tex_escape(v);
+}
+
+// A bracket's table text for LaTeX: \num{5}, \num{5} (prob.), [\num{3}, \num{7}], error.
+inline std::string tex_bracket(const Bracket& b) {
+  auto end = [](const std::optional<std::size_t>& v, const char* none) {
+    return v ? "\\num{" + std::to_string(*v) + "}" : std::string(none);
+  };
+  switch (b.status) {
+    case BracketStatus::exact: return end(b.lower.value, "?");
+    case BracketStatus::probabilistic: return end(b.lower.value, "?") + " (prob.)";
+    case BracketStatus::error: return "error";
+    case BracketStatus::bracket: break;
+  }
+  return "{[}" + end(b.lower.value, "\\num{0}") + ", " + end(b.upper.value, "\\(\\infty\\)") + "{]}";
+}
+
 // log3 of a measured rank (-inf for 0).
 inline double log3_of(std::size_t v) {
   return v == 0 ? -HUGE_VAL : std::log(static_cast<double>(v)) / std::log(3.0);
+}
+
+// The bound columns of a table: the view's ids in its order, or every id of
+// the rows in order of appearance; each with its kind ("" if no row has it).
+struct BoundColumns {
+  std::vector<std::string> ids, kinds;
+};
+inline BoundColumns bound_columns(const std::vector<TableRow>& rows, const TableView& view) {
+  BoundColumns c;
+  auto kind_of = [&](const std::string& id) {
+    for (const auto& r : rows)
+      for (const auto& b : r.bounds)
+        if (b.id == id) return b.kind;
+    return std::string();
+  };
+  if (!view.bounds.empty()) {
+    c.ids = view.bounds;
+  } else {
+    for (const auto& r : rows)
+      for (const auto& b : r.bounds)
+        if (std::find(c.ids.begin(), c.ids.end(), b.id) == c.ids.end()) c.ids.push_back(b.id);
+  }
+  for (const auto& id : c.ids) c.kinds.push_back(kind_of(id));
+  return c;
+}
+
+// A row's cell for a bound id (nullptr when the bound does not apply to it).
+inline const BoundCell* cell_for(const TableRow& r, const std::string& id) {
+  for (const auto& b : r.bounds)
+    if (b.id == id) return &b;
+  return nullptr;
+}
+
+// The netpoly builds that measured the rows, in order of appearance, joined by "; ".
+inline std::string row_versions(const std::vector<TableRow>& rows) {
+  std::vector<std::string> vs;
+  for (const auto& r : rows)
+    if (!r.version.empty() && std::find(vs.begin(), vs.end(), r.version) == vs.end()) vs.push_back(r.version);
+  std::string s;
+  for (const auto& v : vs) s += (s.empty() ? "" : "; ") + v;
+  return s;
 }
 
 }  // namespace netpoly::tables_detail

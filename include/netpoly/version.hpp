@@ -1,0 +1,12 @@
+// Which netpoly this is: the version, the git commit it was built from and
+// the FLINT it links, e.g. "0.1.0 (git 4bf024c05d10, FLINT 2.9.0)". `netpoly
+// --version` prints it, and every table row records it (a --merge or --resume
+// refuses rows of different builds).
+#pragma once
+#include <string>
+
+namespace netpoly {
+
+const std::string& netpoly_build();
+
+}  // namespace netpoly

@@ -1,0 +1,89 @@
+// The SVG canvas: one <svg> element, pixels from the top left.
+#include <cstdio>
+#include <sstream>
+
+#include "canvas.hpp"
+
+namespace netpoly::tables_detail {
+
+namespace {
+
+std::string esc(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '<') o += "&lt;";
+    else if (c == '>') o += "&gt;";
+    else if (c == '&') o += "&amp;";
+    else if (c == '"') o += "&quot;";
+    else o += c;
+  }
+  return o;
+}
+
+std::string num(double x) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.1f", x);
+  return b;
+}
+
+std::string colour(const Rgb& c) {
+  char b[8];
+  std::snprintf(b, sizeof b, "#%02x%02x%02x", c.r & 255, c.g & 255, c.b & 255);
+  return b;
+}
+
+std::string stroke_attrs(const Stroke& s) {
+  std::string a = " stroke=\"" + colour(s.colour) + "\" stroke-width=\"" + num(s.width) + "\"";
+  if (!s.dash.empty()) {
+    std::string d;
+    for (double x : s.dash) d += (d.empty() ? "" : ",") + num(x);
+    a += " stroke-dasharray=\"" + d + "\"";
+  }
+  return a;
+}
+
+class SvgCanvas : public Canvas {
+ public:
+  SvgCanvas(double w, double h, const std::string& title) : Canvas(w, h) {
+    os_ << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << num(w) << "\" height=\"" << num(h)
+        << "\" viewBox=\"0 0 " << num(w) << " " << num(h) << "\" font-family=\"Helvetica, Arial, sans-serif\">\n"
+        << "<title>" << esc(title) << "</title>\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  }
+  void polyline(const std::vector<Point>& pts, const Stroke& s, const std::string& label) override {
+    os_ << "<polyline fill=\"none\"" << stroke_attrs(s) << " points=\"";
+    for (const auto& [x, y] : pts) os_ << num(x) << "," << num(y) << " ";
+    os_ << "\">";
+    if (!label.empty()) os_ << "<title>" << esc(label) << "</title>";
+    os_ << "</polyline>\n";
+  }
+  void circle(Point c, double r, const Stroke& s, std::optional<Rgb> fill) override {
+    os_ << "<circle cx=\"" << num(c.first) << "\" cy=\"" << num(c.second) << "\" r=\"" << num(r) << "\" fill=\""
+        << (fill ? colour(*fill) : std::string("none")) << "\"" << stroke_attrs(s) << "/>\n";
+  }
+  void text(Point at, const std::string& s, double size, Anchor a, bool vertical) override {
+    const char* anchor = a == Anchor::start ? "start" : a == Anchor::middle ? "middle" : "end";
+    os_ << "<text font-size=\"" << num(size) << "\" text-anchor=\"" << anchor << "\"";
+    if (vertical) os_ << " transform=\"translate(" << num(at.first) << "," << num(at.second) << ") rotate(-90)\">";
+    else os_ << " x=\"" << num(at.first) << "\" y=\"" << num(at.second) << "\">";
+    os_ << esc(s) << "</text>\n";
+  }
+  void clip(double x, double y, double w, double h) override {
+    const std::string id = "clip" + std::to_string(++clips_);
+    os_ << "<clipPath id=\"" << id << "\"><rect x=\"" << num(x) << "\" y=\"" << num(y) << "\" width=\"" << num(w)
+        << "\" height=\"" << num(h) << "\"/></clipPath>\n<g clip-path=\"url(#" << id << ")\">\n";
+  }
+  void unclip() override { os_ << "</g>\n"; }
+  std::string finish() override { return os_.str() + "</svg>\n"; }
+
+ private:
+  std::ostringstream os_;
+  int clips_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Canvas> make_svg_canvas(double w, double h, const std::string& title) {
+  return std::make_unique<SvgCanvas>(w, h, title);
+}
+
+}  // namespace netpoly::tables_detail

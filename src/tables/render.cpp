@@ -1,0 +1,263 @@
+// A sweep's table in markdown, CSV, LaTeX (booktabs, numbers for siunitx) and
+// JSON, with the bound columns a view chooses (--bounds). The equal-budget
+// forms are budget.cpp's.
+#include <algorithm>
+#include <sstream>
+
+#include "netpoly/error.hpp"
+#include "netpoly/table.hpp"
+#include "render_text.hpp"
+
+namespace netpoly {
+
+using json = nlohmann::json;
+using namespace tables_detail;
+
+std::vector<std::string> parse_bound_ids(const std::string& list) {
+  const auto known = bound_ids();
+  std::vector<std::string> ids;
+  std::stringstream ss(list);
+  for (std::string id; std::getline(ss, id, ',');) {
+    id.erase(0, id.find_first_not_of(" \t"));
+    id.erase(id.find_last_not_of(" \t") + 1);
+    if (id.empty()) continue;
+    if (std::find(known.begin(), known.end(), id) == known.end()) {
+      std::string all;
+      for (const auto& k : known) all += (all.empty() ? "" : ", ") + k;
+      throw InputError("--bounds: unknown bound id \"" + id + "\"; the registry's ids: " + all);
+    }
+    if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+  }
+  if (ids.empty()) throw InputError("--bounds: expected bound ids separated by commas, e.g. \"LV Thm 3,LV Thm 4\"");
+  return ids;
+}
+
+void check_bound_ids_apply(const std::vector<std::string>& ids, const std::vector<NetworkShape>& shapes) {
+  std::vector<std::string> apply;  // the ids of every shape, in registry order of appearance
+  for (const auto& p : shapes) {
+    std::vector<Bound> bs;
+    try {
+      bs = compute_bounds(p);
+    } catch (const InputError&) {
+      continue;  // a shape without bounds (it is an error row)
+    }
+    for (const auto& b : bs)
+      if (std::find(apply.begin(), apply.end(), b.id) == apply.end()) apply.push_back(b.id);
+  }
+  for (const auto& id : ids)
+    if (std::find(apply.begin(), apply.end(), id) == apply.end()) {
+      std::string all;
+      for (const auto& a : apply) all += (all.empty() ? "" : ", ") + a;
+      throw InputError("--bounds: \"" + id + "\" applies to none of the table's shapes; the bounds that do: " + all);
+    }
+}
+
+namespace {
+
+// k: the block degree (product, and attention sweeps with --degree).
+std::vector<std::string> config_columns(Arch a, bool k) {
+  std::vector<std::string> c{"L", "d"};
+  if (a == Arch::attention) c.push_back("H");
+  if (a != Arch::mlp) c.push_back("N");
+  if (k) c.push_back("k");
+  c.push_back("seed");
+  return c;
+}
+
+std::vector<std::string> config_values(const TableRow& r, bool k) {
+  const auto& p = r.config.params;
+  std::vector<std::string> v{std::to_string(p.layers), std::to_string(p.width)};
+  if (p.arch == Arch::attention) v.push_back(std::to_string(p.heads));
+  if (p.arch != Arch::mlp) v.push_back(std::to_string(p.tokens));
+  if (k) v.push_back(std::to_string(p.block_degree()));
+  v.push_back(std::to_string(r.config.seed));
+  return v;
+}
+
+std::string kind_mark(const std::string& kind) {
+  if (kind == "upper") return "<=";
+  if (kind == "lower") return ">=";
+  if (kind == "degree") return "deg";
+  return "Theta";
+}
+
+std::string tex_kind_mark(const std::string& kind) {
+  if (kind == "upper") return "\\(\\le\\)";
+  if (kind == "lower") return "\\(\\ge\\)";
+  if (kind == "degree") return "degree";
+  return "\\(\\Theta\\)";
+}
+
+std::string md_value(const BoundCell& b) {
+  std::string v = b.value;
+  if (!b.in_regime) v += " †";
+  if (b.violated) v = "**" + v + " VIOLATED**";
+  return v;
+}
+
+std::string tex_value(const BoundCell& b) {
+  std::string v = tex_bound_value(b.value);
+  if (!b.in_regime) v += "\\textsuperscript{\\dag}";
+  if (b.violated) v = "\\textbf{" + v + " (violated)}";
+  return v;
+}
+
+// The JSON form: every row (timings apart, so reruns compare byte for byte).
+std::string render_json(const std::vector<TableRow>& rows, const std::string& title) {
+  json j;
+  j["title"] = title;
+  j["rows"] = json::array();
+  json timings = json::object();
+  for (const auto& r : rows) {
+    json x = r.to_json();
+    x.erase("seconds");
+    j["rows"].push_back(x);
+    timings[r.config.key()] = r.seconds;
+  }
+  j["timings"] = timings;
+  return j.dump(1) + "\n";
+}
+
+// What the md and LaTeX forms share: the columns and the notes' conditions.
+struct Layout {
+  bool k_col = false, any_draw = false, any_violation = false, any_out = false;
+  std::vector<std::string> cols;
+  BoundColumns bounds;
+  std::string versions;
+};
+
+Layout layout(const std::vector<TableRow>& rows, const TableView& view) {
+  Layout l;
+  const Arch arch = rows.empty() ? Arch::attention : rows[0].config.params.arch;
+  l.k_col = arch == Arch::product;
+  for (const auto& r : rows) l.k_col = l.k_col || r.config.params.block_degree() != 3;
+  if (arch != Arch::attention && arch != Arch::product) l.k_col = false;
+  l.cols = config_columns(arch, l.k_col);
+  l.bounds = bound_columns(rows, view);
+  for (const auto& r : rows) {
+    l.any_draw = l.any_draw || r.second || r.degenerate;
+    for (const auto& id : l.bounds.ids)
+      if (const BoundCell* b = cell_for(r, id)) {
+        l.any_violation = l.any_violation || b->violated;
+        l.any_out = l.any_out || !b->in_regime;
+      }
+  }
+  l.versions = row_versions(rows);
+  return l;
+}
+
+void render_md(std::ostream& os, const std::vector<TableRow>& rows, const Layout& l, const std::string& title) {
+  const auto& ids = l.bounds.ids;
+  if (!title.empty()) os << "**" << title << "**\n\n";
+  os << "|";
+  for (const auto& c : l.cols) os << " " << c << " |";
+  os << " params | sep | status |" << (l.any_draw ? " 2nd draw |" : "");
+  for (std::size_t k = 0; k < ids.size(); ++k) os << " " << ids[k] << " (" << kind_mark(l.bounds.kinds[k]) << ") |";
+  os << "\n|";
+  for (std::size_t k = 0; k < l.cols.size() + 3 + (l.any_draw ? 1 : 0) + ids.size(); ++k)
+    os << (k < l.cols.size() + 1 ? "---:|" : "---|");
+  os << "\n";
+  for (const auto& r : rows) {
+    os << "|";
+    for (const auto& v : config_values(r, l.k_col)) os << " " << v << " |";
+    os << " " << r.params << " | " << r.table_text() << " | " << status_name(r.status) << " |";
+    if (l.any_draw) {
+      std::string c = r.second ? r.second_draw_text() : "-";
+      if (r.degenerate) c += " **degenerate: " + r.degenerate_why + "**";
+      os << " " << c << " |";
+    }
+    for (const auto& id : ids) {
+      const BoundCell* b = cell_for(r, id);
+      os << " " << (b ? md_value(*b) : "") << " |";
+    }
+    os << "\n";
+  }
+  os << "\nsep: exact = certified equal; (prob.) = certified lower bound, equal with high probability; [a, b] = certified bracket.";
+  if (l.any_out) os << " † = the bound's regime condition does not hold here.";
+  if (l.any_violation) os << " VIOLATED = a certified measurement contradicts the bound.";
+  if (l.any_draw) os << " 2nd draw: the same shape with an independent generic draw of weights.";
+  if (!l.versions.empty()) os << " Measured by netpoly " << l.versions << ".";
+  os << "\n";
+}
+
+void render_csv(std::ostream& os, const std::vector<TableRow>& rows, const Layout& l) {
+  std::vector<std::string> head{"arch", "layers", "width", "heads", "tokens", "degree", "residual", "seed",
+                                "params", "lower", "lower_method", "upper", "upper_method", "status",
+                                "second_draw", "degenerate", "netpoly_version"};
+  for (const auto& id : l.bounds.ids)
+    for (const char* suffix : {"", " log3", " in_regime", " violated"}) head.push_back(id + suffix);
+  for (std::size_t k = 0; k < head.size(); ++k) os << (k ? "," : "") << csv_quote(head[k]);
+  os << "\n";
+  for (const auto& r : rows) {
+    const auto& p = r.config.params;
+    std::vector<std::string> v{arch_name(p.arch), std::to_string(p.layers), std::to_string(p.width),
+                               std::to_string(p.heads), std::to_string(p.tokens), std::to_string(p.block_degree()),
+                               p.residual ? "true" : "false", std::to_string(r.config.seed), r.params,
+                               r.lower.value ? std::to_string(*r.lower.value) : "", r.lower.method,
+                               r.upper.value ? std::to_string(*r.upper.value) : "", r.upper.method,
+                               status_name(r.status), r.second_draw_text(), r.degenerate_why, r.version};
+    for (const auto& id : l.bounds.ids) {
+      const BoundCell* b = cell_for(r, id);
+      char l3[64] = "";
+      if (b && b->defined) std::snprintf(l3, sizeof l3, "%.10g", b->log3);
+      v.push_back(b ? (b->exact ? *b->exact : b->value) : "");
+      v.push_back(l3);
+      v.push_back(b ? (b->in_regime ? "true" : "false") : "");
+      v.push_back(b ? (b->violated ? "true" : "false") : "");
+    }
+    for (std::size_t k = 0; k < v.size(); ++k) os << (k ? "," : "") << csv_quote(v[k]);
+    os << "\n";
+  }
+}
+
+// LaTeX: a tabular with booktabs rules; every number in \num{} (siunitx), a
+// log3 value as \(3^{\num{x}}\). Needs \usepackage{booktabs,siunitx}.
+void render_latex(std::ostream& os, const std::vector<TableRow>& rows, const Layout& l, const std::string& title) {
+  const auto& ids = l.bounds.ids;
+  os << "% " << title << "\n% netpoly table; needs \\usepackage{booktabs,siunitx}\n";
+  os << "\\begin{tabular}{" << std::string(l.cols.size() + 1, 'r') << "ll" << (l.any_draw ? "l" : "")
+     << std::string(ids.size(), 'r') << "}\n\\toprule\n";
+  for (const auto& c : l.cols) os << (c == "seed" ? "seed" : "\\(" + c + "\\)") << " & ";
+  os << "params & sep & status" << (l.any_draw ? " & 2nd draw" : "");
+  for (std::size_t k = 0; k < ids.size(); ++k) os << " & " << tex_escape(ids[k]) << " (" << tex_kind_mark(l.bounds.kinds[k]) << ")";
+  os << " \\\\\n\\midrule\n";
+  for (const auto& r : rows) {
+    for (const auto& v : config_values(r, l.k_col)) os << tex_num(v) << " & ";
+    os << tex_num(r.params) << " & " << tex_bracket(r) << " & " << status_name(r.status);
+    if (l.any_draw) {
+      os << " & " << (r.second ? tex_bracket(*r.second) : "--");
+      if (r.degenerate) os << " \\textbf{degenerate:} " << tex_escape(r.degenerate_why);
+    }
+    for (const auto& id : ids) {
+      const BoundCell* b = cell_for(r, id);
+      os << " & " << (b ? tex_value(*b) : "");
+    }
+    os << " \\\\\n";
+  }
+  os << "\\bottomrule\n\\end{tabular}\n";
+  os << "% sep: exact = certified equal; (prob.) = certified lower bound, equal with high probability; [a, b] = "
+        "certified bracket.\n";
+  if (l.any_out) os << "% \\dag: the bound's regime condition does not hold for this row.\n";
+  if (l.any_violation) os << "% (violated): a certified measurement contradicts the bound.\n";
+  if (l.any_draw) os << "% 2nd draw: the same shape with an independent generic draw of weights.\n";
+  if (!l.versions.empty()) os << "% Measured by netpoly " << l.versions << ".\n";
+}
+
+}  // namespace
+
+std::string render_table(const std::vector<TableRow>& rows_in, TableFormat f, const std::string& title,
+                         const TableView& view) {
+  if (f != TableFormat::json && !rows_in.empty() && !rows_in[0].config.budget.empty())
+    return render_budget_table(rows_in, f, title, view);
+  std::vector<TableRow> rows = rows_in;
+  std::sort(rows.begin(), rows.end(), [](const TableRow& a, const TableRow& b) { return a.config.index < b.config.index; });
+  if (f == TableFormat::json) return render_json(rows, title);
+  const Layout l = layout(rows, view);
+  std::ostringstream os;
+  if (f == TableFormat::md) render_md(os, rows, l, title);
+  else if (f == TableFormat::csv) render_csv(os, rows, l);
+  else render_latex(os, rows, l, title);
+  return os.str();
+}
+
+}  // namespace netpoly

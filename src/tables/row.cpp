@@ -1,0 +1,243 @@
+// A table row: its JSON form, and the one code path that judges every row —
+// measured here (measure_row) or read back by a --merge or --resume: the
+// consistency of its measurements, then what they determine (parameter count,
+// bound cells, degenerate and violation marks).
+#include <chrono>
+#include <cmath>
+
+#include "netpoly/context.hpp"
+#include "netpoly/error.hpp"
+#include "netpoly/presets.hpp"
+#include "netpoly/table.hpp"
+#include "netpoly/version.hpp"
+#include "render_text.hpp"
+
+namespace netpoly {
+
+using json = nlohmann::json;
+using tables_detail::log3_of;
+
+std::string SweepConfig::key() const {
+  return (budget.empty() ? "" : "B=" + budget + " ") + shape_label(params, LabelStyle::table_key) +
+         " seed=" + std::to_string(seed);
+}
+
+std::string TableRow::second_draw_text() const { return second ? second->table_text() : std::string(); }
+
+json bound_cell_json(const BoundCell& b) {
+  json x = {{"id", b.id},         {"kind", b.kind},         {"value", b.value}, {"log3", b.defined ? json(b.log3) : json(nullptr)},
+            {"in_regime", b.in_regime}, {"defined", b.defined}, {"violated", b.violated}};
+  x["exact"] = b.exact ? json(*b.exact) : json(nullptr);
+  if (!std::isfinite(b.log3) && b.defined) x["log3"] = b.log3 > 0 ? "inf" : "-inf";
+  return x;
+}
+
+json TableRow::to_json() const {
+  json j;
+  j["index"] = config.index;
+  j["key"] = config.key();
+  const auto& p = config.params;
+  j["config"] = {{"arch", arch_name(p.arch)}, {"layers", p.layers}, {"width", p.width},   {"heads", p.heads},
+                 {"tokens", p.tokens},        {"degree", p.degree}, {"residual", p.residual}, {"seed", config.seed}};
+  if (!config.budget.empty()) j["budget"] = config.budget;
+  j["params"] = params;
+  write_row_json(j);
+  if (second) {
+    j["second_draw"] = second->table_text();  // for reading; the bracket below is what counts
+    json b;
+    second->write_row_json(b);
+    j["second_draw_bracket"] = b;
+  }
+  if (degenerate) j["degenerate"] = degenerate_why;
+  json bs = json::array();
+  for (const auto& b : bounds) bs.push_back(bound_cell_json(b));
+  j["bounds"] = bs;
+  j["netpoly_version"] = version;
+  j["seconds"] = seconds;
+  j["options"] = options;
+  j["sweep"] = sweep;
+  return j;
+}
+
+TableRow TableRow::from_json(const json& j) {
+  TableRow r;
+  const auto& c = j.at("config");
+  r.config.index = j.at("index").get<std::size_t>();
+  r.config.params = {parse_arch(c.at("arch").get<std::string>()), c.at("layers").get<std::uint64_t>(),
+                     c.at("width").get<std::uint64_t>(), c.at("heads").get<std::uint64_t>(),
+                     c.at("tokens").get<std::uint64_t>(), c.at("degree").get<std::uint64_t>(),
+                     c.at("residual").get<bool>()};
+  r.config.seed = c.at("seed").get<std::uint64_t>();
+  // Journals before degree-k attention blocks stored 2 for attention rows; their keys have no k.
+  if (r.config.params.arch == Arch::attention && j.value("key", std::string()).find(" k=") == std::string::npos)
+    r.config.params.degree = 0;
+  r.config.budget = j.value("budget", std::string());
+  r.params = j.at("params").get<std::string>();
+  static_cast<Bracket&>(r) = Bracket::from_row_json(j);
+  if (j.contains("second_draw_bracket")) r.second = Bracket::from_row_json(j["second_draw_bracket"]);
+  if (j.contains("degenerate")) {
+    r.degenerate = true;
+    r.degenerate_why = j["degenerate"].get<std::string>();
+  }
+  for (const auto& x : j.at("bounds")) {
+    BoundCell b;
+    b.id = x.at("id").get<std::string>();
+    b.kind = x.at("kind").get<std::string>();
+    b.value = x.at("value").get<std::string>();
+    if (!x.at("exact").is_null()) b.exact = x["exact"].get<std::string>();
+    const auto& l = x.at("log3");
+    b.log3 = l.is_number() ? l.get<double>() : l.is_string() ? (l == "inf" ? HUGE_VAL : -HUGE_VAL) : NAN;
+    b.in_regime = x.at("in_regime").get<bool>();
+    b.defined = x.value("defined", true);
+    b.violated = x.at("violated").get<bool>();
+    r.bounds.push_back(b);
+  }
+  r.version = j.value("netpoly_version", std::string());
+  r.seconds = j.value("seconds", 0.0);
+  r.options = j.value("options", json(nullptr));
+  r.sweep = j.value("sweep", json(nullptr));
+  return r;
+}
+
+namespace {
+
+// Compares a measured integer with a bound: -1, 0, 1 for v <, =, > bound.
+// Exact when the bound's integer is known; otherwise on log3 with a margin
+// (returns 0, "too close to call", inside the margin).
+int compare(std::size_t v, const BoundCell& b) {
+  if (b.exact) {
+    Fmpz x, y;
+    fmpz_set_ui(x.get(), v);
+    y.set_str(*b.exact);
+    return fmpz_cmp(x.get(), y.get()) < 0 ? -1 : fmpz_cmp(x.get(), y.get()) > 0 ? 1 : 0;
+  }
+  const double lv = log3_of(v), tol = 1e-9 * std::max(1.0, std::fabs(b.log3));
+  if (lv > b.log3 + tol) return 1;
+  if (lv < b.log3 - tol) return -1;
+  return 0;
+}
+
+// The first inconsistency of a bracket's ends and status ("" when none): what
+// Bracket::combine guarantees for every bracket it makes.
+std::string bracket_problem(const Bracket& b) {
+  const auto& lo = b.lower.value;
+  const auto& hi = b.upper.value;
+  const std::string text = b.range_text() + " " + status_name(b.status);
+  if (b.status == BracketStatus::error) return lo || hi ? "an error row with measured values " + b.range_text() : "";
+  if (lo && hi && *lo > *hi)
+    return "its lower end " + std::to_string(*lo) + " is above its upper end " + std::to_string(*hi);
+  const bool meet = lo && hi && *lo == *hi;
+  if (b.status == BracketStatus::exact && !meet) return "status exact, but its ends " + b.range_text() + " do not meet";
+  if (b.status != BracketStatus::exact && meet) return "its ends meet at " + std::to_string(*lo) + ", but its status is " + status_name(b.status);
+  if (b.status == BracketStatus::probabilistic) {
+    if (!lo) return text + ": probabilistic without a lower end";
+    if (!(b.failure_probability >= 0 && b.failure_probability < 1))
+      return text + ": failure probability " + std::to_string(b.failure_probability) + " is not in [0, 1)";
+  }
+  return "";
+}
+
+}  // namespace
+
+void flag_violations(TableRow& r) {
+  for (auto& b : r.bounds) {
+    b.violated = false;
+    if (!b.in_regime || !b.defined || std::isnan(b.log3)) continue;
+    // A certified lower end above an upper bound, or a lower bound above a certified upper end.
+    if (b.kind == "upper" && r.lower.value && compare(*r.lower.value, b) > 0) b.violated = true;
+    if (b.kind == "lower" && r.upper.value && compare(*r.upper.value, b) < 0) b.violated = true;
+  }
+}
+
+std::string row_params(const NetworkShape& p) { return parameter_count(p).str(); }
+
+std::vector<BoundCell> row_bounds(const NetworkShape& p) {
+  std::vector<BoundCell> cells;
+  for (const auto& b : compute_bounds(p)) {
+    BoundCell cell;
+    cell.id = b.id;
+    cell.kind = bound_kind_name(b.kind);
+    cell.value = format_value(b, 12);
+    if (b.exact) cell.exact = b.exact->str();
+    cell.log3 = b.log3;
+    cell.in_regime = b.in_regime;
+    cell.defined = b.defined;
+    cells.push_back(cell);
+  }
+  return cells;
+}
+
+std::string judge_row(TableRow& r) {
+  if (auto p = bracket_problem(r); !p.empty()) return p;
+  if (r.second) {
+    if (r.status == BracketStatus::error) return "an error row with a second draw";
+    if (r.second->status == BracketStatus::error) return "its second draw is an error";
+    if (auto p = bracket_problem(*r.second); !p.empty()) return "second draw: " + p;
+  }
+  if (r.options.is_object() && r.status != BracketStatus::error) {
+    const bool generic = r.options.value("weights", std::string()) == weight_dist_name(WeightDist::generic);
+    if (generic && !r.second) return "generic weights, but no second draw";
+    if (!generic && r.second) return "a second draw, but the weights are not generic";
+  }
+  try {
+    r.params = row_params(r.config.params);
+    r.bounds = row_bounds(r.config.params);
+  } catch (const InputError& e) {
+    return std::string("not a valid shape: ") + e.what();
+  }
+  r.degenerate = false;
+  r.degenerate_why.clear();
+  if (r.status == BracketStatus::exact && *r.upper.value == 0) {
+    r.degenerate = true;
+    r.degenerate_why = "y[0][0] is identically 0";
+  } else if (r.second) {
+    // The generic rank is the same for almost every draw, so certified
+    // brackets that do not meet mean one draw was special.
+    const Bracket& b = *r.second;
+    const bool apart = (r.lower.value && b.upper.value && *r.lower.value > *b.upper.value) ||
+                       (b.lower.value && r.upper.value && *b.lower.value > *r.upper.value);
+    if (apart) {
+      r.degenerate = true;
+      r.degenerate_why = "a second generic draw measures " + b.table_text() + ", this one " + r.table_text();
+    }
+  }
+  flag_violations(r);
+  return "";
+}
+
+TableRow measure_row(const SweepConfig& c, const SweepSpec& s) {
+  auto t0 = std::chrono::steady_clock::now();
+  TableRow row;
+  row.config = c;
+  row.version = netpoly_build();
+  const auto& p = c.params;
+  const PresetOptions po = preset_options(p, c.seed, s.range, s.weights);
+  Model m = make_preset(po);
+  Partition P = parse_partition(s.partition, m.tokens, m.width);
+  // --budget bounds each draw of a row as a whole: the methods after one that
+  // ran past its estimate get only what is left (none when nothing is).
+  auto draw_context = [&s]() {
+    AnalysisContext ctx = AnalysisContext::process();
+    if (std::isfinite(s.sep.budget)) {
+      const auto start = std::chrono::steady_clock::now();
+      const double b = s.sep.budget;
+      auto outer = ctx.budget_left;
+      ctx.budget_left = [start, b, outer]() {
+        const double used = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        return std::min(outer(), b - used);
+      };
+    }
+    return ctx;
+  };
+  static_cast<Bracket&>(row) = analyse_network(m, {Entry{0, 0}}, {P}, s.sep, {}, draw_context()).at(0);
+  if (s.weights == WeightDist::generic)  // a second independent draw of the same shape
+    row.second = analyse_network(make_preset(second_draw(po)), {Entry{0, 0}}, {P}, s.sep, {}, draw_context()).at(0);
+  row.options = s.row_options();
+  row.sweep = s.sweep_json();
+  if (const std::string why = judge_row(row); !why.empty())
+    throw InternalError("table row " + c.key() + ": " + why);
+  row.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return row;
+}
+
+}  // namespace netpoly
