@@ -191,14 +191,18 @@ class Rows(list):
             flat.append(d)
         return pandas.DataFrame(flat)
 
-    def to_latex(self, title: str = "netpoly table") -> str:
-        """The table as LaTeX, exactly as ``netpoly table --format latex`` renders these rows."""
+    def _render(self, fmt: str, title: str, bounds) -> str:
         from . import _netpoly
         import json
-        return _netpoly.render_rows(json.dumps([r["json"] for r in self]), "latex", title)
+        if isinstance(bounds, str):
+            bounds = [bounds]
+        return _netpoly.render_rows(json.dumps([r["json"] for r in self]), fmt, title, ",".join(bounds or []))
 
-    def to_markdown(self, title: str = "netpoly table") -> str:
+    def to_latex(self, title: str = "netpoly table", bounds=None) -> str:
+        """The table as LaTeX (booktabs, siunitx), exactly as ``netpoly table --format latex`` renders these
+        rows; ``bounds`` chooses the bound columns (``--bounds``), e.g. ``["LV Thm 3", "NB Thm 5.5"]``."""
+        return self._render("latex", title, bounds)
+
+    def to_markdown(self, title: str = "netpoly table", bounds=None) -> str:
         """The table as Markdown, as ``netpoly table`` renders these rows."""
-        from . import _netpoly
-        import json
-        return _netpoly.render_rows(json.dumps([r["json"] for r in self]), "md", title)
+        return self._render("md", title, bounds)

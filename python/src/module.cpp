@@ -382,12 +382,16 @@ std::pair<std::string, bool> table_rows(const py::dict& kw, py::object progress)
 }
 
 // Rows (their JSON) rendered as `netpoly table` renders them (md, csv, latex, json).
-std::string render_rows(const std::string& rows_json, const std::string& format, const std::string& title) {
+// `bounds`: the columns (`--bounds`), "" for every bound.
+std::string render_rows(const std::string& rows_json, const std::string& format, const std::string& title,
+                        const std::string& bounds) {
   std::vector<TableRow> rows;
   for (const auto& j : json::parse(rows_json)) rows.push_back(TableRow::from_json(j));
   const TableFormat f = parse_table_format(format);
+  TableView view;
+  if (!bounds.empty()) view.bounds = parse_bound_ids(bounds);
   const bool budget = !rows.empty() && !rows[0].config.budget.empty();
-  return budget ? render_budget_table(rows, f, title) : render_table(rows, f, title);
+  return budget ? render_budget_table(rows, f, title, view) : render_table(rows, f, title, view);
 }
 
 // The option table, for Python's signatures and docstrings.
