@@ -247,6 +247,53 @@ TEST_CASE("exists finds a witness; assume skips instances", "[claims]") {
   CHECK(none.verdict == Verdict::fail);
 }
 
+TEST_CASE("an exists with no value left is false (under a for too)", "[claims]") {
+  // for w in 1..3: some s in 1..(w - 1) has s >= 1. At w = 1 the range 1..0 is
+  // empty, so no s exists and the claim is false with w = 1 as its
+  // counterexample; w = 2 and 3 have the witness s = 1 (issue 29, item 2).
+  auto r = run_text("claim \"empty exists\"\n  for w in 1..3\n  exists s in 1..(w - 1)\n  check s >= 1\n");
+  CHECK(r.verdict == Verdict::fail);
+  CHECK(r.instances == 3);
+  CHECK(r.passed == 2);
+  CHECK(r.failed == 1);
+  REQUIRE(r.report);
+  CHECK(r.report->kind == "counterexample");
+  REQUIRE(r.report->bindings.size() == 1);
+  CHECK(r.report->bindings[0] == std::make_pair(std::string("w"), std::string("1")));
+  REQUIRE(r.report->checks.size() == 1);
+  CHECK(r.report->checks[0].loc.line == 3);  // the exists clause
+  CHECK(r.report->checks[0].verdict == Verdict::fail);
+  CHECK_THAT(r.report->checks[0].note, Catch::Contains("empty"));
+  // An assume in the exists' scope that removes every value: at w = 1 no s in
+  // 1..3 has s < 1, so again no s exists.
+  auto a = run_text("claim \"assume empties\"\n  for w in 1..3\n  exists s in 1..3\n  assume s < w\n  check s >= 1\n");
+  CHECK(a.verdict == Verdict::fail);
+  CHECK(a.skipped == 3);
+  REQUIRE(a.report);
+  CHECK(a.report->bindings.at(0).second == "1");
+  CHECK_THAT(a.report->checks.at(0).note, Catch::Contains("assume"));
+  // at the top: an exists over nothing is false, not "no instance"
+  CHECK(run_text("claim \"none\"\n  exists s in 1..0\n  check s >= 1\n").verdict == Verdict::fail);
+  // A for nested in an exists that is empty for one value (s = 1) holds
+  // vacuously there: neither a witness nor a counterexample, so with s = 2
+  // failing (t = 1 > 5 is false) the exists is undecided, not false.
+  auto v = run_text("claim \"vacuous\"\n  exists s in 1..2\n  for t in 1..(s - 1)\n  check t > 5\n");
+  CHECK(v.verdict == Verdict::inconclusive);
+  CHECK(run_text("claim \"vacuous, then a witness\"\n  exists s in 1..2\n  for t in 1..(s - 1)\n  check t < 5\n").verdict ==
+        Verdict::pass);
+}
+
+TEST_CASE("the counterexample of a for over an exists is the value the exists failed at", "[claims]") {
+  // w = 2: s = 1 is not a witness (1 != 2) but s = 2 is; w = 5: no s in 1..3
+  // equals 5. The claim fails at w = 5, and that is what the report shows,
+  // not the non-witness s = 1 met on the way at w = 2.
+  auto r = run_text("claim \"x\"\n  for w in [2, 5]\n  exists s in 1..3\n  check s == w\n");
+  CHECK(r.verdict == Verdict::fail);
+  REQUIRE(r.report);
+  REQUIRE(!r.report->bindings.empty());
+  CHECK(r.report->bindings[0] == std::make_pair(std::string("w"), std::string("5")));
+}
+
 TEST_CASE("budgets and black boxes: inconclusive, never PASS", "[claims]") {
   auto r = run_text(
       "claim \"budget\"\n"

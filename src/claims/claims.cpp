@@ -22,8 +22,9 @@ std::string format_instance(const InstanceReport& r, const std::string& indent);
 
 namespace {
 
-// Verdicts of sub-trees, plus `skip` for instances an `assume` filtered out.
-enum class Res { pass, pass_probabilistic, inconclusive, fail, skip };
+// Verdicts of sub-trees, plus `skip` for instances an `assume` filtered out
+// and `vacuous` for a `for` none of whose instances reached the checks.
+enum class Res { pass, pass_probabilistic, inconclusive, fail, skip, vacuous };
 
 Res from_verdict(Verdict v) {
   switch (v) {
@@ -52,14 +53,16 @@ Verdict to_verdict(Res r) {
   }
 }
 
-// for all: every instance must pass (skipped ones do not count)
+bool nothing(Res r) { return r == Res::skip || r == Res::vacuous; }
+
+// for all: every instance must pass (skipped and vacuous ones do not count)
 Res all_of(Res acc, Res r) {
-  if (r == Res::skip) return acc;
-  if (acc == Res::skip) return r;
+  if (nothing(r)) return acc;
+  if (nothing(acc)) return r;
   return std::max(acc, r);
 }
 
-// exists: one passing instance suffices
+// exists: one passing instance suffices (skipped ones do not count)
 Res any_of(Res acc, Res r) {
   if (r == Res::skip) return acc;
   if (acc == Res::skip) return r;
@@ -78,6 +81,7 @@ class Runner {
 
   Evaluator& evaluator() { return ev_; }
   std::optional<InstanceReport> fail_report, inconclusive_report, pass_report;
+  Env fail_env;  // the bindings of fail_report's instance (for --counterexamples)
 
  private:
   Res walk(std::size_t i) {
@@ -87,40 +91,8 @@ class Runner {
     try {
       switch (cl.kind) {
         case Clause::Kind::for_all:
-        case Clause::Kind::exists: {
-          std::vector<Value> vals;
-          for (const auto& g : cl.gens)
-            for (auto& v : ev_.generate(*g, env_)) vals.push_back(std::move(v));
-          Res acc = Res::skip;
-          // exists: the witness is the first passing instance of the best value's sub-tree
-          std::optional<InstanceReport> witness;
-          Res witness_res = Res::skip;
-          for (std::size_t k = 0; k < vals.size(); ++k) {
-            std::optional<InstanceReport> saved;
-            if (cl.kind == Clause::Kind::exists) saved = std::exchange(pass_report, std::nullopt);
-            env_.emplace_back(cl.name, vals[k]);
-            const Res r = walk(i + 1);
-            env_.pop_back();
-            if (cl.kind == Clause::Kind::for_all) {
-              acc = all_of(acc, r);
-              continue;
-            }
-            if ((r == Res::pass || r == Res::pass_probabilistic) && (witness_res == Res::skip || r < witness_res)) {
-              witness = pass_report;
-              witness_res = r;
-            }
-            pass_report = std::move(saved);
-            acc = any_of(acc, r);
-            if (r == Res::pass) {
-              if (k + 1 < vals.size())
-                note("exists " + cl.name + " (line " + std::to_string(cl.loc.line) + "): a witness was found; " +
-                     "the remaining values were not tried");
-              break;
-            }
-          }
-          if (witness && !pass_report) pass_report = witness;
-          return acc;
-        }
+        case Clause::Kind::exists:
+          return quantifier(i, cl);
         case Clause::Kind::let: {
           Value v = ev_.eval(*cl.value, env_);
           env_.emplace_back(cl.name, std::move(v));
@@ -196,6 +168,83 @@ class Runner {
     return Res::inconclusive;
   }
 
+  // for / exists over the union of the generators' values. A `for` none of
+  // whose instances reached the checks is vacuous.
+  Res quantifier(std::size_t i, const Clause& cl) {
+    std::vector<Value> vals;
+    for (const auto& g : cl.gens)
+      for (auto& v : ev_.generate(*g, env_)) vals.push_back(std::move(v));
+    if (cl.kind == Clause::Kind::exists) return exists(i, cl, vals);
+    Res acc = Res::vacuous;
+    for (const auto& v : vals) {
+      env_.emplace_back(cl.name, v);
+      acc = all_of(acc, walk(i + 1));
+      env_.pop_back();
+    }
+    return acc;
+  }
+
+  // exists: the best value's first passing instance is the witness. A value
+  // whose sub-tree is vacuous (a nested `for` with no instance) is neither a
+  // witness nor a counterexample: undecided. No value left (an empty
+  // generator, or an `assume` in this scope that removed every value) makes
+  // the exists false. Reports of instances inside an exists that did not
+  // fail (its non-witnesses) are not the claim's counterexample.
+  Res exists(std::size_t i, const Clause& cl, const std::vector<Value>& vals) {
+    const auto fail0 = fail_report;
+    const Env fail_env0 = fail_env;
+    const auto inconclusive0 = inconclusive_report;
+    const std::string where = "exists " + cl.name + " (line " + std::to_string(cl.loc.line) + ")";
+    Res acc = Res::skip;
+    std::optional<InstanceReport> witness;
+    Res witness_res = Res::skip;
+    for (std::size_t k = 0; k < vals.size(); ++k) {
+      std::optional<InstanceReport> saved = std::exchange(pass_report, std::nullopt);
+      env_.emplace_back(cl.name, vals[k]);
+      Res r = walk(i + 1);
+      env_.pop_back();
+      if (r == Res::vacuous) {
+        note(where + ": for " + cl.name + " = " + display(vals[k], 60) +
+             " no instance of the clauses after it reached the checks (a `for` over nothing holds vacuously): "
+             "counted as undecided, not as a witness");
+        r = Res::inconclusive;
+      }
+      if ((r == Res::pass || r == Res::pass_probabilistic) && (witness_res == Res::skip || r < witness_res)) {
+        witness = pass_report;
+        witness_res = r;
+      }
+      pass_report = std::move(saved);
+      acc = any_of(acc, r);
+      if (r == Res::pass) {
+        if (k + 1 < vals.size()) note(where + ": a witness was found; the remaining values were not tried");
+        break;
+      }
+    }
+    if (witness && !pass_report) pass_report = witness;
+    if (acc == Res::skip) acc = no_value(cl, vals.empty());
+    if (acc != Res::fail) {
+      fail_report = fail0;
+      fail_env = fail_env0;
+    }
+    if (acc == Res::pass || acc == Res::pass_probabilistic) inconclusive_report = inconclusive0;
+    return acc;
+  }
+
+  // An exists with no value: one failed instance, the bindings above it its counterexample.
+  Res no_value(const Clause& cl, bool empty) {
+    CheckReport rep{cl.loc, cl.text, Verdict::fail,
+                    empty ? "the generator is empty: no value of " + cl.name + " exists"
+                          : "every value of " + cl.name + " was skipped by an assume: none exists",
+                    {}};
+    ++out_.instances;
+    ++out_.failed;
+    if (!fail_report) {
+      fail_report = capture("counterexample", &rep, "");
+      fail_env = env_;
+    }
+    return Res::fail;
+  }
+
   // One instance: every check on the path must hold. `forced` (an undecided
   // assumption) or a resource limit makes it inconclusive.
   Res leaf(const std::optional<CheckReport>& forced, const std::string& limit) {
@@ -217,39 +266,44 @@ class Runner {
         ++out_.inconclusive;
         break;
     }
-    auto capture = [&](const std::string& kind) {
-      InstanceReport r;
-      r.kind = kind;
-      r.index = out_.instances;
-      for (const auto& [name, val] : env_) r.bindings.emplace_back(name, display(val));
-      r.checks = checks_;
-      if (forced) r.checks.push_back(*forced);
-      if (!limit.empty()) r.error = limit + (current_ ? " (at line " + std::to_string(current_->loc.line) + ")" : "");
-      return r;
-    };
+    const std::optional<CheckReport>& extra = forced;
+    auto here = [&](const std::string& kind) { return capture(kind, extra ? &*extra : nullptr, limit); };
     if (v == Res::fail && !fail_report) {
-      fail_report = capture(has_exists_ ? "example" : "counterexample");
-      if (!o_.counterexamples_dir.empty()) write_files(*fail_report);
+      fail_report = here(has_exists_ ? "example" : "counterexample");
+      fail_env = env_;
     }
-    if (v == Res::inconclusive && !inconclusive_report) inconclusive_report = capture("example");
-    if ((v == Res::pass || v == Res::pass_probabilistic) && has_exists_ && !pass_report)
-      pass_report = capture("witness");
+    if (v == Res::inconclusive && !inconclusive_report) inconclusive_report = here("example");
+    if ((v == Res::pass || v == Res::pass_probabilistic) && has_exists_ && !pass_report) pass_report = here("witness");
     return v;
+  }
+
+  // The current instance: its bindings, the checks on its path (and `extra`), the limit that stopped it.
+  InstanceReport capture(const std::string& kind, const CheckReport* extra, const std::string& limit) const {
+    InstanceReport r;
+    r.kind = kind;
+    r.index = out_.instances;
+    for (const auto& [name, val] : env_) r.bindings.emplace_back(name, display(val));
+    r.checks = checks_;
+    if (extra) r.checks.push_back(*extra);
+    if (!limit.empty()) r.error = limit + (current_ ? " (at line " + std::to_string(current_->loc.line) + ")" : "");
+    return r;
   }
 
   void note(const std::string& s) {
     if (std::find(out_.notes.begin(), out_.notes.end(), s) == out_.notes.end()) out_.notes.push_back(s);
   }
 
+
+ public:
   // The counterexample's networks (model files), polynomials (text) and a summary.
-  void write_files(InstanceReport& r) {
+  void write_files(InstanceReport& r) const {
     namespace fs = std::filesystem;
     const fs::path dir(o_.counterexamples_dir);
     std::error_code ec;
     fs::create_directories(dir, ec);
     if (ec) throw InputError("--counterexamples " + o_.counterexamples_dir + ": " + ec.message());
     const std::string prefix = file_stem(c_.loc.file) + "-line" + std::to_string(c_.loc.line);
-    for (const auto& [name, val] : env_) {
+    for (const auto& [name, val] : fail_env) {
       if (val.kind == Value::Kind::net || val.kind == Value::Kind::output) {
         Model m = val.net->model;
         if (val.kind == Value::Kind::output) m.output = val.entry;
@@ -274,6 +328,8 @@ class Runner {
     r.files.push_back(p.string());
   }
 
+
+ private:
   const Claim& c_;
   const CheckOptions& o_;
   Evaluator ev_;
@@ -295,14 +351,16 @@ ClaimResult run_claim(const Claim& c, const CheckOptions& o) {
   Runner run(c, o, out);
   try {
     const Res r = run.run();
-    if (r == Res::skip || out.instances == 0) {
+    if (nothing(r) || out.instances == 0) {
       out.verdict = Verdict::inconclusive;
       out.notes.push_back("no instance reached the checks (every generator was empty or every instance was skipped)");
     } else {
       out.verdict = to_verdict(r);
     }
-    if (out.verdict == Verdict::fail)
+    if (out.verdict == Verdict::fail) {
       out.report = run.fail_report;
+      if (out.report && !o.counterexamples_dir.empty()) run.write_files(*out.report);
+    }
     else if (out.verdict == Verdict::inconclusive)
       out.report = run.inconclusive_report;
     else
