@@ -313,6 +313,34 @@ TEST_CASE("budgets and black boxes: inconclusive, never PASS", "[claims]") {
   CHECK(check_exit_code({r}, false) == 1);
 }
 
+TEST_CASE("list == and != keep the labels of their entries", "[claims]") {
+  // mixer(layers = 1, tokens = 2, width = 2, seed = 1), A = token 0: the exact
+  // sep is 3 (the default methods); the black-box gives 3 with probability,
+  // certified [3, inf). A list != is "some entry differs": it holds only
+  // probabilistically against [4], is certified against [2] (below the
+  // certified lower end) and against a list of another length, and against
+  // [3] it fails on the estimates: INCONCLUSIVE, never a certified PASS
+  // (issue 29, item 3: the flip of == mapped PASS (probabilistic) to PASS).
+  const std::string head = "claim \"lists\"\n  let net = mixer(layers = 1, tokens = 2, width = 2, seed = 1)\n"
+                           "  let b = sep(net; A = tokens 0; methods = blackbox)\n";
+  auto verdict = [&](const std::string& check) { return run_text(head + "  check " + check + "\n").verdict; };
+  CHECK(verdict("sep(net; A = tokens 0) == 3") == Verdict::pass);
+  CHECK(verdict("[b] != [3]") == Verdict::inconclusive);
+  CHECK(verdict("[b] == [3]") == Verdict::pass_probabilistic);
+  CHECK(verdict("[b] != [4]") == Verdict::pass_probabilistic);
+  CHECK(verdict("[b] == [4]") == Verdict::inconclusive);
+  CHECK(verdict("[b] != [2]") == Verdict::pass);
+  CHECK(verdict("[b] == [2]") == Verdict::fail);
+  CHECK(verdict("[b, 1] != [3, 1]") == Verdict::inconclusive);
+  CHECK(verdict("[b, 1] != [3, 2]") == Verdict::pass);  // the second entry differs for certain
+  CHECK(verdict("[[b]] != [[3]]") == Verdict::inconclusive);  // matrices: lists of rows
+  CHECK(verdict("[b] != [3, 1]") == Verdict::pass);           // lengths differ
+  CHECK(verdict("[1, 2] != [1, 2]") == Verdict::fail);
+  auto note = run_text(head + "  check [b] != [3]\n");
+  REQUIRE(note.report);
+  CHECK_THAT(note.report->checks.at(0).note, Catch::Contains("likely false"));
+}
+
 TEST_CASE("run-time input errors name the clause", "[claims]") {
   auto r = run_text("claim \"x9\"\n  for f in random_poly(vars = 6, seed = 1)\n  check sep(f; A = x9) >= 1\n");
   CHECK(r.error);
