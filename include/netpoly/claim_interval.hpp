@@ -120,8 +120,16 @@ Quantity q_neg(const Quantity& a);
 Quantity q_pow(const Quantity& a, const Quantity& b);
 Quantity q_min(const Quantity& a, const Quantity& b);
 Quantity q_max(const Quantity& a, const Quantity& b);
-// binom(n, k): k an exact integer >= 0, n integers (interval ends) >= 0, monotone in n.
+// A quantity that is an integer by its meaning (n of binom, K of a lemma): its
+// ends rounded inwards to the integers between them. InputError, naming
+// `what` ("binom(n, k): n"), when it is an exact non-integer, holds no
+// integer, or is a real number known only as an enclosure; an estimate that
+// holds no integer is dropped (the result is then its certified interval).
+Quantity q_integer(const Quantity& a, const std::string& what);
+// binom(n, k): k an exact integer >= 0, n an integer (q_integer) >= 0, monotone in n.
 Quantity q_binom(const Quantity& n, const Quantity& k);
+// multiset(n, k) = ((n k)) = binom(n + k - 1, k): k an exact integer >= 0, n an integer >= 0.
+Quantity q_multiset(const Quantity& n, const Quantity& k);
 // Logarithm base b (b > 1 exact) of a > 0; an enclosure with a relative margin.
 Quantity q_log(const Quantity& a, const Quantity& base);
 Quantity q_floor(const Quantity& a);

@@ -500,12 +500,65 @@ Quantity q_max(const Quantity& a, const Quantity& b) {
                [](const Interval& x, const Interval& y) { return Interval(x_max(x.lo, y.lo), x_max(x.hi, y.hi)); });
 }
 
-Quantity q_binom(const Quantity& n, const Quantity& k) {
+namespace {
+
+// The integers of an interval, [ceil(lo), floor(hi)]; nullopt when there is none.
+std::optional<Interval> integers_in(const Interval& i) {
+  auto round = [](const XRat& x, bool up) {
+    if (!x.finite()) return x;
+    Fmpz z;
+    if (up)
+      fmpz_cdiv_q(z.get(), x.value().num(), x.value().den());
+    else
+      fmpz_fdiv_q(z.get(), x.value().num(), x.value().den());
+    return XRat(z);
+  };
+  Interval r(round(i.lo, true), round(i.hi, false));
+  if (cmp(r.lo, r.hi) > 0) return std::nullopt;
+  return r;
+}
+
+Fmpz exact_k(const Quantity& k, const std::string& f) {
   if (!k.is_exact() || !k.cert.lo.is_integer() || k.cert.lo.sign() < 0)
-    throw InputError("binom(n, k): k must be an exact integer >= 0");
+    throw InputError(f + ": k must be an exact integer >= 0");
   Fmpz kk;
   fmpz_set(kk.get(), k.cert.lo.value().num());
-  return lift1(n, [&](const Interval& x) { return iv_binom(x, kk); });
+  return kk;
+}
+
+}  // namespace
+
+Quantity q_integer(const Quantity& a, const std::string& what) {
+  if (a.cert.is_point() && !a.cert.lo.is_integer())
+    throw InputError(what + " must be an integer, got " + short_str(a.cert.lo));
+  if (a.real && !a.cert.is_point())
+    throw InputError(what + " is a real number known only as an enclosure (" + describe(a) +
+                     "); take floor(...) or ceil(...) of it first");
+  const auto c = integers_in(a.cert);
+  if (!c) throw InputError(what + " must be an integer, and " + iv_str(a.cert) + " holds no integer");
+  Quantity r = a;
+  r.real = false;
+  r.cert = *c;
+  const auto l = a.trust == Trust::exact ? c : integers_in(a.likely);
+  if (!l) {  // the estimate is no integer: keep only what is certified
+    r.trust = Trust::exact;
+    r.failure_probability = 0;
+  }
+  r.likely = l ? *l : r.cert;
+  return r;
+}
+
+Quantity q_binom(const Quantity& n, const Quantity& k) {
+  const Fmpz kk = exact_k(k, "binom(n, k)");
+  return lift1(q_integer(n, "binom(n, k): n"), [&](const Interval& x) { return iv_binom(x, kk); });
+}
+
+Quantity q_multiset(const Quantity& n, const Quantity& k) {
+  const Fmpz kk = exact_k(k, "multiset(n, k)");
+  const Quantity m = q_integer(n, "multiset(n, k): n");
+  if (m.cert.hi.sign() < 0) throw InputError("multiset(n, k): n must be >= 0");
+  if (fmpz_is_zero(kk.get())) return Quantity::exact(XRat(1));  // ((n 0)) = 1, one empty multiset
+  return q_binom(q_sub(q_add(m, k), Quantity::exact(XRat(1))), k);
 }
 
 Quantity q_log(const Quantity& a, const Quantity& base) {
