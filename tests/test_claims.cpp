@@ -4,7 +4,10 @@
 // between the polynomial and the network paths.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <string>
+#include <unistd.h>
 
 #include "netpoly/claim_interval.hpp"
 #include "netpoly/claim_transforms.hpp"
@@ -13,6 +16,7 @@
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
 #include "netpoly/presets.hpp"
+#include "netpoly/rank.hpp"
 
 using namespace netpoly;
 
@@ -346,6 +350,39 @@ TEST_CASE("run-time input errors name the clause", "[claims]") {
   CHECK(r.error);
   CHECK(r.error_message.rfind("test.np:3:", 0) == 0);
   CHECK(check_exit_code({r}, false) == 2);
+}
+
+TEST_CASE("grid(...) is exact only when its rank over Q was computed; a rank mod p is a lower bound", "[claims]") {
+  // y = x0 (c x0 + x1) with c = p 2^131072, p the default prime (nth_prime(0),
+  // the first above 2^62): y = c x0^2 + x0 x1. For A = {x0} its coefficient
+  // matrix (rows x0^2, x0; columns 1, x1) is diag(c, 1): rank 2 over Q. Mod p,
+  // c = 0 and y = x0 x1: rank 1. The 131072-bit weight makes the rank over Q
+  // look beyond --budget 2, so grid(...) has only its rank mod p, 1: it was
+  // labelled exact and `grid(...) == 1` passed (issue 29, item 5).
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("netpoly-grid-modp-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  Fmpz c;
+  fmpz_set_ui(c.get(), nth_prime(0));
+  fmpz_mul_2exp(c.get(), c.get(), 131072);
+  {
+    std::ofstream f(dir / "modp.json");
+    f << "{\"format\": \"netpoly-model/1\", \"input\": {\"tokens\": 1, \"width\": 2}, \"layers\": [{\"type\": "
+         "\"product\", \"Ws\": [[[1, 0]], [[\"" << c.str() << "\", 1]]]}], \"output\": {\"token\": 0, \"channel\": 0}}\n";
+  }
+  CheckOptions o;
+  o.budget = 2;
+  const std::string head = "claim \"grid\"\n  let net = model(\"" + (dir / "modp.json").string() + "\")\n";
+  auto run = [&](const std::string& check) { return run_text(head + "  check " + check + "\n", o); };
+  const ClaimResult eq = run("grid(net; A = x0_0) == 1");
+  CHECK(eq.verdict == Verdict::inconclusive);
+  REQUIRE(eq.quantities.size() == 1);
+  CHECK(eq.quantities[0].status.count("bracket") == 1);
+  CHECK(run("grid(net; A = x0_0) >= 1").verdict == Verdict::pass);  // the rank mod p is a certified lower bound
+  CHECK(run("grid(net; A = x0_0) <= 64").verdict == Verdict::pass);  // 64 points per side: at most 64
+  CHECK(run("grid(net; A = x0_0) == 2").verdict == Verdict::inconclusive);
+  CHECK(run("sep(net + 0; A = x0_0) == 2").verdict == Verdict::pass);  // the exact answer, by the polynomial path
+  fs::remove_all(dir);
 }
 
 // ------------------------------------------------------------------ identities on seeded input
