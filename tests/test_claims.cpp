@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <unistd.h>
 
@@ -315,6 +316,58 @@ TEST_CASE("budgets and black boxes: inconclusive, never PASS", "[claims]") {
   CHECK(check_exit_code({p}, false) == 0);
   CHECK(check_exit_code({p}, true) == 1);
   CHECK(check_exit_code({r}, false) == 1);
+}
+
+TEST_CASE("a probabilistic PASS states its failure probability, in text and JSON", "[claims]") {
+  // The claim's failure probability is a union bound over the probabilistic
+  // checks it rests on: for a `for`, the sum over its instances; for an
+  // `exists`, its least doubtful witness's. Each check's comes from its
+  // black-box quantity (the same draw gives the same value in every run).
+  auto claim = [](const std::string& q, const std::string& seeds) {
+    return run_text("claim \"bb\"\n  " + q + " net in attention(layers = 1, width = 2, tokens = 3, seed = " + seeds +
+                    ")\n  check sep(net; half; methods = blackbox) <= 100\n");
+  };
+  const ClaimResult one = claim("for", "1"), two = claim("for", "2"), both = claim("for", "1..2"),
+                    some = claim("exists", "1..2");
+  for (const auto* r : {&one, &two, &both, &some}) {
+    CHECK(r->verdict == Verdict::pass_probabilistic);
+    CHECK(r->failure_probability > 0);
+    CHECK(r->failure_probability < 1e-6);
+  }
+  CHECK(both.failure_probability == Approx(one.failure_probability + two.failure_probability));
+  CHECK(some.failure_probability == Approx(std::min(one.failure_probability, two.failure_probability)));
+  // the witness's check carries the same number
+  REQUIRE(some.report);
+  CHECK(some.report->kind == "witness");
+  CHECK(some.report->checks.at(0).failure_probability == Approx(some.failure_probability));
+  std::ostringstream text;
+  write_claim_text(text, both);
+  char eps[32];
+  std::snprintf(eps, sizeof eps, "%.3g", both.failure_probability);
+  CHECK_THAT(text.str(), Catch::Contains(std::string("failure probability <= ") + eps));
+  CHECK(claim_json(both).at("failure_probability").get<double>() == Approx(both.failure_probability));
+  CHECK_THAT(summary_line({both, one}, 1.0), Catch::Contains("2 probabilistic, failure probability <= "));
+  // a certified PASS has none
+  const ClaimResult exact = run_text("claim \"exact\"\n  check 1 < 2\n");
+  CHECK(exact.failure_probability == 0);
+  CHECK(!claim_json(exact).contains("failure_probability"));
+}
+
+TEST_CASE("the status line of a quantity says what it counts: evaluations", "[claims]") {
+  auto r = run_text(
+      "claim \"statuses\"\n"
+      "  for f in random_poly(vars = 6, terms = 2..8, seed = 1..30)\n"
+      "  check sep(f * f; A = x0..x2) <= 100\n");
+  std::ostringstream os;
+  write_claim_text(os, r);
+  CHECK_THAT(os.str(), Catch::Contains("sep(f * f; A = x0..x2): 30 evaluations, all exact\n"));
+  CHECK(claim_json(r).at("quantities").at(0).at("evaluations").get<std::size_t>() == 30);
+  QuantityStats mixed{{}, "sep(net; half)", {{"exact", 9}, {"probabilistic", 3}}};
+  ClaimResult m;
+  m.quantities.push_back(mixed);
+  std::ostringstream ms;
+  write_claim_text(ms, m);
+  CHECK_THAT(ms.str(), Catch::Contains("sep(net; half): 12 evaluations: 9 exact, 3 probabilistic\n"));
 }
 
 TEST_CASE("list == and != keep the labels of their entries", "[claims]") {

@@ -16,6 +16,8 @@ struct VerdictCounts {
   std::size_t pass = 0, prob = 0, fail = 0, inc = 0, err = 0;
 };
 VerdictCounts count_verdicts(const std::vector<ClaimResult>& rs);
+// That some PASS (probabilistic) of these is wrong: at most the sum of theirs (a union bound).
+double failure_probability(const std::vector<ClaimResult>& rs);
 std::string summary_line(const std::vector<ClaimResult>& rs, double seconds);
 nlohmann::json claim_json(const ClaimResult& r);
 // 0 when every claim passed (PASS, or PASS (probabilistic) unless strict);

@@ -40,6 +40,7 @@ struct CheckReport {
   Verdict verdict = Verdict::inconclusive;
   std::string note;
   std::vector<std::pair<std::string, std::string>> values;  // expression text, value
+  double failure_probability = 0;  // PASS (probabilistic): wrong with at most this probability
 };
 
 // A counterexample (FAIL), a witness (exists ... PASS) or an example (INCONCLUSIVE).
@@ -66,6 +67,11 @@ struct ClaimResult {
   bool error = false;  // an input error stopped the claim (exit code 2)
   std::string error_message;
   std::size_t instances = 0, passed = 0, passed_probabilistic = 0, failed = 0, inconclusive = 0, skipped = 0;
+  // PASS (probabilistic): the verdict is wrong with at most this probability, a
+  // union bound over the probabilistic checks it rests on (of a `for`: every
+  // instance's; of an `exists`: its least doubtful witness's), each over the
+  // black-box ranks' random primes and points. 0 otherwise.
+  double failure_probability = 0;
   double seconds = 0;
   std::vector<QuantityStats> quantities;
   std::optional<InstanceReport> report;

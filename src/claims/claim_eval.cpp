@@ -469,7 +469,10 @@ RelOutcome Evaluator::condition(const Condition& c, const Env& env,
       RelOutcome out{all ? Verdict::pass : Verdict::fail, ""};
       for (std::size_t k = 0; k < a.list->size(); ++k) {
         const RelOutcome o = relate((*a.list)[k], r, (*b.list)[k], at);
-        out.verdict = all ? verdict_and(out.verdict, o.verdict) : verdict_or(out.verdict, o.verdict);
+        if (all)
+          outcome_and(out, o);
+        else
+          outcome_or(out, o);
         if (o.verdict != Verdict::pass && o.verdict != Verdict::fail)
           out.note += (out.note.empty() ? "" : "; ") + ("entry " + std::to_string(k) + (o.note.empty() ? "" : ": " + o.note));
         if (out.verdict == (all ? Verdict::fail : Verdict::pass)) {  // decided
@@ -536,7 +539,7 @@ RelOutcome Evaluator::condition(const Condition& c, const Env& env,
   RelOutcome out{Verdict::pass, ""};
   for (std::size_t k = 0; k < c.rels.size(); ++k) {
     RelOutcome o = relate(vals[k], c.rels[k], vals[k + 1], *c.terms[k + 1]);
-    out.verdict = verdict_and(out.verdict, o.verdict);
+    outcome_and(out, o);
     if (!o.note.empty()) out.note += (out.note.empty() ? "" : "; ") + o.note;
   }
   return out;

@@ -246,11 +246,6 @@ Quantity lift2(const Quantity& a, const Quantity& b,
   return r;
 }
 
-std::string fmt_prob(double p) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.3g", p);
-  return b;
-}
 
 // Ends that are long fractions (enclosures of reals) print as decimals.
 std::string end_str(const XRat& x) {
@@ -260,10 +255,6 @@ std::string end_str(const XRat& x) {
   return b;
 }
 
-std::string iv_str(const Interval& i) {
-  if (i.is_point()) return end_str(i.lo);
-  return "[" + end_str(i.lo) + ", " + end_str(i.hi) + "]";
-}
 
 std::string real_str(const Interval& i) {
   if (!i.lo.finite() || !i.hi.finite()) return iv_str(i);
@@ -274,6 +265,17 @@ std::string real_str(const Interval& i) {
 }
 
 }  // namespace
+
+std::string probability_str(double p) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3g", p);
+  return b;
+}
+
+std::string iv_str(const Interval& i) {
+  if (i.is_point()) return end_str(i.lo);
+  return "[" + end_str(i.lo) + ", " + end_str(i.hi) + "]";
+}
 
 Fmpq fmpq_from_double(double d) {
   if (!std::isfinite(d)) throw InputError("not a finite number");
@@ -356,96 +358,11 @@ std::string describe(const Quantity& q) {
   if (st == "enclosure") return real_str(q.cert) + " (enclosure)";
   if (st == "probabilistic")
     return (q.real ? real_str(q.likely) : iv_str(q.likely)) +
-           " (probabilistic: wrong with probability <= " + fmt_prob(q.failure_probability) + "; certified " +
+           " (probabilistic: wrong with probability <= " + probability_str(q.failure_probability) + "; certified " +
            iv_str(q.cert) + ")";
   if (st == "numeric") return "~" + iv_str(q.likely) + " (numeric estimate; certified " + iv_str(q.cert) + ")";
   return iv_str(q.cert) + " (bracket)";
 }
-
-// ------------------------------------------------------------------ relations
-const char* rel_name(Rel r) {
-  switch (r) {
-    case Rel::le:
-      return "<=";
-    case Rel::lt:
-      return "<";
-    case Rel::eq:
-      return "==";
-    case Rel::ge:
-      return ">=";
-    case Rel::gt:
-      return ">";
-    case Rel::ne:
-      return "!=";
-  }
-  return "?";
-}
-
-const char* verdict_name(Verdict v) {
-  switch (v) {
-    case Verdict::pass:
-      return "PASS";
-    case Verdict::pass_probabilistic:
-      return "PASS (probabilistic)";
-    case Verdict::inconclusive:
-      return "INCONCLUSIVE";
-    case Verdict::fail:
-      return "FAIL";
-  }
-  return "?";
-}
-
-Truth relation_truth(const Interval& a, Rel r, const Interval& b) {
-  switch (r) {
-    case Rel::le:
-      if (cmp(a.hi, b.lo) <= 0) return Truth::yes;
-      if (cmp(a.lo, b.hi) > 0) return Truth::no;
-      return Truth::unknown;
-    case Rel::lt:
-      if (cmp(a.hi, b.lo) < 0) return Truth::yes;
-      if (cmp(a.lo, b.hi) >= 0) return Truth::no;
-      return Truth::unknown;
-    case Rel::ge:
-      return relation_truth(b, Rel::le, a);
-    case Rel::gt:
-      return relation_truth(b, Rel::lt, a);
-    case Rel::eq:
-      if (a.is_point() && b.is_point() && cmp(a.lo, b.lo) == 0) return Truth::yes;
-      if (cmp(a.hi, b.lo) < 0 || cmp(b.hi, a.lo) < 0) return Truth::no;
-      return Truth::unknown;
-    case Rel::ne: {
-      Truth t = relation_truth(a, Rel::eq, b);
-      return t == Truth::yes ? Truth::no : t == Truth::no ? Truth::yes : Truth::unknown;
-    }
-  }
-  return Truth::unknown;
-}
-
-RelOutcome compare(const Quantity& a, Rel r, const Quantity& b) {
-  const Truth t = relation_truth(a.cert, r, b.cert);
-  if (t == Truth::yes) return {Verdict::pass, ""};
-  if (t == Truth::no) return {Verdict::fail, ""};
-  const Trust tr = std::max(a.trust, b.trust);
-  const std::string undecided =
-      "the certified values " + iv_str(a.cert) + " and " + iv_str(b.cert) + " do not decide it";
-  if (tr == Trust::exact) return {Verdict::inconclusive, undecided};
-  const Truth tl = relation_truth(a.likely, r, b.likely);
-  const double eps = a.failure_probability + b.failure_probability;
-  if (tl == Truth::yes) {
-    if (tr == Trust::probabilistic)
-      return {Verdict::pass_probabilistic,
-              "holds on the probabilistic values (wrong with probability <= " + fmt_prob(eps) + "); " + undecided};
-    return {Verdict::inconclusive, "holds on numeric estimates only; " + undecided};
-  }
-  if (tl == Truth::no)
-    return {Verdict::inconclusive,
-            std::string("fails on the ") + trust_name(tr) + " estimates (likely false); " + undecided};
-  return {Verdict::inconclusive, undecided};
-}
-
-Verdict verdict_and(Verdict a, Verdict b) { return std::max(a, b); }
-
-Verdict verdict_or(Verdict a, Verdict b) { return std::min(a, b); }
 
 // ------------------------------------------------------------------ arithmetic
 Quantity q_add(const Quantity& a, const Quantity& b) { return lift2(a, b, iv_add); }

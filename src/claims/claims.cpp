@@ -55,18 +55,34 @@ Verdict to_verdict(Res r) {
 
 bool nothing(Res r) { return r == Res::skip || r == Res::vacuous; }
 
-// for all: every instance must pass (skipped and vacuous ones do not count)
-Res all_of(Res acc, Res r) {
-  if (nothing(r)) return acc;
-  if (nothing(acc)) return r;
-  return std::max(acc, r);
+// A sub-tree's verdict, and when it is a probabilistic pass, the probability
+// that it is wrong (over the black-box ranks' random primes and points).
+struct Out {
+  Res res = Res::skip;
+  double eps = 0;
+  Out(Res r, double e = 0) : res(r), eps(r == Res::pass_probabilistic ? e : 0) {}  // NOLINT: implicit by design
+};
+
+// for all: every instance must pass (skipped and vacuous ones do not count);
+// wrong if one of its probabilistic passes is (a union bound)
+Out all_of(const Out& acc, const Out& r) {
+  if (nothing(r.res)) return acc;
+  if (nothing(acc.res)) return r;
+  return {std::max(acc.res, r.res), acc.eps + r.eps};
 }
 
-// exists: one passing instance suffices (skipped ones do not count)
-Res any_of(Res acc, Res r) {
-  if (r == Res::skip) return acc;
-  if (acc == Res::skip) return r;
-  return std::min(acc, r);
+// exists: one passing instance suffices (skipped ones do not count); a
+// probabilistic pass is wrong only if its least doubtful witness is
+Out any_of(const Out& acc, const Out& r) {
+  if (r.res == Res::skip) return acc;
+  if (acc.res == Res::skip) return r;
+  const Res best = std::min(acc.res, r.res);
+  double eps = 0;
+  if (acc.res == Res::pass_probabilistic && r.res == Res::pass_probabilistic)
+    eps = std::min(acc.eps, r.eps);
+  else
+    eps = acc.res == Res::pass_probabilistic ? acc.eps : r.eps;
+  return {best, eps};
 }
 
 std::string file_stem(const std::string& path) { return std::filesystem::path(path).stem().string(); }
@@ -77,14 +93,14 @@ class Runner {
     for (const auto& cl : c.clauses) has_exists_ = has_exists_ || cl.kind == Clause::Kind::exists;
   }
 
-  Res run() { return walk(0); }
+  Out run() { return walk(0); }
 
   Evaluator& evaluator() { return ev_; }
   std::optional<InstanceReport> fail_report, inconclusive_report, pass_report;
   Env fail_env;  // the bindings of fail_report's instance (for --counterexamples)
 
  private:
-  Res walk(std::size_t i) {
+  Out walk(std::size_t i) {
     if (i == c_.clauses.size()) return leaf(std::nullopt, "");
     const Clause& cl = c_.clauses[i];
     current_ = &cl;
@@ -96,7 +112,7 @@ class Runner {
         case Clause::Kind::let: {
           Value v = ev_.eval(*cl.value, env_);
           env_.emplace_back(cl.name, std::move(v));
-          const Res r = walk(i + 1);
+          const Out r = walk(i + 1);
           env_.pop_back();
           return r;
         }
@@ -105,6 +121,7 @@ class Runner {
           RelOutcome o = ev_.condition(cl.cond, env_, &rep.values);
           rep.verdict = o.verdict;
           rep.note = o.note;
+          rep.failure_probability = o.failure_probability;
           if (o.verdict == Verdict::fail) {
             ++out_.skipped;
             return Res::skip;
@@ -113,7 +130,7 @@ class Runner {
           if (o.verdict == Verdict::pass) return walk(i + 1);
           // probabilistic assumption: the instance is at best a probabilistic pass
           checks_.push_back(rep);
-          const Res r = walk(i + 1);
+          const Out r = walk(i + 1);
           checks_.pop_back();
           return r;
         }
@@ -122,8 +139,9 @@ class Runner {
           RelOutcome o = ev_.condition(cl.cond, env_, &rep.values);
           rep.verdict = o.verdict;
           rep.note = o.note;
+          rep.failure_probability = o.failure_probability;
           checks_.push_back(std::move(rep));
-          const Res r = walk(i + 1);
+          const Out r = walk(i + 1);
           checks_.pop_back();
           return r;
         }
@@ -145,7 +163,7 @@ class Runner {
         case Clause::Kind::using_: {
           const SepOptions saved = ev_.defaults();
           ev_.apply_using(cl.options, env_);
-          const Res r = walk(i + 1);
+          const Out r = walk(i + 1);
           ev_.set_defaults(saved);
           return r;
         }
@@ -170,12 +188,12 @@ class Runner {
 
   // for / exists over the union of the generators' values. A `for` none of
   // whose instances reached the checks is vacuous.
-  Res quantifier(std::size_t i, const Clause& cl) {
+  Out quantifier(std::size_t i, const Clause& cl) {
     std::vector<Value> vals;
     for (const auto& g : cl.gens)
       for (auto& v : ev_.generate(*g, env_)) vals.push_back(std::move(v));
     if (cl.kind == Clause::Kind::exists) return exists(i, cl, vals);
-    Res acc = Res::vacuous;
+    Out acc = Res::vacuous;
     for (const auto& v : vals) {
       env_.emplace_back(cl.name, v);
       acc = all_of(acc, walk(i + 1));
@@ -184,54 +202,60 @@ class Runner {
     return acc;
   }
 
-  // exists: the best value's first passing instance is the witness. A value
+  // exists: the best value's first passing instance is the witness (of
+  // probabilistic ones, the least doubtful's). A value
   // whose sub-tree is vacuous (a nested `for` with no instance) is neither a
   // witness nor a counterexample: undecided. No value left (an empty
   // generator, or an `assume` in this scope that removed every value) makes
   // the exists false. Reports of instances inside an exists that did not
   // fail (its non-witnesses) are not the claim's counterexample.
-  Res exists(std::size_t i, const Clause& cl, const std::vector<Value>& vals) {
+  Out exists(std::size_t i, const Clause& cl, const std::vector<Value>& vals) {
     const auto fail0 = fail_report;
     const Env fail_env0 = fail_env;
     const auto inconclusive0 = inconclusive_report;
     const std::string where = "exists " + cl.name + " (line " + std::to_string(cl.loc.line) + ")";
-    Res acc = Res::skip;
+    Out acc = Res::skip;
     std::optional<InstanceReport> witness;
     Res witness_res = Res::skip;
+    double witness_eps = 0;
     for (std::size_t k = 0; k < vals.size(); ++k) {
       std::optional<InstanceReport> saved = std::exchange(pass_report, std::nullopt);
       env_.emplace_back(cl.name, vals[k]);
-      Res r = walk(i + 1);
+      Out out = walk(i + 1);
       env_.pop_back();
+      Res& r = out.res;
       if (r == Res::vacuous) {
         note(where + ": for " + cl.name + " = " + display(vals[k], 60) +
              " no instance of the clauses after it reached the checks (a `for` over nothing holds vacuously): "
              "counted as undecided, not as a witness");
         r = Res::inconclusive;
       }
-      if ((r == Res::pass || r == Res::pass_probabilistic) && (witness_res == Res::skip || r < witness_res)) {
+      // the witness: the best verdict's, among probabilistic ones the least doubtful
+      if ((r == Res::pass || r == Res::pass_probabilistic) &&
+          (witness_res == Res::skip || r < witness_res || (r == witness_res && out.eps < witness_eps))) {
         witness = pass_report;
         witness_res = r;
+        witness_eps = out.eps;
       }
       pass_report = std::move(saved);
-      acc = any_of(acc, r);
+      acc = any_of(acc, out);
       if (r == Res::pass) {
         if (k + 1 < vals.size()) note(where + ": a witness was found; the remaining values were not tried");
         break;
       }
     }
     if (witness && !pass_report) pass_report = witness;
-    if (acc == Res::skip) acc = no_value(cl, vals.empty());
-    if (acc != Res::fail) {
+    if (acc.res == Res::skip) acc = no_value(cl, vals.empty());
+    if (acc.res != Res::fail) {
       fail_report = fail0;
       fail_env = fail_env0;
     }
-    if (acc == Res::pass || acc == Res::pass_probabilistic) inconclusive_report = inconclusive0;
+    if (acc.res == Res::pass || acc.res == Res::pass_probabilistic) inconclusive_report = inconclusive0;
     return acc;
   }
 
   // An exists with no value: one failed instance, the bindings above it its counterexample.
-  Res no_value(const Clause& cl, bool empty) {
+  Out no_value(const Clause& cl, bool empty) {
     CheckReport rep{cl.loc, cl.text, Verdict::fail,
                     empty ? "the generator is empty: no value of " + cl.name + " exists"
                           : "every value of " + cl.name + " was skipped by an assume: none exists",
@@ -247,10 +271,14 @@ class Runner {
 
   // One instance: every check on the path must hold. `forced` (an undecided
   // assumption) or a resource limit makes it inconclusive.
-  Res leaf(const std::optional<CheckReport>& forced, const std::string& limit) {
+  Out leaf(const std::optional<CheckReport>& forced, const std::string& limit) {
     ++out_.instances;
     Res v = Res::pass;
-    for (const auto& ch : checks_) v = std::max(v, from_verdict(ch.verdict));
+    double eps = 0;  // a union bound over the probabilistic checks (and assumptions) on the path
+    for (const auto& ch : checks_) {
+      v = std::max(v, from_verdict(ch.verdict));
+      if (ch.verdict == Verdict::pass_probabilistic) eps += ch.failure_probability;
+    }
     if (forced || !limit.empty()) v = std::max(v, Res::inconclusive);
     switch (v) {
       case Res::pass:
@@ -274,7 +302,7 @@ class Runner {
     }
     if (v == Res::inconclusive && !inconclusive_report) inconclusive_report = here("example");
     if ((v == Res::pass || v == Res::pass_probabilistic) && has_exists_ && !pass_report) pass_report = here("witness");
-    return v;
+    return {v, eps};
   }
 
   // The current instance: its bindings, the checks on its path (and `extra`), the limit that stopped it.
@@ -350,12 +378,13 @@ ClaimResult run_claim(const Claim& c, const CheckOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
   Runner run(c, o, out);
   try {
-    const Res r = run.run();
-    if (nothing(r) || out.instances == 0) {
+    const Out r = run.run();
+    if (nothing(r.res) || out.instances == 0) {
       out.verdict = Verdict::inconclusive;
       out.notes.push_back("no instance reached the checks (every generator was empty or every instance was skipped)");
     } else {
-      out.verdict = to_verdict(r);
+      out.verdict = to_verdict(r.res);
+      out.failure_probability = r.eps;
     }
     if (out.verdict == Verdict::fail) {
       out.report = run.fail_report;

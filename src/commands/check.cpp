@@ -97,6 +97,7 @@ ClaimResult result_from_json(const nlohmann::json& j) {
   r.failed = j.at("failed").get<std::size_t>();
   r.inconclusive = j.at("inconclusive").get<std::size_t>();
   r.skipped = j.at("skipped").get<std::size_t>();
+  r.failure_probability = j.value("failure_probability", 0.0);
   r.seconds = j.at("seconds").get<double>();
   if (j.contains("bounds_used"))
     for (const auto& [id, u] : j["bounds_used"].items())
@@ -147,6 +148,7 @@ nlohmann::json report_json(const std::vector<ClaimResult>& results, const std::v
   j["summary"] = {{"claims", results.size()}, {"passed", pass + prob}, {"passed_probabilistic", prob},
                   {"failed", fail},           {"inconclusive", inc},   {"errors", err},
                   {"seconds", secs},          {"exit_code", code}};
+  if (prob) j["summary"]["failure_probability"] = failure_probability(results);
   return j;
 }
 
