@@ -528,3 +528,28 @@ TEST_CASE("the polynomial path and the network path give the same sep", "[claims
   CHECK(b.verdict == Verdict::pass_probabilistic);
   CHECK(b.passed_probabilistic == 9);
 }
+
+TEST_CASE("run_claims stops after the first result that stop_after holds for, in order", "[claims]") {
+  // claims 0, 1 pass, 2 fails, 3 fails, 4 passes: on 1 and 2 threads the run
+  // ends after claim 2 (never after 3, even if it finishes first); every claim
+  // before it ran, and done() saw 0, 1, 2 in order.
+  ClaimFile f = parse_claims(
+      "claim \"a\"\n  check 1 < 2\nclaim \"b\"\n  check 2 < 3\nclaim \"c\"\n  check 3 < 2\n"
+      "claim \"d\"\n  check 4 < 2\nclaim \"e\"\n  check 1 < 2\n",
+      "t.np", ".");
+  std::vector<const Claim*> claims;
+  for (const auto& c : f.claims) claims.push_back(&c);
+  for (unsigned jobs : {1u, 2u}) {
+    CheckOptions o;
+    o.jobs = jobs;
+    std::vector<std::size_t> seen;
+    auto rs = run_claims(
+        claims, o, [&](std::size_t i, const ClaimResult&) { seen.push_back(i); },
+        [](const ClaimResult& r) { return r.verdict == Verdict::fail; });
+    REQUIRE(rs.size() == 3);
+    CHECK(rs[2].title == "c");
+    CHECK(rs[2].verdict == Verdict::fail);
+    CHECK(seen == std::vector<std::size_t>{0, 1, 2});
+    CHECK(run_claims(claims, o).size() == 5);  // no predicate: every claim
+  }
+}

@@ -96,8 +96,12 @@ std::vector<ClaimFile> load_claim_paths(const std::vector<std::string>& paths);
 std::vector<const Claim*> select_claims(const std::vector<ClaimFile>& files, const std::string& filter);
 
 // Runs claims with o.jobs threads; `done(i, result)` is called in order (i = 0, 1, ...)
-// as soon as the results up to i are known.
+// as soon as the results up to i are known. A result for which `stop_after`
+// holds ends the run after it (in order: the claims before it all run; no
+// claim after it starts once it is known, and those already running on other
+// threads finish unreported). Returns the results reported, in order.
 std::vector<ClaimResult> run_claims(const std::vector<const Claim*>& claims, const CheckOptions& o,
-                                    const std::function<void(std::size_t, const ClaimResult&)>& done = {});
+                                    const std::function<void(std::size_t, const ClaimResult&)>& done = {},
+                                    const std::function<bool(const ClaimResult&)>& stop_after = {});
 
 }  // namespace netpoly

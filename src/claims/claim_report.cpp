@@ -165,12 +165,8 @@ nlohmann::json claim_json(const ClaimResult& r) {
 int check_exit_code(const std::vector<ClaimResult>& rs, bool strict) {
   bool err = false, bad = false;
   for (const auto& r : rs) {
-    if (r.error)
-      err = true;
-    else if (r.verdict == Verdict::fail || r.verdict == Verdict::inconclusive)
-      bad = true;
-    else if (r.verdict == Verdict::pass_probabilistic && strict)
-      bad = true;
+    err = err || r.error;
+    bad = bad || !claim_passed(r, strict);
   }
   return err ? 2 : bad ? 1 : 0;
 }

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "claim_eval.hpp"
+#include "netpoly/claim_report.hpp"
 #include "netpoly/claims.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
@@ -17,8 +18,6 @@
 namespace netpoly {
 
 using namespace claims_detail;
-
-std::string format_instance(const InstanceReport& r, const std::string& indent);  // report.cpp
 
 namespace {
 
@@ -498,14 +497,20 @@ std::vector<const Claim*> select_claims(const std::vector<ClaimFile>& files, con
 }
 
 std::vector<ClaimResult> run_claims(const std::vector<const Claim*>& claims, const CheckOptions& o,
-                                    const std::function<void(std::size_t, const ClaimResult&)>& done) {
+                                    const std::function<void(std::size_t, const ClaimResult&)>& done,
+                                    const std::function<bool(const ClaimResult&)>& stop_after) {
   const std::size_t n = claims.size();
   std::vector<ClaimResult> results(n);
+  auto stops = [&](const ClaimResult& r) { return stop_after && stop_after(r); };
   const unsigned jobs = std::max(1u, std::min<unsigned>(o.jobs, static_cast<unsigned>(std::max<std::size_t>(n, 1))));
   if (jobs <= 1) {
     for (std::size_t i = 0; i < n; ++i) {
       results[i] = run_claim(*claims[i], o);
       if (done) done(i, results[i]);
+      if (stops(results[i])) {
+        results.resize(i + 1);
+        break;
+      }
     }
     return results;
   }
@@ -513,11 +518,16 @@ std::vector<ClaimResult> run_claims(const std::vector<const Claim*>& claims, con
   std::mutex mu;
   std::condition_variable cv;
   std::atomic<std::size_t> next{0};
+  // No claim after `limit` starts: the first stopping result known, in order or not.
+  std::atomic<std::size_t> limit{n};
   std::vector<std::thread> pool;
   for (unsigned t = 0; t < jobs; ++t)
     pool.emplace_back([&] {
-      for (std::size_t i; (i = next++) < n;) {
+      for (std::size_t i; (i = next++) < n && i <= limit;) {
         ClaimResult r = run_claim(*claims[i], o);
+        if (stops(r))
+          for (std::size_t l = limit; i < l && !limit.compare_exchange_weak(l, i);) {
+          }
         std::lock_guard<std::mutex> lock(mu);
         results[i] = std::move(r);
         ready[i] = 1;
@@ -525,13 +535,19 @@ std::vector<ClaimResult> run_claims(const std::vector<const Claim*>& claims, con
       }
       flint_cleanup();  // this thread's FLINT caches
     });
+  std::size_t reported = n;
   for (std::size_t i = 0; i < n; ++i) {
     std::unique_lock<std::mutex> lock(mu);
     cv.wait(lock, [&] { return ready[i] != 0; });
     lock.unlock();
     if (done) done(i, results[i]);
+    if (stops(results[i])) {
+      reported = i + 1;
+      break;
+    }
   }
   for (auto& th : pool) th.join();
+  results.resize(reported);
   return results;
 }
 
