@@ -103,6 +103,30 @@ ClaimResult result_from_json(const nlohmann::json& j) {
   if (j.contains("bounds_used"))
     for (const auto& [id, u] : j["bounds_used"].items())
       r.bounds_used[id] = {u.at("evaluations").get<std::size_t>(), u.at("vacuous").get<std::size_t>()};
+  r.notes = j.value("notes", std::vector<std::string>{});
+  // The counterexample, witness or example (where --junit and --annotations point).
+  if (j.contains("report")) {
+    const auto& p = j["report"];
+    InstanceReport rep;
+    rep.kind = p.at("kind").get<std::string>();
+    rep.index = p.at("instance").get<std::size_t>();
+    for (const auto& b : p.at("bindings")) rep.bindings.emplace_back(b.at("name"), b.at("value"));
+    for (const auto& c : p.at("checks")) {
+      CheckReport ch;
+      ch.loc = {r.file, c.at("line").get<int>(), 0};
+      ch.text = c.at("text").get<std::string>();
+      const std::string v = c.at("verdict").get<std::string>();
+      for (Verdict x : {Verdict::pass, Verdict::pass_probabilistic, Verdict::inconclusive, Verdict::fail})
+        if (v == verdict_name(x)) ch.verdict = x;
+      ch.note = c.value("note", std::string());
+      for (const auto& x : c.at("values")) ch.values.emplace_back(x.at("expr"), x.at("value"));
+      ch.failure_probability = c.value("failure_probability", 0.0);
+      rep.checks.push_back(std::move(ch));
+    }
+    rep.files = p.value("files", std::vector<std::string>{});
+    rep.error = p.value("error", std::string());
+    r.report = std::move(rep);
+  }
   return r;
 }
 
@@ -142,7 +166,15 @@ struct Report {
   std::chrono::steady_clock::time_point t0;
   std::string started;                  // ISO 8601 UTC, for --junit
   bool stopped = false;                 // --fail-fast: a claim did not pass
+  std::string hint;                     // what an interruption keeps (after "K of N claims finished")
 };
+
+// The interruption's message names how many claims finished (kept current as they do).
+void update_stop_hint(const Report& rep) {
+  const std::string h = std::to_string(rep.done.size()) + " of " + std::to_string(rep.claims.size()) + " " + rep.hint;
+  install_interrupt_handler("check", h);
+  set_stop_hint(h);
+}
 
 std::string utc_now() {
   const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
@@ -238,16 +270,13 @@ void install_stop_report(const CheckCliOptions& o, Report& rep) {
       std::cerr << "netpoly: --junit " << o.junit << ": " << e.what() << "\n";
     }
   });
-  {
-    std::string hint = "claims finished (the claims in flight were dropped); ";
-    if (!o.journal.empty())
-      hint += "their results are in the journal " + o.journal + "; rerun the same command with --resume to skip them";
-    else
-      hint += "nothing was kept for a rerun: add --journal FILE to keep finished claims, then --resume to skip them "
-              "(or --filter TEXT to run only some)";
-    install_interrupt_handler("check", hint);
-    set_stop_hint(hint);
-  }
+  rep.hint = "claims finished (the claims in flight were dropped); ";
+  if (!o.journal.empty())
+    rep.hint += "their results are in the journal " + o.journal + "; rerun the same command with --resume to skip them";
+  else
+    rep.hint += "nothing was kept for a rerun: add --journal FILE to keep finished claims, then --resume to skip them "
+                "(or --filter TEXT to run only some)";
+  update_stop_hint(rep);
 }
 
 // The summary (text or JSON) and the exit status of a finished run.
@@ -394,6 +423,8 @@ void run_check(const CheckCliOptions& o) {
     throw;
   }
   const auto& claims = rep.claims;
+  // The report's place is checked (and holds every claim as not run) before anything runs.
+  write_junit_file(o, rep, "not run: the run did not finish");
   Plan plan;
   plan_run(o, claims, plan);
   std::size_t from_journal = 0;
@@ -427,6 +458,7 @@ void run_check(const CheckCliOptions& o) {
     rep.done_json.push_back(std::move(j));
     rep.texts.push_back(std::move(text));
     if (o.fail_fast && !claim_passed(r, o.check.strict)) rep.stopped = true;
+    update_stop_hint(rep);
   };
   std::size_t next_cached = 0;  // claims before this index are emitted
   auto emit_cached_before = [&](std::size_t end) {

@@ -139,6 +139,18 @@ case "$what" in
           "'failure probability <= ' in cases[0].find('failure').get('message')"
     has out "::error file=proofs/probabilistic.np,line=2,title=PASS (probabilistic)%3A"
     ;;
+  journal_resume)
+    # Results taken from the journal (--resume) still give the failing test
+    # case its counterexample and the annotation its line.
+    "$np" check proofs/ --journal "$dir/j.jsonl" >/dev/null 2>&1
+    "$np" check proofs/ --journal "$dir/j.jsonl" --resume --junit "$dir/junit.xml" --annotations github >"$dir/out" 2>"$dir/err"
+    rc=$?
+    expect_rc 1
+    valid
+    has out "(8 finished earlier, from the journal"
+    has out "::error file=proofs/false.np,line=7,title=FAIL%3A false%3A sep(f * f) <= sep(f)::counterexample (instance 1)"
+    junit "'counterexample (instance 1)' in named['$false_title'].find('failure').text"
+    ;;
   *)
     fail "unknown scenario"
     ;;
