@@ -34,3 +34,14 @@ netpoly_expect(cli_check_strict 1 "only probabilistic (--strict)" check ${CLAIMS
 # the proof scripts themselves
 netpoly_expect(cli_check_proofs 0 "every bound id is checked" check ${PROJECT_SOURCE_DIR}/proofs --jobs 2 --coverage)
 set_tests_properties(cli_check_proofs PROPERTIES TIMEOUT 600)
+
+# netpoly check as a CI step (tests/scripts/check_ci.sh): the command line of
+# examples/ci/netpoly-proofs.yml on a small proofs/ directory, --junit reports
+# validated against tests/data/junit.xsd (xmllint), annotations, --fail-fast,
+# --strict, a file that does not parse; one ctest entry per scenario.
+foreach(s workflow_failing_claim workflow_passing workflow_is_buildable fail_fast parse_error json_annotations strict
+          journal_resume)
+  add_test(NAME cli_check_ci_${s}
+           COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/scripts/check_ci.sh $<TARGET_FILE:netpoly> ${PROJECT_SOURCE_DIR} ${s})
+  set_tests_properties(cli_check_ci_${s} PROPERTIES PASS_REGULAR_EXPRESSION "OK ${s}" FAIL_REGULAR_EXPRESSION "FAIL ${s}")
+endforeach()

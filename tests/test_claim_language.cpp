@@ -305,3 +305,29 @@ TEST_CASE("claim functions: the evaluator's argument messages", "[claims][langua
     CHECK_THAT(m, Catch::Contains(b.message));
   }
 }
+
+TEST_CASE("claim functions: binom and multiset and the lemmas of K refuse a non-integer (naming the line)", "[claims][language]") {
+  // binom(5/2, 1) was [ceil(5/2), floor(5/2)] -> [binom(3, 1), binom(2, 1)] = [3, 2], an
+  // inverted interval, so `<= 2` and `>= 3` both passed (issue 29, item 4).
+  struct Bad {
+    const char* body;
+    const char* message;
+  };
+  const std::vector<Bad> bad = {
+      {"check binom(5/2, 1) <= 2", "case.np:2:9: binom(n, k): n must be an integer, got 5/2"},
+      {"check binom(5/2, 1) >= 3", "case.np:2:9: binom(n, k): n must be an integer, got 5/2"},
+      {"check multiset(5/2, 1) >= 3", "case.np:2:9: multiset(n, k): n must be an integer, got 5/2"},
+      {"check binom(log3(10), 1) >= 2", "case.np:2:9: binom(n, k): n is a real number known only as an enclosure"},
+      {"check binom(5, 1/2) >= 2", "case.np:2:9: binom(n, k): k must be an exact integer >= 0"},
+      {"check bound(\"NB Lemma 5.2 (iv)\", K = 5/2) >= 3", "case.np:2:9: bound(\"NB Lemma 5.2 (iv)\"): K must be an integer, got 5/2"},
+      {"check bound(\"NB Lemma 5.4\", n = 2, K = 7/2) >= 3", "K must be an integer, got 7/2"},
+  };
+  for (const auto& b : bad) {
+    INFO(b.body);
+    CHECK_THAT(run_message(b.body), Catch::Contains(b.message));
+  }
+  // an integer written as a fraction, and floor/ceil of a real, are fine: binom(6/2, 1) = 3,
+  // binom(floor(log3(10)), 2) = binom(2, 2) = 1
+  CHECK(run_body("check binom(6/2, 1) == 3\n  check binom(floor(log3(10)), 2) == 1\n  check multiset(4/2, 2) == 3")
+            .verdict == Verdict::pass);
+}

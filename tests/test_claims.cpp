@@ -4,7 +4,11 @@
 // between the polynomial and the network paths.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
+#include <unistd.h>
 
 #include "netpoly/claim_interval.hpp"
 #include "netpoly/claim_transforms.hpp"
@@ -13,6 +17,7 @@
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
 #include "netpoly/presets.hpp"
+#include "netpoly/rank.hpp"
 
 using namespace netpoly;
 
@@ -247,6 +252,53 @@ TEST_CASE("exists finds a witness; assume skips instances", "[claims]") {
   CHECK(none.verdict == Verdict::fail);
 }
 
+TEST_CASE("an exists with no value left is false (under a for too)", "[claims]") {
+  // for w in 1..3: some s in 1..(w - 1) has s >= 1. At w = 1 the range 1..0 is
+  // empty, so no s exists and the claim is false with w = 1 as its
+  // counterexample; w = 2 and 3 have the witness s = 1 (issue 29, item 2).
+  auto r = run_text("claim \"empty exists\"\n  for w in 1..3\n  exists s in 1..(w - 1)\n  check s >= 1\n");
+  CHECK(r.verdict == Verdict::fail);
+  CHECK(r.instances == 3);
+  CHECK(r.passed == 2);
+  CHECK(r.failed == 1);
+  REQUIRE(r.report);
+  CHECK(r.report->kind == "counterexample");
+  REQUIRE(r.report->bindings.size() == 1);
+  CHECK(r.report->bindings[0] == std::make_pair(std::string("w"), std::string("1")));
+  REQUIRE(r.report->checks.size() == 1);
+  CHECK(r.report->checks[0].loc.line == 3);  // the exists clause
+  CHECK(r.report->checks[0].verdict == Verdict::fail);
+  CHECK_THAT(r.report->checks[0].note, Catch::Contains("empty"));
+  // An assume in the exists' scope that removes every value: at w = 1 no s in
+  // 1..3 has s < 1, so again no s exists.
+  auto a = run_text("claim \"assume empties\"\n  for w in 1..3\n  exists s in 1..3\n  assume s < w\n  check s >= 1\n");
+  CHECK(a.verdict == Verdict::fail);
+  CHECK(a.skipped == 3);
+  REQUIRE(a.report);
+  CHECK(a.report->bindings.at(0).second == "1");
+  CHECK_THAT(a.report->checks.at(0).note, Catch::Contains("assume"));
+  // at the top: an exists over nothing is false, not "no instance"
+  CHECK(run_text("claim \"none\"\n  exists s in 1..0\n  check s >= 1\n").verdict == Verdict::fail);
+  // A for nested in an exists that is empty for one value (s = 1) holds
+  // vacuously there: neither a witness nor a counterexample, so with s = 2
+  // failing (t = 1 > 5 is false) the exists is undecided, not false.
+  auto v = run_text("claim \"vacuous\"\n  exists s in 1..2\n  for t in 1..(s - 1)\n  check t > 5\n");
+  CHECK(v.verdict == Verdict::inconclusive);
+  CHECK(run_text("claim \"vacuous, then a witness\"\n  exists s in 1..2\n  for t in 1..(s - 1)\n  check t < 5\n").verdict ==
+        Verdict::pass);
+}
+
+TEST_CASE("the counterexample of a for over an exists is the value the exists failed at", "[claims]") {
+  // w = 2: s = 1 is not a witness (1 != 2) but s = 2 is; w = 5: no s in 1..3
+  // equals 5. The claim fails at w = 5, and that is what the report shows,
+  // not the non-witness s = 1 met on the way at w = 2.
+  auto r = run_text("claim \"x\"\n  for w in [2, 5]\n  exists s in 1..3\n  check s == w\n");
+  CHECK(r.verdict == Verdict::fail);
+  REQUIRE(r.report);
+  REQUIRE(!r.report->bindings.empty());
+  CHECK(r.report->bindings[0] == std::make_pair(std::string("w"), std::string("5")));
+}
+
 TEST_CASE("budgets and black boxes: inconclusive, never PASS", "[claims]") {
   auto r = run_text(
       "claim \"budget\"\n"
@@ -266,11 +318,124 @@ TEST_CASE("budgets and black boxes: inconclusive, never PASS", "[claims]") {
   CHECK(check_exit_code({r}, false) == 1);
 }
 
+TEST_CASE("a probabilistic PASS states its failure probability, in text and JSON", "[claims]") {
+  // The claim's failure probability is a union bound over the probabilistic
+  // checks it rests on: for a `for`, the sum over its instances; for an
+  // `exists`, its least doubtful witness's. Each check's comes from its
+  // black-box quantity (the same draw gives the same value in every run).
+  auto claim = [](const std::string& q, const std::string& seeds) {
+    return run_text("claim \"bb\"\n  " + q + " net in attention(layers = 1, width = 2, tokens = 3, seed = " + seeds +
+                    ")\n  check sep(net; half; methods = blackbox) <= 100\n");
+  };
+  const ClaimResult one = claim("for", "1"), two = claim("for", "2"), both = claim("for", "1..2"),
+                    some = claim("exists", "1..2");
+  for (const auto* r : {&one, &two, &both, &some}) {
+    CHECK(r->verdict == Verdict::pass_probabilistic);
+    CHECK(r->failure_probability > 0);
+    CHECK(r->failure_probability < 1e-6);
+  }
+  CHECK(both.failure_probability == Approx(one.failure_probability + two.failure_probability));
+  CHECK(some.failure_probability == Approx(std::min(one.failure_probability, two.failure_probability)));
+  // the witness's check carries the same number
+  REQUIRE(some.report);
+  CHECK(some.report->kind == "witness");
+  CHECK(some.report->checks.at(0).failure_probability == Approx(some.failure_probability));
+  std::ostringstream text;
+  write_claim_text(text, both);
+  char eps[32];
+  std::snprintf(eps, sizeof eps, "%.3g", both.failure_probability);
+  CHECK_THAT(text.str(), Catch::Contains(std::string("failure probability <= ") + eps));
+  CHECK(claim_json(both).at("failure_probability").get<double>() == Approx(both.failure_probability));
+  CHECK_THAT(summary_line({both, one}, 1.0), Catch::Contains("2 probabilistic, failure probability <= "));
+  // a certified PASS has none
+  const ClaimResult exact = run_text("claim \"exact\"\n  check 1 < 2\n");
+  CHECK(exact.failure_probability == 0);
+  CHECK(!claim_json(exact).contains("failure_probability"));
+}
+
+TEST_CASE("the status line of a quantity says what it counts: evaluations", "[claims]") {
+  auto r = run_text(
+      "claim \"statuses\"\n"
+      "  for f in random_poly(vars = 6, terms = 2..8, seed = 1..30)\n"
+      "  check sep(f * f; A = x0..x2) <= 100\n");
+  std::ostringstream os;
+  write_claim_text(os, r);
+  CHECK_THAT(os.str(), Catch::Contains("sep(f * f; A = x0..x2): 30 evaluations, all exact\n"));
+  CHECK(claim_json(r).at("quantities").at(0).at("evaluations").get<std::size_t>() == 30);
+  QuantityStats mixed{{}, "sep(net; half)", {{"exact", 9}, {"probabilistic", 3}}};
+  ClaimResult m;
+  m.quantities.push_back(mixed);
+  std::ostringstream ms;
+  write_claim_text(ms, m);
+  CHECK_THAT(ms.str(), Catch::Contains("sep(net; half): 12 evaluations: 9 exact, 3 probabilistic\n"));
+}
+
+TEST_CASE("list == and != keep the labels of their entries", "[claims]") {
+  // mixer(layers = 1, tokens = 2, width = 2, seed = 1), A = token 0: the exact
+  // sep is 3 (the default methods); the black-box gives 3 with probability,
+  // certified [3, inf). A list != is "some entry differs": it holds only
+  // probabilistically against [4], is certified against [2] (below the
+  // certified lower end) and against a list of another length, and against
+  // [3] it fails on the estimates: INCONCLUSIVE, never a certified PASS
+  // (issue 29, item 3: the flip of == mapped PASS (probabilistic) to PASS).
+  const std::string head = "claim \"lists\"\n  let net = mixer(layers = 1, tokens = 2, width = 2, seed = 1)\n"
+                           "  let b = sep(net; A = tokens 0; methods = blackbox)\n";
+  auto verdict = [&](const std::string& check) { return run_text(head + "  check " + check + "\n").verdict; };
+  CHECK(verdict("sep(net; A = tokens 0) == 3") == Verdict::pass);
+  CHECK(verdict("[b] != [3]") == Verdict::inconclusive);
+  CHECK(verdict("[b] == [3]") == Verdict::pass_probabilistic);
+  CHECK(verdict("[b] != [4]") == Verdict::pass_probabilistic);
+  CHECK(verdict("[b] == [4]") == Verdict::inconclusive);
+  CHECK(verdict("[b] != [2]") == Verdict::pass);
+  CHECK(verdict("[b] == [2]") == Verdict::fail);
+  CHECK(verdict("[b, 1] != [3, 1]") == Verdict::inconclusive);
+  CHECK(verdict("[b, 1] != [3, 2]") == Verdict::pass);  // the second entry differs for certain
+  CHECK(verdict("[[b]] != [[3]]") == Verdict::inconclusive);  // matrices: lists of rows
+  CHECK(verdict("[b] != [3, 1]") == Verdict::pass);           // lengths differ
+  CHECK(verdict("[1, 2] != [1, 2]") == Verdict::fail);
+  auto note = run_text(head + "  check [b] != [3]\n");
+  REQUIRE(note.report);
+  CHECK_THAT(note.report->checks.at(0).note, Catch::Contains("likely false"));
+}
+
 TEST_CASE("run-time input errors name the clause", "[claims]") {
   auto r = run_text("claim \"x9\"\n  for f in random_poly(vars = 6, seed = 1)\n  check sep(f; A = x9) >= 1\n");
   CHECK(r.error);
   CHECK(r.error_message.rfind("test.np:3:", 0) == 0);
   CHECK(check_exit_code({r}, false) == 2);
+}
+
+TEST_CASE("grid(...) is exact only when its rank over Q was computed; a rank mod p is a lower bound", "[claims]") {
+  // y = x0 (c x0 + x1) with c = p 2^131072, p the default prime (nth_prime(0),
+  // the first above 2^62): y = c x0^2 + x0 x1. For A = {x0} its coefficient
+  // matrix (rows x0^2, x0; columns 1, x1) is diag(c, 1): rank 2 over Q. Mod p,
+  // c = 0 and y = x0 x1: rank 1. The 131072-bit weight makes the rank over Q
+  // look beyond --budget 2, so grid(...) has only its rank mod p, 1: it was
+  // labelled exact and `grid(...) == 1` passed (issue 29, item 5).
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("netpoly-grid-modp-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  Fmpz c;
+  fmpz_set_ui(c.get(), nth_prime(0));
+  fmpz_mul_2exp(c.get(), c.get(), 131072);
+  {
+    std::ofstream f(dir / "modp.json");
+    f << "{\"format\": \"netpoly-model/1\", \"input\": {\"tokens\": 1, \"width\": 2}, \"layers\": [{\"type\": "
+         "\"product\", \"Ws\": [[[1, 0]], [[\"" << c.str() << "\", 1]]]}], \"output\": {\"token\": 0, \"channel\": 0}}\n";
+  }
+  CheckOptions o;
+  o.budget = 2;
+  const std::string head = "claim \"grid\"\n  let net = model(\"" + (dir / "modp.json").string() + "\")\n";
+  auto run = [&](const std::string& check) { return run_text(head + "  check " + check + "\n", o); };
+  const ClaimResult eq = run("grid(net; A = x0_0) == 1");
+  CHECK(eq.verdict == Verdict::inconclusive);
+  REQUIRE(eq.quantities.size() == 1);
+  CHECK(eq.quantities[0].status.count("bracket") == 1);
+  CHECK(run("grid(net; A = x0_0) >= 1").verdict == Verdict::pass);  // the rank mod p is a certified lower bound
+  CHECK(run("grid(net; A = x0_0) <= 64").verdict == Verdict::pass);  // 64 points per side: at most 64
+  CHECK(run("grid(net; A = x0_0) == 2").verdict == Verdict::inconclusive);
+  CHECK(run("sep(net + 0; A = x0_0) == 2").verdict == Verdict::pass);  // the exact answer, by the polynomial path
+  fs::remove_all(dir);
 }
 
 // ------------------------------------------------------------------ identities on seeded input
@@ -362,4 +527,29 @@ TEST_CASE("the polynomial path and the network path give the same sep", "[claims
       "  check sep(net; P; methods = blackbox) == sep(net; P; methods = group, exact)\n");
   CHECK(b.verdict == Verdict::pass_probabilistic);
   CHECK(b.passed_probabilistic == 9);
+}
+
+TEST_CASE("run_claims stops after the first result that stop_after holds for, in order", "[claims]") {
+  // claims 0, 1 pass, 2 fails, 3 fails, 4 passes: on 1 and 2 threads the run
+  // ends after claim 2 (never after 3, even if it finishes first); every claim
+  // before it ran, and done() saw 0, 1, 2 in order.
+  ClaimFile f = parse_claims(
+      "claim \"a\"\n  check 1 < 2\nclaim \"b\"\n  check 2 < 3\nclaim \"c\"\n  check 3 < 2\n"
+      "claim \"d\"\n  check 4 < 2\nclaim \"e\"\n  check 1 < 2\n",
+      "t.np", ".");
+  std::vector<const Claim*> claims;
+  for (const auto& c : f.claims) claims.push_back(&c);
+  for (unsigned jobs : {1u, 2u}) {
+    CheckOptions o;
+    o.jobs = jobs;
+    std::vector<std::size_t> seen;
+    auto rs = run_claims(
+        claims, o, [&](std::size_t i, const ClaimResult&) { seen.push_back(i); },
+        [](const ClaimResult& r) { return r.verdict == Verdict::fail; });
+    REQUIRE(rs.size() == 3);
+    CHECK(rs[2].title == "c");
+    CHECK(rs[2].verdict == Verdict::fail);
+    CHECK(seen == std::vector<std::size_t>{0, 1, 2});
+    CHECK(run_claims(claims, o).size() == 5);  // no predicate: every claim
+  }
 }

@@ -80,6 +80,10 @@ struct Quantity {
 std::string describe(const Quantity& q);
 // Short form of an extended rational (big integers abbreviated).
 std::string short_str(const XRat& x);
+// "7", "[3, 9]", "[2, inf]" (long fractions in decimals).
+std::string iv_str(const Interval& i);
+// A failure probability, "3.14e-13".
+std::string probability_str(double p);
 
 // ------------------------------------------------------------ relations
 enum class Rel { le, lt, eq, ge, gt, ne };
@@ -94,7 +98,8 @@ Truth relation_truth(const Interval& a, Rel r, const Interval& b);
 
 struct RelOutcome {
   Verdict verdict = Verdict::inconclusive;
-  std::string note;  // why it is not certified, when it is not
+  std::string note;                // why it is not certified, when it is not
+  double failure_probability = 0;  // PASS (probabilistic): wrong with at most this probability (else 0)
 };
 // PASS / FAIL when the certified intervals decide; otherwise PASS
 // (probabilistic) when the relation holds on the estimates and the weakest
@@ -105,6 +110,12 @@ RelOutcome compare(const Quantity& a, Rel r, const Quantity& b);
 // Conjunction (every part must hold) and disjunction (one part suffices).
 Verdict verdict_and(Verdict a, Verdict b);
 Verdict verdict_or(Verdict a, Verdict b);
+// The same on outcomes, into `acc`, with their failure probabilities: a
+// conjunction that passes probabilistically is wrong with at most the sum of
+// its parts' probabilities (a union bound), a disjunction with at most that of
+// its least doubtful probabilistic part. Notes are the caller's.
+void outcome_and(RelOutcome& acc, const RelOutcome& o);
+void outcome_or(RelOutcome& acc, const RelOutcome& o);
 
 // ------------------------------------------------------------ arithmetic
 // Every function is applied to cert and likely; trust is the weakest of the
@@ -120,8 +131,16 @@ Quantity q_neg(const Quantity& a);
 Quantity q_pow(const Quantity& a, const Quantity& b);
 Quantity q_min(const Quantity& a, const Quantity& b);
 Quantity q_max(const Quantity& a, const Quantity& b);
-// binom(n, k): k an exact integer >= 0, n integers (interval ends) >= 0, monotone in n.
+// A quantity that is an integer by its meaning (n of binom, K of a lemma): its
+// ends rounded inwards to the integers between them. InputError, naming
+// `what` ("binom(n, k): n"), when it is an exact non-integer, holds no
+// integer, or is a real number known only as an enclosure; an estimate that
+// holds no integer is dropped (the result is then its certified interval).
+Quantity q_integer(const Quantity& a, const std::string& what);
+// binom(n, k): k an exact integer >= 0, n an integer (q_integer) >= 0, monotone in n.
 Quantity q_binom(const Quantity& n, const Quantity& k);
+// multiset(n, k) = ((n k)) = binom(n + k - 1, k): k an exact integer >= 0, n an integer >= 0.
+Quantity q_multiset(const Quantity& n, const Quantity& k);
 // Logarithm base b (b > 1 exact) of a > 0; an enclosure with a relative margin.
 Quantity q_log(const Quantity& a, const Quantity& base);
 Quantity q_floor(const Quantity& a);

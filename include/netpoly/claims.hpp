@@ -40,6 +40,7 @@ struct CheckReport {
   Verdict verdict = Verdict::inconclusive;
   std::string note;
   std::vector<std::pair<std::string, std::string>> values;  // expression text, value
+  double failure_probability = 0;  // PASS (probabilistic): wrong with at most this probability
 };
 
 // A counterexample (FAIL), a witness (exists ... PASS) or an example (INCONCLUSIVE).
@@ -66,6 +67,11 @@ struct ClaimResult {
   bool error = false;  // an input error stopped the claim (exit code 2)
   std::string error_message;
   std::size_t instances = 0, passed = 0, passed_probabilistic = 0, failed = 0, inconclusive = 0, skipped = 0;
+  // PASS (probabilistic): the verdict is wrong with at most this probability, a
+  // union bound over the probabilistic checks it rests on (of a `for`: every
+  // instance's; of an `exists`: its least doubtful witness's), each over the
+  // black-box ranks' random primes and points. 0 otherwise.
+  double failure_probability = 0;
   double seconds = 0;
   std::vector<QuantityStats> quantities;
   std::optional<InstanceReport> report;
@@ -90,8 +96,12 @@ std::vector<ClaimFile> load_claim_paths(const std::vector<std::string>& paths);
 std::vector<const Claim*> select_claims(const std::vector<ClaimFile>& files, const std::string& filter);
 
 // Runs claims with o.jobs threads; `done(i, result)` is called in order (i = 0, 1, ...)
-// as soon as the results up to i are known.
+// as soon as the results up to i are known. A result for which `stop_after`
+// holds ends the run after it (in order: the claims before it all run; no
+// claim after it starts once it is known, and those already running on other
+// threads finish unreported). Returns the results reported, in order.
 std::vector<ClaimResult> run_claims(const std::vector<const Claim*>& claims, const CheckOptions& o,
-                                    const std::function<void(std::size_t, const ClaimResult&)>& done = {});
+                                    const std::function<void(std::size_t, const ClaimResult&)>& done = {},
+                                    const std::function<bool(const ClaimResult&)>& stop_after = {});
 
 }  // namespace netpoly

@@ -32,6 +32,9 @@ struct CheckCliOptions {  // `check`: the claims subsystem (claims.hpp) with jou
   bool resume = false;
   bool coverage = false;  // end with every bound id and how many evaluations checked it
   std::string max_memory;
+  std::string junit;        // --junit FILE: JUnit XML of the run
+  std::string annotations;  // --annotations github: workflow commands per claim that does not pass
+  bool fail_fast = false;   // stop at the first claim that does not pass
   CheckOptions check;
 };
 

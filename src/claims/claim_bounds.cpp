@@ -57,7 +57,7 @@ Quantity monotone_in_K(const Quantity& K, const std::function<Fmpz(const Fmpz&)>
       if (lo) return XRat(f(Fmpz(0)));
       throw InputError("bound(\"" + id + "\"): K must be >= 0");
     }
-    Fmpz z;  // K is an integer (a separation rank): round the ends inwards
+    Fmpz z;  // K is an integer (a separation rank), its ends already rounded inwards
     if (lo)
       fmpz_cdiv_q(z.get(), x.value().num(), x.value().den());
     else
@@ -65,10 +65,9 @@ Quantity monotone_in_K(const Quantity& K, const std::function<Fmpz(const Fmpz&)>
     return XRat(f(z));
   };
   auto iv = [&](const Interval& i) { return Interval(end(i.lo, true), end(i.hi, false)); };
-  Quantity r = K;
-  r.real = false;
-  r.cert = iv(K.cert);
-  r.likely = K.trust == Trust::exact ? r.cert : iv(K.likely);
+  Quantity r = q_integer(K, "bound(\"" + id + "\"): K");
+  r.cert = iv(r.cert);
+  r.likely = r.trust == Trust::exact ? r.cert : iv(r.likely);
   return r;
 }
 

@@ -459,21 +459,30 @@ RelOutcome Evaluator::condition(const Condition& c, const Env& env,
   relate = [&](const Value& a, Rel r, const Value& b, const Expr& at) -> RelOutcome {
     if (a.kind == Value::Kind::number && b.kind == Value::Kind::number) return compare(a.num, r, b.num);
     if (a.kind == Value::Kind::list && b.kind == Value::Kind::list) {
-      // Lists (and matrices, lists of rows): equal when of one length and equal entry by entry.
+      // Lists (and matrices, lists of rows) of one length: == when every entry
+      // is equal (the worst verdict of the entries), != when some entry
+      // differs (the best verdict of the entries' !=). Each entry keeps its
+      // labels: a != is never the flip of a probabilistic ==.
       if (r != Rel::eq && r != Rel::ne) fail(at.loc, "lists can only be compared with == and !=");
-      RelOutcome all{Verdict::pass, ""};
-      if (a.list->size() != b.list->size()) {
-        all = {Verdict::fail, "lengths " + std::to_string(a.list->size()) + " and " + std::to_string(b.list->size())};
-      } else {
-        for (std::size_t k = 0; k < a.list->size() && all.verdict != Verdict::fail; ++k) {
-          RelOutcome o = relate((*a.list)[k], Rel::eq, (*b.list)[k], at);
-          all.verdict = verdict_and(all.verdict, o.verdict);
-          if (o.verdict != Verdict::pass) all.note = "entry " + std::to_string(k) + (o.note.empty() ? "" : ": " + o.note);
+      if (a.list->size() != b.list->size())
+        return {r == Rel::ne ? Verdict::pass : Verdict::fail,
+                "lengths " + std::to_string(a.list->size()) + " and " + std::to_string(b.list->size())};
+      const bool all = r == Rel::eq;
+      RelOutcome out{all ? Verdict::pass : Verdict::fail, ""};
+      for (std::size_t k = 0; k < a.list->size(); ++k) {
+        const RelOutcome o = relate((*a.list)[k], r, (*b.list)[k], at);
+        if (all)
+          outcome_and(out, o);
+        else
+          outcome_or(out, o);
+        if (o.verdict != Verdict::pass && o.verdict != Verdict::fail)
+          out.note += (out.note.empty() ? "" : "; ") + ("entry " + std::to_string(k) + (o.note.empty() ? "" : ": " + o.note));
+        if (out.verdict == (all ? Verdict::fail : Verdict::pass)) {  // decided
+          out.note = o.note.empty() ? "" : "entry " + std::to_string(k) + ": " + o.note;
+          break;
         }
       }
-      if (r == Rel::ne && all.verdict != Verdict::inconclusive)
-        all.verdict = all.verdict == Verdict::pass ? Verdict::fail : Verdict::pass;
-      return all;
+      return out;
     }
     auto polylike = [](const Value& v) {
       return v.kind == Value::Kind::poly || v.kind == Value::Kind::net || v.kind == Value::Kind::output ||
@@ -532,7 +541,7 @@ RelOutcome Evaluator::condition(const Condition& c, const Env& env,
   RelOutcome out{Verdict::pass, ""};
   for (std::size_t k = 0; k < c.rels.size(); ++k) {
     RelOutcome o = relate(vals[k], c.rels[k], vals[k + 1], *c.terms[k + 1]);
-    out.verdict = verdict_and(out.verdict, o.verdict);
+    outcome_and(out, o);
     if (!o.note.empty()) out.note += (out.note.empty() ? "" : "; ") + o.note;
   }
   return out;

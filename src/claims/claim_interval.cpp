@@ -246,11 +246,6 @@ Quantity lift2(const Quantity& a, const Quantity& b,
   return r;
 }
 
-std::string fmt_prob(double p) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.3g", p);
-  return b;
-}
 
 // Ends that are long fractions (enclosures of reals) print as decimals.
 std::string end_str(const XRat& x) {
@@ -260,10 +255,6 @@ std::string end_str(const XRat& x) {
   return b;
 }
 
-std::string iv_str(const Interval& i) {
-  if (i.is_point()) return end_str(i.lo);
-  return "[" + end_str(i.lo) + ", " + end_str(i.hi) + "]";
-}
 
 std::string real_str(const Interval& i) {
   if (!i.lo.finite() || !i.hi.finite()) return iv_str(i);
@@ -274,6 +265,17 @@ std::string real_str(const Interval& i) {
 }
 
 }  // namespace
+
+std::string probability_str(double p) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3g", p);
+  return b;
+}
+
+std::string iv_str(const Interval& i) {
+  if (i.is_point()) return end_str(i.lo);
+  return "[" + end_str(i.lo) + ", " + end_str(i.hi) + "]";
+}
 
 Fmpq fmpq_from_double(double d) {
   if (!std::isfinite(d)) throw InputError("not a finite number");
@@ -356,96 +358,11 @@ std::string describe(const Quantity& q) {
   if (st == "enclosure") return real_str(q.cert) + " (enclosure)";
   if (st == "probabilistic")
     return (q.real ? real_str(q.likely) : iv_str(q.likely)) +
-           " (probabilistic: wrong with probability <= " + fmt_prob(q.failure_probability) + "; certified " +
+           " (probabilistic: wrong with probability <= " + probability_str(q.failure_probability) + "; certified " +
            iv_str(q.cert) + ")";
   if (st == "numeric") return "~" + iv_str(q.likely) + " (numeric estimate; certified " + iv_str(q.cert) + ")";
   return iv_str(q.cert) + " (bracket)";
 }
-
-// ------------------------------------------------------------------ relations
-const char* rel_name(Rel r) {
-  switch (r) {
-    case Rel::le:
-      return "<=";
-    case Rel::lt:
-      return "<";
-    case Rel::eq:
-      return "==";
-    case Rel::ge:
-      return ">=";
-    case Rel::gt:
-      return ">";
-    case Rel::ne:
-      return "!=";
-  }
-  return "?";
-}
-
-const char* verdict_name(Verdict v) {
-  switch (v) {
-    case Verdict::pass:
-      return "PASS";
-    case Verdict::pass_probabilistic:
-      return "PASS (probabilistic)";
-    case Verdict::inconclusive:
-      return "INCONCLUSIVE";
-    case Verdict::fail:
-      return "FAIL";
-  }
-  return "?";
-}
-
-Truth relation_truth(const Interval& a, Rel r, const Interval& b) {
-  switch (r) {
-    case Rel::le:
-      if (cmp(a.hi, b.lo) <= 0) return Truth::yes;
-      if (cmp(a.lo, b.hi) > 0) return Truth::no;
-      return Truth::unknown;
-    case Rel::lt:
-      if (cmp(a.hi, b.lo) < 0) return Truth::yes;
-      if (cmp(a.lo, b.hi) >= 0) return Truth::no;
-      return Truth::unknown;
-    case Rel::ge:
-      return relation_truth(b, Rel::le, a);
-    case Rel::gt:
-      return relation_truth(b, Rel::lt, a);
-    case Rel::eq:
-      if (a.is_point() && b.is_point() && cmp(a.lo, b.lo) == 0) return Truth::yes;
-      if (cmp(a.hi, b.lo) < 0 || cmp(b.hi, a.lo) < 0) return Truth::no;
-      return Truth::unknown;
-    case Rel::ne: {
-      Truth t = relation_truth(a, Rel::eq, b);
-      return t == Truth::yes ? Truth::no : t == Truth::no ? Truth::yes : Truth::unknown;
-    }
-  }
-  return Truth::unknown;
-}
-
-RelOutcome compare(const Quantity& a, Rel r, const Quantity& b) {
-  const Truth t = relation_truth(a.cert, r, b.cert);
-  if (t == Truth::yes) return {Verdict::pass, ""};
-  if (t == Truth::no) return {Verdict::fail, ""};
-  const Trust tr = std::max(a.trust, b.trust);
-  const std::string undecided =
-      "the certified values " + iv_str(a.cert) + " and " + iv_str(b.cert) + " do not decide it";
-  if (tr == Trust::exact) return {Verdict::inconclusive, undecided};
-  const Truth tl = relation_truth(a.likely, r, b.likely);
-  const double eps = a.failure_probability + b.failure_probability;
-  if (tl == Truth::yes) {
-    if (tr == Trust::probabilistic)
-      return {Verdict::pass_probabilistic,
-              "holds on the probabilistic values (wrong with probability <= " + fmt_prob(eps) + "); " + undecided};
-    return {Verdict::inconclusive, "holds on numeric estimates only; " + undecided};
-  }
-  if (tl == Truth::no)
-    return {Verdict::inconclusive,
-            std::string("fails on the ") + trust_name(tr) + " estimates (likely false); " + undecided};
-  return {Verdict::inconclusive, undecided};
-}
-
-Verdict verdict_and(Verdict a, Verdict b) { return std::max(a, b); }
-
-Verdict verdict_or(Verdict a, Verdict b) { return std::min(a, b); }
 
 // ------------------------------------------------------------------ arithmetic
 Quantity q_add(const Quantity& a, const Quantity& b) { return lift2(a, b, iv_add); }
@@ -500,12 +417,65 @@ Quantity q_max(const Quantity& a, const Quantity& b) {
                [](const Interval& x, const Interval& y) { return Interval(x_max(x.lo, y.lo), x_max(x.hi, y.hi)); });
 }
 
-Quantity q_binom(const Quantity& n, const Quantity& k) {
+namespace {
+
+// The integers of an interval, [ceil(lo), floor(hi)]; nullopt when there is none.
+std::optional<Interval> integers_in(const Interval& i) {
+  auto round = [](const XRat& x, bool up) {
+    if (!x.finite()) return x;
+    Fmpz z;
+    if (up)
+      fmpz_cdiv_q(z.get(), x.value().num(), x.value().den());
+    else
+      fmpz_fdiv_q(z.get(), x.value().num(), x.value().den());
+    return XRat(z);
+  };
+  Interval r(round(i.lo, true), round(i.hi, false));
+  if (cmp(r.lo, r.hi) > 0) return std::nullopt;
+  return r;
+}
+
+Fmpz exact_k(const Quantity& k, const std::string& f) {
   if (!k.is_exact() || !k.cert.lo.is_integer() || k.cert.lo.sign() < 0)
-    throw InputError("binom(n, k): k must be an exact integer >= 0");
+    throw InputError(f + ": k must be an exact integer >= 0");
   Fmpz kk;
   fmpz_set(kk.get(), k.cert.lo.value().num());
-  return lift1(n, [&](const Interval& x) { return iv_binom(x, kk); });
+  return kk;
+}
+
+}  // namespace
+
+Quantity q_integer(const Quantity& a, const std::string& what) {
+  if (a.cert.is_point() && !a.cert.lo.is_integer())
+    throw InputError(what + " must be an integer, got " + short_str(a.cert.lo));
+  if (a.real && !a.cert.is_point())
+    throw InputError(what + " is a real number known only as an enclosure (" + describe(a) +
+                     "); take floor(...) or ceil(...) of it first");
+  const auto c = integers_in(a.cert);
+  if (!c) throw InputError(what + " must be an integer, and " + iv_str(a.cert) + " holds no integer");
+  Quantity r = a;
+  r.real = false;
+  r.cert = *c;
+  const auto l = a.trust == Trust::exact ? c : integers_in(a.likely);
+  if (!l) {  // the estimate is no integer: keep only what is certified
+    r.trust = Trust::exact;
+    r.failure_probability = 0;
+  }
+  r.likely = l ? *l : r.cert;
+  return r;
+}
+
+Quantity q_binom(const Quantity& n, const Quantity& k) {
+  const Fmpz kk = exact_k(k, "binom(n, k)");
+  return lift1(q_integer(n, "binom(n, k): n"), [&](const Interval& x) { return iv_binom(x, kk); });
+}
+
+Quantity q_multiset(const Quantity& n, const Quantity& k) {
+  const Fmpz kk = exact_k(k, "multiset(n, k)");
+  const Quantity m = q_integer(n, "multiset(n, k): n");
+  if (m.cert.hi.sign() < 0) throw InputError("multiset(n, k): n must be >= 0");
+  if (fmpz_is_zero(kk.get())) return Quantity::exact(XRat(1));  // ((n 0)) = 1, one empty multiset
+  return q_binom(q_sub(q_add(m, k), Quantity::exact(XRat(1))), k);
 }
 
 Quantity q_log(const Quantity& a, const Quantity& base) {

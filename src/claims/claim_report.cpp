@@ -43,6 +43,20 @@ std::string counts_text(const ClaimResult& r) {
 
 std::string verdict_label(const ClaimResult& r) { return r.error ? "ERROR" : verdict_name(r.verdict); }
 
+// "352 evaluations, all exact", "12 evaluations: 9 exact, 3 probabilistic"
+std::string status_counts(const QuantityStats& q) {
+  std::size_t n = 0;
+  for (const auto& [st, k] : q.status) n += k;
+  std::string s = std::to_string(n) + (n == 1 ? " evaluation" : " evaluations");
+  if (q.status.size() == 1) return s + (n == 1 ? ", " : ", all ") + q.status.begin()->first;
+  bool first = true;
+  for (const auto& [st, k] : q.status) {
+    s += (first ? ": " : ", ") + std::to_string(k) + " " + st;
+    first = false;
+  }
+  return s;
+}
+
 }  // namespace
 
 void write_claim_text(std::ostream& os, const ClaimResult& r) {
@@ -53,18 +67,21 @@ void write_claim_text(std::ostream& os, const ClaimResult& r) {
     return;
   }
   os << in << r.loc.file << ":" << r.loc.line << ": " << counts_text(r) << " [" << seconds_text(r.seconds) << "]\n";
-  for (const auto& q : r.quantities) {
-    os << in << q.text << ":";
-    bool first = true;
-    for (const auto& [st, n] : q.status) {
-      os << (first ? " " : ", ") << st << " " << n;
-      first = false;
-    }
-    os << "\n";
-  }
+  if (r.verdict == Verdict::pass_probabilistic)
+    os << in << "failure probability <= " << probability_str(r.failure_probability)
+       << " (a union bound over the probabilistic checks it rests on, over the black-box ranks' random primes and "
+          "points)\n";
+  for (const auto& q : r.quantities) os << in << q.text << ": " << status_counts(q) << "\n";
   for (const auto& n : r.notes) os << in << "note: " << n << "\n";
   for (const auto& l : r.shown) os << in << "show: " << l << "\n";
   if (r.report) os << format_instance(*r.report, in);
+}
+
+double failure_probability(const std::vector<ClaimResult>& rs) {
+  double p = 0;
+  for (const auto& r : rs)
+    if (!r.error && r.verdict == Verdict::pass_probabilistic) p += r.failure_probability;
+  return p;
 }
 
 VerdictCounts count_verdicts(const std::vector<ClaimResult>& rs) {
@@ -88,7 +105,7 @@ std::string summary_line(const std::vector<ClaimResult>& rs, double seconds) {
   const auto [pass, prob, fail, inc, err] = count_verdicts(rs);
   std::ostringstream os;
   os << rs.size() << (rs.size() == 1 ? " claim: " : " claims: ") << pass + prob << " passed";
-  if (prob) os << " (" << prob << " probabilistic)";
+  if (prob) os << " (" << prob << " probabilistic, failure probability <= " << probability_str(failure_probability(rs)) << ")";
   os << ", " << fail << " failed, " << inc << " inconclusive";
   if (err) os << ", " << err << (err == 1 ? " error" : " errors");
   os << " (" << seconds_text(seconds) << ")";
@@ -109,9 +126,14 @@ nlohmann::json claim_json(const ClaimResult& r) {
   j["failed"] = r.failed;
   j["inconclusive"] = r.inconclusive;
   j["skipped"] = r.skipped;
+  if (!r.error && r.verdict == Verdict::pass_probabilistic) j["failure_probability"] = r.failure_probability;
   j["seconds"] = r.seconds;
   json qs = json::array();
-  for (const auto& q : r.quantities) qs.push_back({{"expr", q.text}, {"line", q.loc.line}, {"status", q.status}});
+  for (const auto& q : r.quantities) {
+    std::size_t n = 0;
+    for (const auto& [st, k] : q.status) n += k;
+    qs.push_back({{"expr", q.text}, {"line", q.loc.line}, {"evaluations", n}, {"status", q.status}});
+  }
   j["quantities"] = qs;
   j["notes"] = r.notes;
   if (!r.shown.empty()) j["shown"] = r.shown;
@@ -132,6 +154,7 @@ nlohmann::json claim_json(const ClaimResult& r) {
                     {"verdict", verdict_name(c.verdict)},
                     {"note", c.note},
                     {"values", vals}});
+      if (c.verdict == Verdict::pass_probabilistic) cs.back()["failure_probability"] = c.failure_probability;
     }
     j["report"] = {{"kind", p.kind}, {"instance", p.index}, {"bindings", b}, {"checks", cs}, {"files", p.files}};
     if (!p.error.empty()) j["report"]["error"] = p.error;
@@ -142,12 +165,8 @@ nlohmann::json claim_json(const ClaimResult& r) {
 int check_exit_code(const std::vector<ClaimResult>& rs, bool strict) {
   bool err = false, bad = false;
   for (const auto& r : rs) {
-    if (r.error)
-      err = true;
-    else if (r.verdict == Verdict::fail || r.verdict == Verdict::inconclusive)
-      bad = true;
-    else if (r.verdict == Verdict::pass_probabilistic && strict)
-      bad = true;
+    err = err || r.error;
+    bad = bad || !claim_passed(r, strict);
   }
   return err ? 2 : bad ? 1 : 0;
 }

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "claim_eval.hpp"
+#include "netpoly/claim_report.hpp"
 #include "netpoly/claims.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
@@ -18,12 +19,11 @@ namespace netpoly {
 
 using namespace claims_detail;
 
-std::string format_instance(const InstanceReport& r, const std::string& indent);  // report.cpp
-
 namespace {
 
-// Verdicts of sub-trees, plus `skip` for instances an `assume` filtered out.
-enum class Res { pass, pass_probabilistic, inconclusive, fail, skip };
+// Verdicts of sub-trees, plus `skip` for instances an `assume` filtered out
+// and `vacuous` for a `for` none of whose instances reached the checks.
+enum class Res { pass, pass_probabilistic, inconclusive, fail, skip, vacuous };
 
 Res from_verdict(Verdict v) {
   switch (v) {
@@ -52,18 +52,36 @@ Verdict to_verdict(Res r) {
   }
 }
 
-// for all: every instance must pass (skipped ones do not count)
-Res all_of(Res acc, Res r) {
-  if (r == Res::skip) return acc;
-  if (acc == Res::skip) return r;
-  return std::max(acc, r);
+bool nothing(Res r) { return r == Res::skip || r == Res::vacuous; }
+
+// A sub-tree's verdict, and when it is a probabilistic pass, the probability
+// that it is wrong (over the black-box ranks' random primes and points).
+struct Out {
+  Res res = Res::skip;
+  double eps = 0;
+  Out(Res r, double e = 0) : res(r), eps(r == Res::pass_probabilistic ? e : 0) {}  // NOLINT: implicit by design
+};
+
+// for all: every instance must pass (skipped and vacuous ones do not count);
+// wrong if one of its probabilistic passes is (a union bound)
+Out all_of(const Out& acc, const Out& r) {
+  if (nothing(r.res)) return acc;
+  if (nothing(acc.res)) return r;
+  return {std::max(acc.res, r.res), acc.eps + r.eps};
 }
 
-// exists: one passing instance suffices
-Res any_of(Res acc, Res r) {
-  if (r == Res::skip) return acc;
-  if (acc == Res::skip) return r;
-  return std::min(acc, r);
+// exists: one passing instance suffices (skipped ones do not count); a
+// probabilistic pass is wrong only if its least doubtful witness is
+Out any_of(const Out& acc, const Out& r) {
+  if (r.res == Res::skip) return acc;
+  if (acc.res == Res::skip) return r;
+  const Res best = std::min(acc.res, r.res);
+  double eps = 0;
+  if (acc.res == Res::pass_probabilistic && r.res == Res::pass_probabilistic)
+    eps = std::min(acc.eps, r.eps);
+  else
+    eps = acc.res == Res::pass_probabilistic ? acc.eps : r.eps;
+  return {best, eps};
 }
 
 std::string file_stem(const std::string& path) { return std::filesystem::path(path).stem().string(); }
@@ -74,57 +92,26 @@ class Runner {
     for (const auto& cl : c.clauses) has_exists_ = has_exists_ || cl.kind == Clause::Kind::exists;
   }
 
-  Res run() { return walk(0); }
+  Out run() { return walk(0); }
 
   Evaluator& evaluator() { return ev_; }
   std::optional<InstanceReport> fail_report, inconclusive_report, pass_report;
+  Env fail_env;  // the bindings of fail_report's instance (for --counterexamples)
 
  private:
-  Res walk(std::size_t i) {
+  Out walk(std::size_t i) {
     if (i == c_.clauses.size()) return leaf(std::nullopt, "");
     const Clause& cl = c_.clauses[i];
     current_ = &cl;
     try {
       switch (cl.kind) {
         case Clause::Kind::for_all:
-        case Clause::Kind::exists: {
-          std::vector<Value> vals;
-          for (const auto& g : cl.gens)
-            for (auto& v : ev_.generate(*g, env_)) vals.push_back(std::move(v));
-          Res acc = Res::skip;
-          // exists: the witness is the first passing instance of the best value's sub-tree
-          std::optional<InstanceReport> witness;
-          Res witness_res = Res::skip;
-          for (std::size_t k = 0; k < vals.size(); ++k) {
-            std::optional<InstanceReport> saved;
-            if (cl.kind == Clause::Kind::exists) saved = std::exchange(pass_report, std::nullopt);
-            env_.emplace_back(cl.name, vals[k]);
-            const Res r = walk(i + 1);
-            env_.pop_back();
-            if (cl.kind == Clause::Kind::for_all) {
-              acc = all_of(acc, r);
-              continue;
-            }
-            if ((r == Res::pass || r == Res::pass_probabilistic) && (witness_res == Res::skip || r < witness_res)) {
-              witness = pass_report;
-              witness_res = r;
-            }
-            pass_report = std::move(saved);
-            acc = any_of(acc, r);
-            if (r == Res::pass) {
-              if (k + 1 < vals.size())
-                note("exists " + cl.name + " (line " + std::to_string(cl.loc.line) + "): a witness was found; " +
-                     "the remaining values were not tried");
-              break;
-            }
-          }
-          if (witness && !pass_report) pass_report = witness;
-          return acc;
-        }
+        case Clause::Kind::exists:
+          return quantifier(i, cl);
         case Clause::Kind::let: {
           Value v = ev_.eval(*cl.value, env_);
           env_.emplace_back(cl.name, std::move(v));
-          const Res r = walk(i + 1);
+          const Out r = walk(i + 1);
           env_.pop_back();
           return r;
         }
@@ -133,6 +120,7 @@ class Runner {
           RelOutcome o = ev_.condition(cl.cond, env_, &rep.values);
           rep.verdict = o.verdict;
           rep.note = o.note;
+          rep.failure_probability = o.failure_probability;
           if (o.verdict == Verdict::fail) {
             ++out_.skipped;
             return Res::skip;
@@ -141,7 +129,7 @@ class Runner {
           if (o.verdict == Verdict::pass) return walk(i + 1);
           // probabilistic assumption: the instance is at best a probabilistic pass
           checks_.push_back(rep);
-          const Res r = walk(i + 1);
+          const Out r = walk(i + 1);
           checks_.pop_back();
           return r;
         }
@@ -150,8 +138,9 @@ class Runner {
           RelOutcome o = ev_.condition(cl.cond, env_, &rep.values);
           rep.verdict = o.verdict;
           rep.note = o.note;
+          rep.failure_probability = o.failure_probability;
           checks_.push_back(std::move(rep));
-          const Res r = walk(i + 1);
+          const Out r = walk(i + 1);
           checks_.pop_back();
           return r;
         }
@@ -173,7 +162,7 @@ class Runner {
         case Clause::Kind::using_: {
           const SepOptions saved = ev_.defaults();
           ev_.apply_using(cl.options, env_);
-          const Res r = walk(i + 1);
+          const Out r = walk(i + 1);
           ev_.set_defaults(saved);
           return r;
         }
@@ -196,12 +185,99 @@ class Runner {
     return Res::inconclusive;
   }
 
+  // for / exists over the union of the generators' values. A `for` none of
+  // whose instances reached the checks is vacuous.
+  Out quantifier(std::size_t i, const Clause& cl) {
+    std::vector<Value> vals;
+    for (const auto& g : cl.gens)
+      for (auto& v : ev_.generate(*g, env_)) vals.push_back(std::move(v));
+    if (cl.kind == Clause::Kind::exists) return exists(i, cl, vals);
+    Out acc = Res::vacuous;
+    for (const auto& v : vals) {
+      env_.emplace_back(cl.name, v);
+      acc = all_of(acc, walk(i + 1));
+      env_.pop_back();
+    }
+    return acc;
+  }
+
+  // exists: the best value's first passing instance is the witness (of
+  // probabilistic ones, the least doubtful's). A value
+  // whose sub-tree is vacuous (a nested `for` with no instance) is neither a
+  // witness nor a counterexample: undecided. No value left (an empty
+  // generator, or an `assume` in this scope that removed every value) makes
+  // the exists false. Reports of instances inside an exists that did not
+  // fail (its non-witnesses) are not the claim's counterexample.
+  Out exists(std::size_t i, const Clause& cl, const std::vector<Value>& vals) {
+    const auto fail0 = fail_report;
+    const Env fail_env0 = fail_env;
+    const auto inconclusive0 = inconclusive_report;
+    const std::string where = "exists " + cl.name + " (line " + std::to_string(cl.loc.line) + ")";
+    Out acc = Res::skip;
+    std::optional<InstanceReport> witness;
+    Res witness_res = Res::skip;
+    double witness_eps = 0;
+    for (std::size_t k = 0; k < vals.size(); ++k) {
+      std::optional<InstanceReport> saved = std::exchange(pass_report, std::nullopt);
+      env_.emplace_back(cl.name, vals[k]);
+      Out out = walk(i + 1);
+      env_.pop_back();
+      Res& r = out.res;
+      if (r == Res::vacuous) {
+        note(where + ": for " + cl.name + " = " + display(vals[k], 60) +
+             " no instance of the clauses after it reached the checks (a `for` over nothing holds vacuously): "
+             "counted as undecided, not as a witness");
+        r = Res::inconclusive;
+      }
+      // the witness: the best verdict's, among probabilistic ones the least doubtful
+      if ((r == Res::pass || r == Res::pass_probabilistic) &&
+          (witness_res == Res::skip || r < witness_res || (r == witness_res && out.eps < witness_eps))) {
+        witness = pass_report;
+        witness_res = r;
+        witness_eps = out.eps;
+      }
+      pass_report = std::move(saved);
+      acc = any_of(acc, out);
+      if (r == Res::pass) {
+        if (k + 1 < vals.size()) note(where + ": a witness was found; the remaining values were not tried");
+        break;
+      }
+    }
+    if (witness && !pass_report) pass_report = witness;
+    if (acc.res == Res::skip) acc = no_value(cl, vals.empty());
+    if (acc.res != Res::fail) {
+      fail_report = fail0;
+      fail_env = fail_env0;
+    }
+    if (acc.res == Res::pass || acc.res == Res::pass_probabilistic) inconclusive_report = inconclusive0;
+    return acc;
+  }
+
+  // An exists with no value: one failed instance, the bindings above it its counterexample.
+  Out no_value(const Clause& cl, bool empty) {
+    CheckReport rep{cl.loc, cl.text, Verdict::fail,
+                    empty ? "the generator is empty: no value of " + cl.name + " exists"
+                          : "every value of " + cl.name + " was skipped by an assume: none exists",
+                    {}};
+    ++out_.instances;
+    ++out_.failed;
+    if (!fail_report) {
+      fail_report = capture("counterexample", &rep, "");
+      fail_env = env_;
+    }
+    return Res::fail;
+  }
+
   // One instance: every check on the path must hold. `forced` (an undecided
   // assumption) or a resource limit makes it inconclusive.
-  Res leaf(const std::optional<CheckReport>& forced, const std::string& limit) {
+  Out leaf(const std::optional<CheckReport>& forced, const std::string& limit) {
     ++out_.instances;
     Res v = Res::pass;
-    for (const auto& ch : checks_) v = std::max(v, from_verdict(ch.verdict));
+    double eps = 0;  // a union bound over the probabilistic checks (and assumptions) on the path
+    for (const auto& ch : checks_) {
+      v = std::max(v, from_verdict(ch.verdict));
+      if (ch.verdict == Verdict::pass_probabilistic) eps += ch.failure_probability;
+    }
     if (forced || !limit.empty()) v = std::max(v, Res::inconclusive);
     switch (v) {
       case Res::pass:
@@ -217,39 +293,44 @@ class Runner {
         ++out_.inconclusive;
         break;
     }
-    auto capture = [&](const std::string& kind) {
-      InstanceReport r;
-      r.kind = kind;
-      r.index = out_.instances;
-      for (const auto& [name, val] : env_) r.bindings.emplace_back(name, display(val));
-      r.checks = checks_;
-      if (forced) r.checks.push_back(*forced);
-      if (!limit.empty()) r.error = limit + (current_ ? " (at line " + std::to_string(current_->loc.line) + ")" : "");
-      return r;
-    };
+    const std::optional<CheckReport>& extra = forced;
+    auto here = [&](const std::string& kind) { return capture(kind, extra ? &*extra : nullptr, limit); };
     if (v == Res::fail && !fail_report) {
-      fail_report = capture(has_exists_ ? "example" : "counterexample");
-      if (!o_.counterexamples_dir.empty()) write_files(*fail_report);
+      fail_report = here(has_exists_ ? "example" : "counterexample");
+      fail_env = env_;
     }
-    if (v == Res::inconclusive && !inconclusive_report) inconclusive_report = capture("example");
-    if ((v == Res::pass || v == Res::pass_probabilistic) && has_exists_ && !pass_report)
-      pass_report = capture("witness");
-    return v;
+    if (v == Res::inconclusive && !inconclusive_report) inconclusive_report = here("example");
+    if ((v == Res::pass || v == Res::pass_probabilistic) && has_exists_ && !pass_report) pass_report = here("witness");
+    return {v, eps};
+  }
+
+  // The current instance: its bindings, the checks on its path (and `extra`), the limit that stopped it.
+  InstanceReport capture(const std::string& kind, const CheckReport* extra, const std::string& limit) const {
+    InstanceReport r;
+    r.kind = kind;
+    r.index = out_.instances;
+    for (const auto& [name, val] : env_) r.bindings.emplace_back(name, display(val));
+    r.checks = checks_;
+    if (extra) r.checks.push_back(*extra);
+    if (!limit.empty()) r.error = limit + (current_ ? " (at line " + std::to_string(current_->loc.line) + ")" : "");
+    return r;
   }
 
   void note(const std::string& s) {
     if (std::find(out_.notes.begin(), out_.notes.end(), s) == out_.notes.end()) out_.notes.push_back(s);
   }
 
+
+ public:
   // The counterexample's networks (model files), polynomials (text) and a summary.
-  void write_files(InstanceReport& r) {
+  void write_files(InstanceReport& r) const {
     namespace fs = std::filesystem;
     const fs::path dir(o_.counterexamples_dir);
     std::error_code ec;
     fs::create_directories(dir, ec);
     if (ec) throw InputError("--counterexamples " + o_.counterexamples_dir + ": " + ec.message());
     const std::string prefix = file_stem(c_.loc.file) + "-line" + std::to_string(c_.loc.line);
-    for (const auto& [name, val] : env_) {
+    for (const auto& [name, val] : fail_env) {
       if (val.kind == Value::Kind::net || val.kind == Value::Kind::output) {
         Model m = val.net->model;
         if (val.kind == Value::Kind::output) m.output = val.entry;
@@ -274,6 +355,8 @@ class Runner {
     r.files.push_back(p.string());
   }
 
+
+ private:
   const Claim& c_;
   const CheckOptions& o_;
   Evaluator ev_;
@@ -294,15 +377,18 @@ ClaimResult run_claim(const Claim& c, const CheckOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
   Runner run(c, o, out);
   try {
-    const Res r = run.run();
-    if (r == Res::skip || out.instances == 0) {
+    const Out r = run.run();
+    if (nothing(r.res) || out.instances == 0) {
       out.verdict = Verdict::inconclusive;
       out.notes.push_back("no instance reached the checks (every generator was empty or every instance was skipped)");
     } else {
-      out.verdict = to_verdict(r);
+      out.verdict = to_verdict(r.res);
+      out.failure_probability = r.eps;
     }
-    if (out.verdict == Verdict::fail)
+    if (out.verdict == Verdict::fail) {
       out.report = run.fail_report;
+      if (out.report && !o.counterexamples_dir.empty()) run.write_files(*out.report);
+    }
     else if (out.verdict == Verdict::inconclusive)
       out.report = run.inconclusive_report;
     else
@@ -411,14 +497,20 @@ std::vector<const Claim*> select_claims(const std::vector<ClaimFile>& files, con
 }
 
 std::vector<ClaimResult> run_claims(const std::vector<const Claim*>& claims, const CheckOptions& o,
-                                    const std::function<void(std::size_t, const ClaimResult&)>& done) {
+                                    const std::function<void(std::size_t, const ClaimResult&)>& done,
+                                    const std::function<bool(const ClaimResult&)>& stop_after) {
   const std::size_t n = claims.size();
   std::vector<ClaimResult> results(n);
+  auto stops = [&](const ClaimResult& r) { return stop_after && stop_after(r); };
   const unsigned jobs = std::max(1u, std::min<unsigned>(o.jobs, static_cast<unsigned>(std::max<std::size_t>(n, 1))));
   if (jobs <= 1) {
     for (std::size_t i = 0; i < n; ++i) {
       results[i] = run_claim(*claims[i], o);
       if (done) done(i, results[i]);
+      if (stops(results[i])) {
+        results.resize(i + 1);
+        break;
+      }
     }
     return results;
   }
@@ -426,11 +518,16 @@ std::vector<ClaimResult> run_claims(const std::vector<const Claim*>& claims, con
   std::mutex mu;
   std::condition_variable cv;
   std::atomic<std::size_t> next{0};
+  // No claim after `limit` starts: the first stopping result known, in order or not.
+  std::atomic<std::size_t> limit{n};
   std::vector<std::thread> pool;
   for (unsigned t = 0; t < jobs; ++t)
     pool.emplace_back([&] {
-      for (std::size_t i; (i = next++) < n;) {
+      for (std::size_t i; (i = next++) < n && i <= limit;) {
         ClaimResult r = run_claim(*claims[i], o);
+        if (stops(r))
+          for (std::size_t l = limit; i < l && !limit.compare_exchange_weak(l, i);) {
+          }
         std::lock_guard<std::mutex> lock(mu);
         results[i] = std::move(r);
         ready[i] = 1;
@@ -438,13 +535,19 @@ std::vector<ClaimResult> run_claims(const std::vector<const Claim*>& claims, con
       }
       flint_cleanup();  // this thread's FLINT caches
     });
+  std::size_t reported = n;
   for (std::size_t i = 0; i < n; ++i) {
     std::unique_lock<std::mutex> lock(mu);
     cv.wait(lock, [&] { return ready[i] != 0; });
     lock.unlock();
     if (done) done(i, results[i]);
+    if (stops(results[i])) {
+      reported = i + 1;
+      break;
+    }
   }
   for (auto& th : pool) th.join();
+  results.resize(reported);
   return results;
 }
 

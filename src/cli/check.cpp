@@ -27,6 +27,15 @@ void setup_check(CLI::App& app) {
   s->add_flag("--strict", o->check.strict, "a PASS (probabilistic) counts as not passed (exit code 1)");
   s->add_option("--journal", o->journal,
                 "append each finished claim's result to FILE (JSON lines); without --resume FILE starts empty");
+  s->add_option("--junit", o->junit,
+                "write a JUnit XML report to FILE (a test case per claim; a failing claim's failure carries its "
+                "counterexample), for CI test reporters");
+  s->add_option("--annotations", o->annotations,
+                "print CI annotations for claims that do not pass: github (::error file=...,line=...::...; on stderr "
+                "with --json)")
+      ->check(CLI::IsMember({"github"}));
+  s->add_flag("--fail-fast", o->fail_fast,
+              "stop at the first claim (in file order) that does not pass; the rest are reported as not run");
   s->add_flag("--resume", o->resume,
               "skip the claims already in the --journal FILE (same file, title, clauses, --budget, --max-terms)");
   s->callback([o]() { run_check(*o); });

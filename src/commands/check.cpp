@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -97,10 +98,35 @@ ClaimResult result_from_json(const nlohmann::json& j) {
   r.failed = j.at("failed").get<std::size_t>();
   r.inconclusive = j.at("inconclusive").get<std::size_t>();
   r.skipped = j.at("skipped").get<std::size_t>();
+  r.failure_probability = j.value("failure_probability", 0.0);
   r.seconds = j.at("seconds").get<double>();
   if (j.contains("bounds_used"))
     for (const auto& [id, u] : j["bounds_used"].items())
       r.bounds_used[id] = {u.at("evaluations").get<std::size_t>(), u.at("vacuous").get<std::size_t>()};
+  r.notes = j.value("notes", std::vector<std::string>{});
+  // The counterexample, witness or example (where --junit and --annotations point).
+  if (j.contains("report")) {
+    const auto& p = j["report"];
+    InstanceReport rep;
+    rep.kind = p.at("kind").get<std::string>();
+    rep.index = p.at("instance").get<std::size_t>();
+    for (const auto& b : p.at("bindings")) rep.bindings.emplace_back(b.at("name"), b.at("value"));
+    for (const auto& c : p.at("checks")) {
+      CheckReport ch;
+      ch.loc = {r.file, c.at("line").get<int>(), 0};
+      ch.text = c.at("text").get<std::string>();
+      const std::string v = c.at("verdict").get<std::string>();
+      for (Verdict x : {Verdict::pass, Verdict::pass_probabilistic, Verdict::inconclusive, Verdict::fail})
+        if (v == verdict_name(x)) ch.verdict = x;
+      ch.note = c.value("note", std::string());
+      for (const auto& x : c.at("values")) ch.values.emplace_back(x.at("expr"), x.at("value"));
+      ch.failure_probability = c.value("failure_probability", 0.0);
+      rep.checks.push_back(std::move(ch));
+    }
+    rep.files = p.value("files", std::vector<std::string>{});
+    rep.error = p.value("error", std::string());
+    r.report = std::move(rep);
+  }
   return r;
 }
 
@@ -127,17 +153,41 @@ std::map<std::string, JournalEntry> read_journal(const Journal& jf) {
   return out;
 }
 
-// ------------------------------------------------------------------ interruption
+// ------------------------------------------------------------------ the report
 // SIGINT/SIGTERM and the limits stop the process through limits.hpp: the stop
 // report takes the output lock (so that no claim is half printed), prints what
 // finished, and the process exits with 130 (or 3 at a limit).
 struct Report {
   std::mutex mu;  // output, journal and the state below
-  std::vector<ClaimResult> done;
+  std::vector<ClaimResult> done;        // in file order
   std::vector<nlohmann::json> done_json;
-  std::size_t total = 0;
+  std::vector<std::string> texts;       // each done claim's text as printed
+  std::vector<const Claim*> claims;     // every selected claim, in file order
   std::chrono::steady_clock::time_point t0;
+  std::string started;                  // ISO 8601 UTC, for --junit
+  bool stopped = false;                 // --fail-fast: a claim did not pass
+  std::string hint;                     // what an interruption keeps (after "K of N claims finished")
 };
+
+// The interruption's message names how many claims finished (kept current as they do).
+void update_stop_hint(const Report& rep) {
+  const std::string h = std::to_string(rep.done.size()) + " of " + std::to_string(rep.claims.size()) + " " + rep.hint;
+  install_interrupt_handler("check", h);
+  set_stop_hint(h);
+}
+
+std::string utc_now() {
+  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char b[32];
+  std::strftime(b, sizeof b, "%Y-%m-%dT%H:%M:%S", &tm);
+  return b;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
 
 nlohmann::json report_json(const std::vector<ClaimResult>& results, const std::vector<nlohmann::json>& claims_json,
                            double secs, int code) {
@@ -147,35 +197,86 @@ nlohmann::json report_json(const std::vector<ClaimResult>& results, const std::v
   j["summary"] = {{"claims", results.size()}, {"passed", pass + prob}, {"passed_probabilistic", prob},
                   {"failed", fail},           {"inconclusive", inc},   {"errors", err},
                   {"seconds", secs},          {"exit_code", code}};
+  if (prob) j["summary"]["failure_probability"] = failure_probability(results);
   return j;
+}
+
+// The claims not run, for --json: file, line, title.
+nlohmann::json not_run_json(const Report& rep) {
+  nlohmann::json a = nlohmann::json::array();
+  for (std::size_t i = rep.done.size(); i < rep.claims.size(); ++i)
+    a.push_back({{"file", rep.claims[i]->loc.file}, {"line", rep.claims[i]->loc.line}, {"title", rep.claims[i]->title}});
+  return a;
+}
+
+// --junit FILE: the finished claims, and the claims not run (skipped, for `why`).
+void write_junit_file(const CheckCliOptions& o, const Report& rep, const std::string& why) {
+  if (o.junit.empty()) return;
+  CheckRun run;
+  run.results = rep.done;
+  run.texts = rep.texts;
+  for (std::size_t i = rep.done.size(); i < rep.claims.size(); ++i) run.not_run.push_back(rep.claims[i]);
+  run.not_run_reason = why;
+  run.seconds = seconds_since(rep.t0);
+  run.strict = o.check.strict;
+  run.timestamp = rep.started;
+  char b[64];
+  std::snprintf(b, sizeof b, "%.17g", o.check.budget);
+  run.properties = {{"netpoly.version", NETPOLY_VERSION}, {"budget", b}};
+  std::snprintf(b, sizeof b, "%.17g", o.check.max_terms);
+  run.properties.emplace_back("max_terms", b);
+  run.properties.emplace_back("strict", o.check.strict ? "true" : "false");
+  std::ostringstream os;
+  write_junit(os, run);
+  write_file_atomic(o.junit, os.str());
+}
+
+// --annotations github: workflow commands on stdout (on stderr with --json, whose stdout is one document).
+void annotate(const CheckCliOptions& o, const std::string& line) {
+  if (o.annotations.empty() || line.empty()) return;
+  (o.json ? std::cerr : std::cout) << line << "\n";
+}
+
+// Nothing ran: a claim file did not load, or no claim was selected.
+void report_load_error(const CheckCliOptions& o, const std::string& message,
+                       std::chrono::steady_clock::time_point t0) {
+  annotate(o, github_error(message));
+  if (!o.junit.empty()) {
+    std::ostringstream os;
+    write_junit_error(os, message, seconds_since(t0));
+    write_file_atomic(o.junit, os.str());
+  }
 }
 
 // Stopped early (SIGINT, SIGTERM, --max-memory): print what finished.
 void install_stop_report(const CheckCliOptions& o, Report& rep) {
   set_stop_report([&](int code) {
     std::lock_guard<std::mutex> lock(rep.mu);
-    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - rep.t0).count();
+    const double secs = seconds_since(rep.t0);
     const bool interrupted = code == static_cast<int>(ExitCode::interrupted);
     if (o.json) {
       nlohmann::json j = report_json(rep.done, rep.done_json, secs, code);
       j[interrupted ? "interrupted" : "stopped"] = true;
+      j["not_run"] = not_run_json(rep);
       std::cout << j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     } else {
       std::cout << (interrupted ? "INTERRUPTED  " : "STOPPED  ") << summary_line(rep.done, secs) << "; "
-                << rep.total - rep.done.size() << " of " << rep.total << " not run\n";
+                << rep.claims.size() - rep.done.size() << " of " << rep.claims.size() << " not run\n";
     }
     std::cout.flush();
+    try {
+      write_junit_file(o, rep, interrupted ? "not run: the run was interrupted" : "not run: the run was stopped at a limit");
+    } catch (const std::exception& e) {
+      std::cerr << "netpoly: --junit " << o.junit << ": " << e.what() << "\n";
+    }
   });
-  {
-    std::string hint = "claims finished (the claims in flight were dropped); ";
-    if (!o.journal.empty())
-      hint += "their results are in the journal " + o.journal + "; rerun the same command with --resume to skip them";
-    else
-      hint += "nothing was kept for a rerun: add --journal FILE to keep finished claims, then --resume to skip them "
-              "(or --filter TEXT to run only some)";
-    install_interrupt_handler("check", hint);
-    set_stop_hint(hint);
-  }
+  rep.hint = "claims finished (the claims in flight were dropped); ";
+  if (!o.journal.empty())
+    rep.hint += "their results are in the journal " + o.journal + "; rerun the same command with --resume to skip them";
+  else
+    rep.hint += "nothing was kept for a rerun: add --journal FILE to keep finished claims, then --resume to skip them "
+                "(or --filter TEXT to run only some)";
+  update_stop_hint(rep);
 }
 
 // The summary (text or JSON) and the exit status of a finished run.
@@ -217,20 +318,29 @@ std::vector<std::string> write_coverage(const std::vector<ClaimResult>& results,
 }
 
 void finish_check(const CheckCliOptions& o, Report& rep) {
-  const auto t0 = rep.t0;
   const std::vector<ClaimResult>& results = rep.done;
-  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double secs = seconds_since(rep.t0);
   const int code = check_exit_code(results, o.check.strict);
+  const std::size_t not_run = rep.claims.size() - results.size();
   std::vector<std::string> missing;
   if (o.json) {
     nlohmann::json j = report_json(results, rep.done_json, secs, code);
-    if (o.coverage) missing = write_coverage(results, true, &j);
+    if (rep.stopped) {
+      j["fail_fast"] = true;
+      j["not_run"] = not_run_json(rep);
+      j["summary"]["not_run"] = not_run;
+    }
+    if (o.coverage && !rep.stopped) missing = write_coverage(results, true, &j);
     std::cout << j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else {
-    std::cout << summary_line(results, secs) << "\n";
-    if (o.coverage) missing = write_coverage(results, false, nullptr);
+    std::cout << summary_line(results, secs);
+    if (rep.stopped)
+      std::cout << "; --fail-fast: " << not_run << " of " << rep.claims.size() << " claims not run";
+    std::cout << "\n";
+    if (o.coverage && !rep.stopped) missing = write_coverage(results, false, nullptr);
   }
   std::cout.flush();
+  write_junit_file(o, rep, "not run: --fail-fast stopped at the first claim that did not pass");
   if (code == 2) {
     for (const auto& r : results)
       if (r.error) throw InputError(r.error_message);
@@ -244,12 +354,44 @@ void finish_check(const CheckCliOptions& o, Report& rep) {
     }
     std::string why = std::to_string(fail) + " failed, " + std::to_string(inc) + " inconclusive";
     if (o.check.strict && prob) why += ", " + std::to_string(prob) + " only probabilistic (--strict)";
+    if (rep.stopped) why += "; --fail-fast: " + std::to_string(not_run) + " not run";
     throw CheckFailed("not every claim passed (" + why + ")");
   }
   if (!missing.empty()) {
     std::string list;
     for (const auto& m : missing) list += (list.empty() ? "" : ", ") + ("\"" + m + "\"");
     throw CheckFailed("--coverage: " + std::to_string(missing.size()) + " bound id(s) checked by no instance: " + list);
+  }
+}
+
+// Claims finished in an earlier run (--journal FILE --resume), by index; the rest to run.
+struct Plan {
+  std::map<std::string, JournalEntry> journal;
+  std::unique_ptr<Journal> out;
+  std::vector<const JournalEntry*> cached;
+  std::vector<std::string> fps;
+  std::vector<const Claim*> todo;
+  std::vector<std::size_t> todo_index;
+};
+
+void plan_run(const CheckCliOptions& o, const std::vector<const Claim*>& claims, Plan& p) {
+  // The file new results go to, locked against a second run for as long as this one lasts.
+  if (!o.journal.empty()) p.out = std::make_unique<Journal>(o.journal, o.resume);
+  if (o.resume) p.journal = read_journal(*p.out);
+  p.cached.assign(claims.size(), nullptr);
+  p.fps.resize(claims.size());
+  // --fail-fast: nothing after the first claim the journal says did not pass needs to run.
+  std::size_t end = claims.size();
+  for (std::size_t i = 0; i < claims.size(); ++i) {
+    p.fps[i] = fingerprint(*claims[i], o.check);
+    auto it = p.journal.find(journal_key(claims[i]->loc.file, claims[i]->title, p.fps[i]));
+    if (it != p.journal.end()) {
+      p.cached[i] = &it->second;
+      if (o.fail_fast && end == claims.size() && !claim_passed(it->second.result, o.check.strict)) end = i;
+    } else if (i < end) {
+      p.todo.push_back(claims[i]);
+      p.todo_index.push_back(i);
+    }
   }
 }
 
@@ -260,42 +402,35 @@ void run_check(const CheckCliOptions& o) {
   limit_option(o.check.max_terms, "--max-terms", false);
   if (o.check.jobs < 1 || o.check.jobs > 256) throw InputError("--jobs: must be in [1, 256]");
   if (o.resume && o.journal.empty()) throw InputError("--resume needs --journal FILE");
+  if (!o.annotations.empty() && o.annotations != "github")
+    throw InputError("--annotations: expected github, got '" + o.annotations + "'");
   Limits lim;
   if (!o.max_memory.empty()) lim.max_memory_bytes = parse_memory_size(o.max_memory, "--max-memory");
   start_watchdog(lim, "check");
-  const auto t0 = std::chrono::steady_clock::now();
-  // Every file is parsed (and every model file read) before any claim runs.
-  const auto files = load_claim_paths(o.paths);
-  const auto claims = select_claims(files, o.check.filter);
-  if (claims.empty())
-    throw InputError(o.check.filter.empty() ? "no claims in the given files"
-                                            : "--filter \"" + o.check.filter + "\": no claim title contains it");
-  // Finished claims from an earlier run, and the file new ones go to (locked
-  // against a second run for as long as this one lasts).
-  std::map<std::string, JournalEntry> journal;
-  std::unique_ptr<Journal> jout;
-  if (!o.journal.empty()) jout = std::make_unique<Journal>(o.journal, o.resume);
-  if (o.resume) journal = read_journal(*jout);
-  std::vector<const JournalEntry*> cached(claims.size(), nullptr);
-  std::vector<std::string> fps(claims.size());
-  std::vector<const Claim*> todo;
-  std::vector<std::size_t> todo_index;
-  for (std::size_t i = 0; i < claims.size(); ++i) {
-    fps[i] = fingerprint(*claims[i], o.check);
-    auto it = journal.find(journal_key(claims[i]->loc.file, claims[i]->title, fps[i]));
-    if (it != journal.end()) {
-      cached[i] = &it->second;
-    } else {
-      todo.push_back(claims[i]);
-      todo_index.push_back(i);
-    }
-  }
-  const std::size_t from_journal = claims.size() - todo.size();
-
   Report rep;
-  rep.total = claims.size();
-  rep.t0 = t0;
-  // Appends claim i's result (under rep.mu): printed, journaled, remembered.
+  rep.t0 = std::chrono::steady_clock::now();
+  rep.started = utc_now();
+  // Every file is parsed (and every model file read) before any claim runs.
+  std::vector<ClaimFile> files;
+  try {
+    files = load_claim_paths(o.paths);
+    rep.claims = select_claims(files, o.check.filter);
+    if (rep.claims.empty())
+      throw InputError(o.check.filter.empty() ? "no claims in the given files"
+                                              : "--filter \"" + o.check.filter + "\": no claim title contains it");
+  } catch (const InputError& e) {
+    report_load_error(o, e.what(), rep.t0);
+    throw;
+  }
+  const auto& claims = rep.claims;
+  // The report's place is checked (and holds every claim as not run) before anything runs.
+  write_junit_file(o, rep, "not run: the run did not finish");
+  Plan plan;
+  plan_run(o, claims, plan);
+  std::size_t from_journal = 0;
+  for (const auto* c : plan.cached) from_journal += c != nullptr;
+
+  // Appends claim i's result (under rep.mu): printed, annotated, journaled, remembered.
   auto emit = [&](std::size_t i, const ClaimResult& r, const JournalEntry* old) {
     nlohmann::json j = old ? old->json : claim_json(r);
     if (old) j["from_journal"] = true;
@@ -310,21 +445,25 @@ void run_check(const CheckCliOptions& o) {
     if (!o.json) {
       std::cout << text;
       if (old) std::cout << "    (result from the journal " << o.journal << ")\n";
-      std::cout << std::flush;
     }
-    if (!old && jout) {
+    annotate(o, github_annotation(r, o.check.strict));
+    std::cout << std::flush;
+    if (!old && plan.out) {
       nlohmann::json line = {{"file", claims[i]->loc.file}, {"title", claims[i]->title},
-                             {"fingerprint", fps[i]},       {"result", j},
+                             {"fingerprint", plan.fps[i]},  {"result", j},
                              {"text", text}};
-      jout->append(line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+      plan.out->append(line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     }
     rep.done.push_back(r);
     rep.done_json.push_back(std::move(j));
+    rep.texts.push_back(std::move(text));
+    if (o.fail_fast && !claim_passed(r, o.check.strict)) rep.stopped = true;
+    update_stop_hint(rep);
   };
   std::size_t next_cached = 0;  // claims before this index are emitted
   auto emit_cached_before = [&](std::size_t end) {
-    for (; next_cached < end; ++next_cached)
-      if (cached[next_cached]) emit(next_cached, cached[next_cached]->result, cached[next_cached]);
+    for (; next_cached < end && !rep.stopped; ++next_cached)
+      if (plan.cached[next_cached]) emit(next_cached, plan.cached[next_cached]->result, plan.cached[next_cached]);
   };
 
   install_stop_report(o, rep);
@@ -340,12 +479,16 @@ void run_check(const CheckCliOptions& o) {
         std::cout << "\n" << std::flush;
       }
     }
-    run_claims(todo, o.check, [&](std::size_t k, const ClaimResult& r) {
-      std::lock_guard<std::mutex> lock(rep.mu);
-      emit_cached_before(todo_index[k]);
-      emit(todo_index[k], r, nullptr);
-      next_cached = std::max(next_cached, todo_index[k] + 1);
-    });
+    run_claims(
+        plan.todo, o.check,
+        [&](std::size_t k, const ClaimResult& r) {
+          std::lock_guard<std::mutex> lock(rep.mu);
+          emit_cached_before(plan.todo_index[k]);
+          if (rep.stopped) return;
+          emit(plan.todo_index[k], r, nullptr);
+          next_cached = std::max(next_cached, plan.todo_index[k] + 1);
+        },
+        [&](const ClaimResult& r) { return o.fail_fast && !claim_passed(r, o.check.strict); });
     std::lock_guard<std::mutex> lock(rep.mu);
     emit_cached_before(claims.size());
   } catch (...) {

@@ -12,12 +12,15 @@ Value len_fn(Evaluator& ev, const Expr& e, const Env& env) {
   return make_int(static_cast<slong>(l.list->size()));
 }
 
-Value multiset_fn(Evaluator& ev, const Expr& e, const Env& env) {
+// binom / multiset: a refused argument (a non-integer n) names the call.
+Value binom_like(Evaluator& ev, const Expr& e, const Env& env) {
   const CallArgs a(ev, e, env);
-  Quantity n = a.num(0), k = a.num(1);
-  if (n.is_exact() && n.cert.lo.sign() == 0)
-    return Value::number(Quantity::exact(XRat(k.is_exact() && k.cert.lo.sign() == 0 ? 1 : 0)));
-  return Value::number(q_binom(q_sub(q_add(n, k), Quantity::exact(XRat(1))), k));
+  const Quantity n = a.num(0), k = a.num(1);
+  try {
+    return Value::number(e.str == "binom" ? q_binom(n, k) : q_multiset(n, k));
+  } catch (const InputError& x) {
+    fail(e.loc, x.what());
+  }
 }
 
 Value min_max(Evaluator& ev, const Expr& e, const Env& env) {
@@ -34,11 +37,6 @@ Value min_max(Evaluator& ev, const Expr& e, const Env& env) {
   }
   if (qs.empty()) fail(e.loc, f + " of an empty list");
   return Value::number(extreme_of(qs, f == "max"));
-}
-
-Value binom_fn(Evaluator& ev, const Expr& e, const Env& env) {
-  const CallArgs a(ev, e, env);
-  return Value::number(q_binom(a.num(0), a.num(1)));
 }
 
 Value log3_fn(Evaluator& ev, const Expr& e, const Env& env) {
@@ -72,8 +70,8 @@ std::vector<FunctionInfo> arithmetic_functions() {
   using P = FunctionInfo::Part;
   return {
       {"len", 1, 1, P::none, {}, {}, "length of a list", len_fn},
-      {"binom", 2, 2, P::none, {}, {}, "binomial coefficient", binom_fn},
-      {"multiset", 2, 2, P::none, {}, {}, "((n k)) = binom(n + k - 1, k)", multiset_fn},
+      {"binom", 2, 2, P::none, {}, {}, "binomial coefficient", binom_like},
+      {"multiset", 2, 2, P::none, {}, {}, "((n k)) = binom(n + k - 1, k)", binom_like},
       {"min", 1, -1, P::none, {}, {}, "minimum", min_max},
       {"max", 1, -1, P::none, {}, {}, "maximum", min_max},
       {"log3", 1, 1, P::none, {}, {}, "base-3 logarithm (exact for powers of 3, else an enclosure)", log3_fn},

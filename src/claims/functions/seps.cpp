@@ -7,6 +7,20 @@
 namespace netpoly::claims_detail {
 namespace {
 
+// The grid rank of a grid run: exact when its rank over Q (Q(i)) was computed
+// (or the rank mod p is full, which the run records as rank_Q too); else the
+// rank mod p is a certified lower bound only, and the grid's smaller side the
+// upper end. A rank mod p is never exact.
+Quantity grid_quantity(const MethodRun& run) {
+  const XRat rp(static_cast<slong>(*run.value));
+  if (run.details.contains("rank_Q")) return Quantity::exact(rp);
+  XRat side = XRat::inf(1);
+  if (run.details.contains("grid") && run.details["grid"].size() == 2)
+    side = XRat(static_cast<slong>(
+        std::min(run.details["grid"][0].get<std::size_t>(), run.details["grid"][1].get<std::size_t>())));
+  return Quantity::bracket(rp, side);
+}
+
 Value sep_like(Evaluator& ev, const Expr& e, const Env& env) {
   const CallArgs a(ev, e, env);
   const auto& pos = a.pos;
@@ -27,8 +41,14 @@ Value sep_like(Evaluator& ev, const Expr& e, const Env& env) {
     for (const auto& r : rs.at(0).runs)
       if (r.method == Method::grid && r.value) run = &r;
     if (!run) throw LimitError("grid(...): the grid rank was not computed");
-    q = Quantity::exact(XRat(static_cast<slong>(*run->value)));
-    status = "exact";
+    q = grid_quantity(*run);
+    status = q.status();
+    if (!q.is_exact()) {
+      const std::string n = "grid(...) (line " + std::to_string(e.loc.line) +
+                            "): the rank over Q did not fit --budget, so the grid rank is bracketed by its rank mod " +
+                            "p (a certified lower bound) and the grid's smaller side";
+      if (std::find(ev.notes.begin(), ev.notes.end(), n) == ev.notes.end()) ev.notes.push_back(n);
+    }
   } else {
     std::vector<Quantity> qs;
     if (target.kind == Value::Kind::net) {
