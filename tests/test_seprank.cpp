@@ -805,7 +805,7 @@ TEST_CASE("Bracket: combine, statuses and the row round trip", "[seprank][bracke
   CHECK(b.compact_text() == "7");
   // A run carrying a failure probability at the lower end makes it probabilistic.
   MethodRun bb = run(Method::blackbox, RunKind::lower, 6);
-  bb.details["failure_probability"] = 1e-9;
+  bb.failure_probability = 1e-9;
   b = Bracket::combine({run(Method::support, RunKind::upper, 10), bb});
   CHECK(b.status == BracketStatus::probabilistic);
   CHECK(b.failure_probability == 1e-9);
@@ -836,11 +836,20 @@ TEST_CASE("AnalysisContext: the analysis reads its limits and cancellation from 
   AnalysisContext cancel;
   cancel.cancelled = [] { return true; };
   CHECK_THROWS_AS(analyse_network(m, {Entry{0, 0}}, {P}, o, {}, cancel), Interrupted);
-  // A memory limit below the resident set refuses the expansion up front.
+  // A memory limit below the resident set: the default plan does not expand
+  // (the methods that need no expansion run, and say so); asked for by name,
+  // the expansion is refused up front.
   AnalysisContext tight;
   tight.max_memory_bytes = 1;
   tight.resident_bytes = [] { return 1e6; };
-  CHECK_THROWS_WITH(analyse_network(m, {Entry{0, 0}}, {P}, o, {}, tight),
+  const auto fallback = analyse_network(m, {Entry{0, 0}}, {P}, o, {}, tight);
+  CHECK(fallback[0].upper.value == 3u);  // support
+  CHECK(std::any_of(fallback[0].runs.begin(), fallback[0].runs.end(), [](const MethodRun& r) {
+    return r.note.find("not expanded by default") != std::string::npos;
+  }));
+  SepOptions asked = o;
+  asked.methods = {Method::exact};
+  CHECK_THROWS_WITH(analyse_network(m, {Entry{0, 0}}, {P}, asked, {}, tight),
                     Catch::Contains("the expansion is estimated to need") && Catch::Contains("--max-memory"));
   // No budget left: every method with an estimate is skipped, the expansion too.
   AnalysisContext spent;

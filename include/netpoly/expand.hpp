@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "netpoly/model.hpp"
+#include "netpoly/context.hpp"
 #include "netpoly/rings.hpp"
 
 namespace netpoly {
@@ -96,6 +97,23 @@ struct PackedExpansion {
 };
 std::vector<PackedExpansion> expand_packed(const PolyRing& R, const Model& m, const std::vector<Entry>& outputs);
 FmpqMpoly unpack(const PolyRing& R, PackedExpansion&& e);
+
+// The fraction of the memory limit at which a watched expansion stops itself
+// (LimitError), before the watchdog's hard stop at the limit: the caller
+// drops the expansion's polynomials and can go on without it.
+inline constexpr double kExpansionMemoryFraction = 0.85;
+
+// A watch for an expansion run under `run` (set it as the PolyRing's watch):
+// between two products it throws Interrupted when `run` is cancelled and
+// LimitError when the resident set passes kExpansionMemoryFraction of the
+// memory limit, and every half second it gives `run.progress` a line: what
+// is expanded, seconds so far against `estimated_seconds`, the resident set.
+std::shared_ptr<const ProductWatch> expansion_watch(const AnalysisContext& run, const std::string& what,
+                                                    double estimated_seconds);
+
+// Seconds an expansion of `terms` estimated terms takes, roughly (the
+// scheduler's budget test and the progress lines' estimate).
+inline double expansion_seconds_estimate(double terms) { return terms * 2e-6; }
 
 // What each packed field value stands for, as a table for reading packed
 // exponents: `width` words for each field j and value f < span, at row

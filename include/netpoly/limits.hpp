@@ -44,6 +44,10 @@ void check_memory_estimate(double bytes, double limit, bool memory_default, cons
 // "512.0 KiB", "3.2 MiB", "1.50 GiB".
 std::string format_bytes(double bytes);
 
+// Gives freed heap memory back to the system (after a large computation was
+// dropped, so that the resident set falls before the next one).
+void release_memory();
+
 // Current resident set size in bytes (Linux /proc/self/statm; 0 if unknown).
 double resident_bytes();
 

@@ -19,6 +19,7 @@
 // of small rank and entries, so each check is a few exact double-precision
 // matrix products.
 #pragma once
+#include <functional>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -68,7 +69,8 @@ ExactRankResult rank_exact(const SparseIntMatrix& C, std::uint64_t seed = 1);
 // rank_modp_blocks returns them): the first attempt reuses them instead of
 // recomputing the same elimination.
 ExactRankResult rank_exact_blocks(const std::vector<SparseIntMatrix>& blocks, std::uint64_t seed,
-                                  const std::vector<RankProfile>* profiles = nullptr);
+                                  const std::vector<RankProfile>* profiles = nullptr,
+                                  const std::function<void(std::size_t done, std::size_t total)>& progress = {});
 
 // Modular rank (certified lower bound on rank_Q): sum over blocks of rank_p.
 struct ModRankResult {

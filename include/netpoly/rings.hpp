@@ -318,6 +318,15 @@ struct TokenDegreeRing : PatternRing {
 
 // Exact polynomials over Q in the N*d input variables (fmpq_mpoly; the
 // product delegates to FLINT's threaded fmpz_mpoly_mul).
+// Polled after every product of an expansion (PolyRing::mul), on any of its
+// threads: it may throw (LimitError near the memory limit, Interrupted) to
+// stop the expansion between two products, and it shows progress
+// (expansion_watch, expand.hpp).
+struct ProductWatch {
+  virtual ~ProductWatch() = default;
+  virtual void after_product(slong terms) const = 0;
+};
+
 struct PolyRing {
   using Elem = FmpqMpoly;
   using Scalar = Fmpq;
@@ -331,6 +340,7 @@ struct PolyRing {
   static bool worth_threads_len(slong a, slong b) { return static_cast<double>(a) * static_cast<double>(b) >= 0x1p12; }
   static bool worth_threads(const Elem& a, const Elem& b) { return worth_threads_len(a.length(), b.length()); }
   FmpqMpolyCtxPtr ctx;
+  std::shared_ptr<const ProductWatch> watch;  // none: products are not watched
   explicit PolyRing(slong nvars, ordering_t ord = kOrder) : ctx(std::make_shared<FmpqMpolyCtx>(nvars, ord)) {}
   explicit PolyRing(FmpqMpolyCtxPtr c) : ctx(std::move(c)) {}  // polynomials of an existing context
   Scalar scalar(const Fmpq& w) const { return w; }
@@ -358,6 +368,7 @@ struct PolyRing {
   Elem mul(const Elem& a, const Elem& b) const {
     FmpqMpoly t(ctx);
     fmpq_mpoly_mul(t.get(), a.get(), b.get(), ctx->get());
+    if (watch) watch->after_product(t.length());
     return t;
   }
   // r += sum_k a[k] b[k] (forward.hpp's dot) when the products do not divide

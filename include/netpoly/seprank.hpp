@@ -70,6 +70,13 @@ struct MethodRun {
   std::string how;                     // e.g. "certified lower bound (mod p = ...)"
   std::string note;                    // skipped / budget / caveats
   double seconds = 0;
+  // A lower end that equals sep with probability >= 1 - failure_probability
+  // (the black-box's statement; also written into details for the JSON).
+  std::optional<double> failure_probability;
+  // What the run worked on, for the pair's sizes: ("grid", [rows, cols]) or
+  // ("blackbox_points", k); empty when nothing.
+  std::string size_key;
+  nlohmann::json size;
   nlohmann::json details = nlohmann::json::object();
 };
 

@@ -150,6 +150,7 @@ void state_blackbox_probability(MethodRun& r, double eps, double degree, const B
                      : "no probability statement with --prime (a fixed prime may divide the coefficients, and this "
                        "one is too small for the degree); drop --prime for a random prime";
   } else if (eps < 1) {
+    r.failure_probability = eps;
     r.details["failure_probability"] = eps;
     r.how += "; equals sep with probability >= 1 - " + fmt_g(eps) + " over the seed";
   } else {

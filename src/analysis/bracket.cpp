@@ -38,7 +38,7 @@ Bracket Bracket::combine(const std::vector<MethodRun>& runs) {
         lower_run = &r;
       }
     // A black-box rank equal to the best lower end carries the probability statement.
-    if (r.details.contains("failure_probability") && res.lower.value && *r.value == *res.lower.value && lower_run &&
+    if (r.failure_probability && res.lower.value && *r.value == *res.lower.value && lower_run &&
         lower_run->kind != RunKind::exact)
       lower_run = &r;
     if (r.kind == RunKind::upper || r.kind == RunKind::exact)
@@ -51,9 +51,9 @@ Bracket Bracket::combine(const std::vector<MethodRun>& runs) {
                         " (" + res.upper.method + ")");
   if (res.lower.value && res.upper.value && *res.lower.value == *res.upper.value) {
     res.status = BracketStatus::exact;
-  } else if (lower_run && lower_run->details.contains("failure_probability")) {
+  } else if (lower_run && lower_run->failure_probability) {
     res.status = BracketStatus::probabilistic;
-    res.failure_probability = lower_run->details["failure_probability"].get<double>();
+    res.failure_probability = *lower_run->failure_probability;
   } else {
     res.status = BracketStatus::bracket;
   }

@@ -470,7 +470,8 @@ ExactRankResult rank_exact(const SparseIntMatrix& C, std::uint64_t seed) {
 }
 
 ExactRankResult rank_exact_blocks(const std::vector<SparseIntMatrix>& blocks, std::uint64_t seed,
-                                  const std::vector<RankProfile>* profiles) {
+                                  const std::vector<RankProfile>* profiles,
+                                  const std::function<void(std::size_t done, std::size_t total)>& progress) {
   ExactRankResult res;
   res.blocks = blocks.size();
   if (profiles && profiles->size() != blocks.size()) profiles = nullptr;
@@ -504,6 +505,7 @@ ExactRankResult rank_exact_blocks(const std::vector<SparseIntMatrix>& blocks, st
     res.primes_used = std::max(res.primes_used, cert.primes.size());
     res.rank += cert.rows.size();
     res.certificate.blocks.push_back(std::move(cert));
+    if (progress) progress(k + 1, blocks.size());
   }
   return res;
 }

@@ -4,13 +4,16 @@
 // per analysis). The methods themselves are in methods/, one file each.
 #include "netpoly/seprank.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <memory>
 #include <random>
 
 #include "gauss_sep.hpp"
 #include "methods/method.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
+#include "netpoly/limits.hpp"
 #include "netpoly/options.hpp"
 
 namespace netpoly {
@@ -85,8 +88,7 @@ void run_methods(SepResult& res, methods::MethodContext& ctx, const std::vector<
       r = skipped(mm, std::string("not run by default: ") + err.what());
     }
     r.seconds = seconds_since(t0);
-    if (r.details.contains("grid")) res.sizes["grid"] = r.details["grid"];
-    if (r.details.contains("points")) res.sizes["blackbox_points"] = r.details["points"];
+    if (!r.size_key.empty()) res.sizes[r.size_key] = r.size;
     res.runs.push_back(std::move(r));
     if (after_each) after_each();
   }
@@ -116,6 +118,84 @@ SepResult analyse_polynomial(const FmpqMpoly& y, const Partition& P, const SepOp
   return res;
 }
 
+namespace {
+
+// Before a long expansion (estimated beyond this many seconds) the default
+// plan runs a black-box probe, so a certified lower end is known early.
+constexpr double kProbeBeforeExpansion = 10;
+constexpr const char* kProbeNote = "a probe before the expansion (at most 256 points a block)";
+
+// One (output, partition) pair as the scheduler keeps it: its result so far
+// and what its methods share.
+struct Pair {
+  SepResult res;
+  methods::MatrixCache mc;
+  methods::BidegreeCache bidegrees;
+  Pair(const Model& m, const Entry& e, const Partition& P) : bidegrees{m, e, P, false, std::nullopt, {}} {
+    res.output = e;
+    res.partition = P;
+  }
+};
+
+// Why the default plan does not expand (empty: it may). The estimate must fit
+// --max-terms, what is left of the budget, and, with room for the estimate's
+// factor 2, the memory limit: a default run falls back to the methods that
+// need no expansion rather than stop at a limit.
+std::string expansion_refused(const Model& m, const ExpansionEstimate& est, const SepOptions& o,
+                              const AnalysisContext& run, bool by_default) {
+  const double secs = expansion_seconds_estimate(est.terms);
+  if (est.terms > o.max_terms)
+    return "skipped: expansion estimated at " + fmt_g(est.terms) + " terms exceeds --max-terms " + fmt_g(o.max_terms) +
+           " (raise --max-terms, or use support/blackbox/grid)";
+  if (secs > std::min(o.budget, run.budget_left()))
+    return "skipped: expansion estimated " + fmt_g(secs) + " s exceeds " + budget_text(o);
+  const double need = 2 * expansion_memory_estimate(m), have = run.max_memory_bytes - run.resident_bytes();
+  if (by_default && run.max_memory_bytes > 0 && need > have)
+    return "not expanded by default: the expansion is estimated at up to " + format_bytes(need) +
+           " at its peak, more than the " + format_bytes(have) + " left of " +
+           (run.memory_default ? "the default memory limit (half the machine's memory)" : "--max-memory") +
+           "; the methods that need no expansion ran instead (raise --max-memory to expand)";
+  return "";
+}
+
+// A black-box probe (at most 256 points a block, 15 s) before a long
+// expansion: a certified lower end known early. Dropped from the runs when
+// the black-box's own run follows.
+void run_probe(SepResult& res, const methods::MethodContext& pc, const std::function<void()>& after_each) {
+  SepOptions probe = pc.o;
+  probe.max_points = std::min<std::size_t>(pc.o.max_points, 256);
+  probe.budget = std::min(pc.o.budget, 15.0);
+  methods::MethodContext c{.model = pc.model, .e = pc.e, .P = pc.P, .o = probe, .run = pc.run, .res = pc.res,
+                           .by_default = true, .degree = pc.degree, .matrix = pc.matrix,
+                           .bidegrees = pc.bidegrees, .blackbox = pc.blackbox};
+  run_methods(res, c, {Method::blackbox}, true, {}, "", after_each);
+  auto& r = res.runs.back();
+  if (r.method == Method::blackbox)
+    r.note = std::string(kProbeNote) + (r.note.empty() ? "" : "; " + r.note);
+}
+
+// The expansion of entry e, watched (progress, cancellation, the memory
+// limit). By default a stop near the memory limit is not an error: the
+// polynomials are dropped, `skip` says why, and the plan goes on without.
+std::optional<PackedExpansion> expand_watched(const PolyRing& R, const Model& m, const Entry& e,
+                                              const ExpansionEstimate& est, const AnalysisContext& run,
+                                              bool by_default, std::string& skip) {
+  if (!by_default) run.check_memory(expansion_memory_estimate(m), "the expansion");
+  PolyRing W = R;
+  W.watch = expansion_watch(run, "y" + std::to_string(e.token) + "_" + std::to_string(e.channel),
+                            expansion_seconds_estimate(est.terms));
+  try {
+    return std::move(expand_packed(W, m, {e})[0]);
+  } catch (const LimitError& err) {
+    if (!by_default) throw;
+    skip = std::string("skipped: ") + err.what() + "; the methods that need no expansion ran instead";
+  }
+  release_memory();
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::vector<SepResult> analyse_network(const Model& m, const std::vector<Entry>& outputs,
                                        const std::vector<Partition>& partitions, const SepOptions& o_in,
                                        const SepProgress& progress, const AnalysisContext& run) {
@@ -130,68 +210,89 @@ std::vector<SepResult> analyse_network(const Model& m, const std::vector<Entry>&
                        std::to_string(m.output_width()) + " output channels)");
   if (m.gaussian()) return analyse_gaussian(m, outputs, partitions, o, progress, run);
   const auto est = estimate_expansion(m);
-  const bool expandable = est.terms <= o.max_terms;
   const bool by_default = o.methods.empty();
+  const bool expandable = est.terms <= o.max_terms;
   const std::vector<Method> list =
       by_default ? plan(expandable ? PlanFor::expandable_network : PlanFor::unexpandable_network) : o.methods;
-  bool needs_expansion = false;
-  for (Method mm : list) needs_expansion = needs_expansion || method_info(mm).needs_expansion;
-  const double expand_cost = est.terms * 2e-6;
+  // The methods before the first that needs the expansion run first (support:
+  // certified and cheap), so that what an expansion costs never delays them.
+  std::size_t first_expanding = list.size();
+  for (std::size_t k = 0; k < list.size() && first_expanding == list.size(); ++k)
+    if (method_info(list[k]).needs_expansion) first_expanding = k;
+  const std::vector<Method> before(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(first_expanding));
+  const std::vector<Method> after(list.begin() + static_cast<std::ptrdiff_t>(first_expanding), list.end());
+  const bool needs_expansion = first_expanding < list.size();
   std::vector<SepResult> results;
   // Lexicographic: expand_packed() can then pack variables (the analysis never prints the terms).
   PolyRing R(static_cast<slong>(m.num_inputs()), ORD_LEX);
   methods::BlackboxDraws draws(m, o);  // only if a black-box runs
   for (const auto& e : outputs) {
+    std::vector<std::unique_ptr<Pair>> pairs;
+    std::vector<std::unique_ptr<methods::MethodContext>> ctxs;
+    for (const auto& P : partitions) {
+      pairs.push_back(std::make_unique<Pair>(m, e, P));
+      Pair& q = *pairs.back();
+      ctxs.push_back(std::make_unique<methods::MethodContext>(methods::MethodContext{.model = &m,
+                                                                                    .e = e,
+                                                                                    .P = P,
+                                                                                    .o = o,
+                                                                                    .run = run,
+                                                                                    .res = q.res,
+                                                                                    .by_default = by_default,
+                                                                                    .degree = est.degree,
+                                                                                    .matrix = &q.mc,
+                                                                                    .bidegrees = &q.bidegrees,
+                                                                                    .blackbox = &draws}));
+    }
+    // The pair's result so far, for a caller that shows or keeps work as it goes.
+    auto report_partial = [&](const Pair& q) {
+      if (!progress) return;
+      SepResult partial = q.res;
+      combine(partial);
+      progress(partial, false);
+    };
+    for (std::size_t k = 0; k < pairs.size(); ++k)
+      run_methods(pairs[k]->res, *ctxs[k], before, by_default, {}, "", [&] { report_partial(*pairs[k]); });
+    auto open = [&] {
+      return std::any_of(pairs.begin(), pairs.end(), [](const auto& q) { return !closed(q->res); });
+    };
     std::optional<PackedExpansion> y;  // read in its packed ring: the analysis never needs the terms unpacked
     double expand_seconds = 0;
     std::string expand_skip;
-    if (needs_expansion) {
-      if (!expandable) {
-        expand_skip = "skipped: expansion estimated at " + fmt_g(est.terms) + " terms exceeds --max-terms " +
-                      fmt_g(o.max_terms) + " (raise --max-terms, or use support/blackbox/grid)";
-      } else if (expand_cost > std::min(o.budget, run.budget_left())) {
-        expand_skip = "skipped: expansion estimated " + fmt_g(expand_cost) + " s exceeds " + budget_text(o);
-      } else {
-        run.check_memory(expansion_memory_estimate(m), "the expansion");
+    if (needs_expansion && (!by_default || open())) {
+      expand_skip = expansion_refused(m, est, o, run, by_default);
+      const double secs = expansion_seconds_estimate(est.terms);
+      if (expand_skip.empty() && by_default && secs > kProbeBeforeExpansion &&
+          std::find(after.begin(), after.end(), Method::blackbox) != after.end())
+        for (std::size_t k = 0; k < pairs.size(); ++k)
+          run_probe(pairs[k]->res, *ctxs[k], [&] { report_partial(*pairs[k]); });
+      if (expand_skip.empty()) {
         auto t0 = std::chrono::steady_clock::now();
-        y = std::move(expand_packed(R, m, {e})[0]);
+        y = expand_watched(R, m, e, est, run, by_default, expand_skip);
         expand_seconds = seconds_since(t0);
       }
     }
-    for (const auto& P : partitions) {
-      SepResult res;
-      res.output = e;
-      res.partition = P;
-      methods::MatrixCache mc;
-      methods::BidegreeCache bidegrees{m, e, P, false, std::nullopt, {}};
+    for (std::size_t k = 0; k < pairs.size(); ++k) {
+      Pair& q = *pairs[k];
       if (y) {
-        res.sizes["terms"] = y->poly.length();
-        res.sizes["expansion_seconds"] = expand_seconds;
+        q.res.sizes["terms"] = y->poly.length();
+        q.res.sizes["expansion_seconds"] = expand_seconds;
       }
-      methods::MethodContext ctx{.model = &m,
-                                 .e = e,
-                                 .P = P,
-                                 .o = o,
-                                 .run = run,
-                                 .res = res,
-                                 .by_default = by_default,
-                                 .degree = est.degree,
-                                 .matrix = &mc,
-                                 .bidegrees = &bidegrees,
-                                 .blackbox = &draws};
-      // The pair's result so far, for a caller that shows or keeps work as it goes.
-      auto report_partial = [&] {
-        if (!progress) return;
-        SepResult partial = res;
-        combine(partial);
-        progress(partial, false);
-      };
       std::function<SparseIntMatrix()> matrix;
-      if (y) matrix = [&] { return coefficient_matrix(*y, P); };
-      run_methods(res, ctx, list, by_default, matrix, expand_skip, report_partial);
-      combine(res);
-      if (progress) progress(res, true);
-      results.push_back(std::move(res));
+      if (y) matrix = [&] { return coefficient_matrix(*y, q.res.partition); };
+      run_methods(q.res, *ctxs[k], after, by_default, matrix, expand_skip, [&] { report_partial(q); });
+      // A probe superseded by the black-box's own run is dropped.
+      std::vector<MethodRun>& runs = q.res.runs;
+      const auto probe = std::find_if(runs.begin(), runs.end(), [](const MethodRun& r) {
+        return r.method == Method::blackbox && r.note.rfind(kProbeNote, 0) == 0;
+      });
+      if (probe != runs.end() && std::count_if(runs.begin(), runs.end(), [](const MethodRun& r) {
+            return r.method == Method::blackbox && r.value;
+          }) > 1)
+        runs.erase(probe);
+      combine(q.res);
+      if (progress) progress(q.res, true);
+      results.push_back(std::move(q.res));
     }
   }
   return results;

@@ -3,6 +3,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <mutex>
 #include <sstream>
 
@@ -67,9 +68,11 @@ void print_result(std::ostream& os, const SepResult& r, std::size_t label_width)
     os << std::left << std::setw(8) << out << label << "\n";
     out.clear();
   }
-  os << std::left << std::setw(8) << out << std::setw(static_cast<int>(label_width))
-     << (label.size() >= label_width ? std::string() : label) << std::setw(14) << sep
-     << std::setw(16) << end_text(r.lower) << std::setw(16) << end_text(r.upper) << status_name(r.status);
+  // A column's text fills its width, and at least one space always follows
+  // (a wide bracket or a large number never runs into the next column).
+  auto col = [](const std::string& t, std::size_t w) { return t + std::string(t.size() < w ? w - t.size() : 1, ' '); };
+  os << col(out, 8) << col(label.size() >= label_width ? std::string() : label, label_width) << col(sep, 14)
+     << col(end_text(r.lower), 16) << col(end_text(r.upper), 16) << status_name(r.status);
   if (r.status == BracketStatus::probabilistic)
     os << " (sep = " << *r.lower.value << " with probability >= 1 - " << r.failure_probability << ")";
   os << "\n";
@@ -80,7 +83,7 @@ void print_result(std::ostream& os, const SepResult& r, std::size_t label_width)
           : run.kind == RunKind::lower ? ">= "
           : run.kind == RunKind::exact ? "=  "
                                        : "~  ")
-         << std::setw(7) << *run.value << run.how;
+         << col(std::to_string(*run.value), 7) << run.how;
     else
       os << "   " << std::setw(7) << "-";
     if (!run.note.empty()) os << (run.value ? "; " : "") << run.note;
@@ -140,6 +143,14 @@ struct TerminalProgress {
     if (shown) std::cerr << "\r\033[K" << std::flush;
     shown = false;
   }
+  // A pair's bracket so far (under mu): the cheap certified ends at once.
+  void show(const SepResult& r) {
+    if (!isatty(STDERR_FILENO)) return;
+    const std::string line = "y" + std::to_string(r.output.token) + "_" + std::to_string(r.output.channel) + " " +
+                             r.partition.label() + ": " + r.compact_text() + " so far (" + status_name(r.status) + ")";
+    std::cerr << "\r" << line.substr(0, 100) << "\033[K" << std::flush;
+    shown = true;
+  }
 };
 
 }  // namespace
@@ -182,53 +193,70 @@ void run_seprank(const SeprankOptions& o) {
   // pair in flight, before the exit code (3 or 130).
   std::mutex mu;
   std::vector<SepResult> done;
-  std::optional<SepResult> partial;
+  // The pairs in flight, with the methods that finished for each (the cheap
+  // ones run for every partition of an entry before its expansion).
+  std::map<std::string, SepResult> partial;
+  auto key = [](const SepResult& r) {
+    return std::to_string(r.output.token) + "," + std::to_string(r.output.channel) + " " + r.partition.label();
+  };
   std::ostream& os = std::cout;
   if (!o.json) {
     print_header(os, m, label_width);
     os.flush();
   }
-  set_stop_report([&](int code) {
+  auto report = [&](int code) {
     std::lock_guard<std::mutex> lock(mu);
     const std::string why = code == static_cast<int>(ExitCode::interrupted) ? "interrupted" : "stopped at a limit";
     if (o.json) {
       auto j = results_json(m, done);
-      if (partial) {
-        auto pj = to_json(*partial);
+      for (const auto& [k, r] : partial) {
+        auto pj = to_json(r);
         pj["unfinished"] = true;
         j["results"].push_back(pj);
       }
       j[code == static_cast<int>(ExitCode::interrupted) ? "interrupted" : "stopped"] = true;
       os << j.dump(1) << "\n";
     } else {
-      if (partial) {
+      for (const auto& [k, r] : partial) {
         os << "(" << why << " during this pair: the methods below finished, the one running was dropped)\n";
-        print_result(os, *partial, label_width);
+        print_result(os, r, label_width);
       }
       print_footer(os, done, seed_given);
       os << why << ": " << done.size() << " of " << outs.size() * parts.size()
          << " (output, partition) pairs finished\n";
     }
     os.flush();
-  });
+  };
+  set_stop_report(report);
   install_interrupt_handler("seprank", "the finished results are printed above");
   AnalysisContext run = AnalysisContext::process();
   TerminalProgress progress{mu};
   progress.attach(run);
-  auto rs = analyse_network(m, outs, parts, sep, [&](const SepResult& r, bool finished) {
-    std::lock_guard<std::mutex> lock(mu);
-    if (!finished) {
-      partial = r;
-      return;
-    }
-    partial.reset();
-    done.push_back(r);
+  std::vector<SepResult> rs;
+  try {
+    rs = analyse_network(m, outs, parts, sep, [&](const SepResult& r, bool finished) {
+      std::lock_guard<std::mutex> lock(mu);
+      if (!finished) {
+        partial[key(r)] = r;
+        progress.show(r);  // the bracket so far, at once, on a terminal
+        return;
+      }
+      partial.erase(key(r));
+      done.push_back(r);
+      progress.clear();
+      if (!o.json) {
+        print_result(os, r, label_width);
+        os.flush();
+      }
+    }, run);
+  } catch (const LimitError&) {
+    // A limit met inside the analysis (an estimate refused by name): what
+    // finished is printed, as when the watchdog stops the run.
+    set_stop_report({});
     progress.clear();
-    if (!o.json) {
-      print_result(os, r, label_width);
-      os.flush();
-    }
-  }, run);
+    report(static_cast<int>(ExitCode::limit));
+    throw;
+  }
   set_stop_report({});  // (does not return when a stop is already printing the report)
   std::lock_guard<std::mutex> lock(mu);
   if (o.json) {

@@ -1,11 +1,16 @@
 #include "netpoly/expand.hpp"
 
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
 
 #include "netpoly/error.hpp"
 #include "netpoly/forward.hpp"
+#include "netpoly/limits.hpp"
 
 namespace netpoly {
 
@@ -131,6 +136,46 @@ double expansion_memory_estimate(const Model& m) {
   // 2x of the measured peak on the bench ladder (bench/README.md).
   const double words = 1.0 + static_cast<double>(m.num_inputs()) / 8.0 + 3.0;
   return e.terms * words * 8.0 * 4.0;
+}
+
+namespace {
+
+class ExpansionWatch final : public ProductWatch {
+ public:
+  ExpansionWatch(const AnalysisContext& run, std::string what, double est)
+      : run_(run), what_(std::move(what)), est_(est), t0_(std::chrono::steady_clock::now()) {}
+  void after_product(slong) const override {
+    run_.check_cancelled();
+    const auto now = std::chrono::steady_clock::now();
+    const long long ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - t0_).count();
+    long long next = next_ms_.load();
+    if (ms < next || !next_ms_.compare_exchange_strong(next, ms + 500)) return;  // one thread, twice a second
+    const double rss = run_.resident_bytes();
+    const double limit = run_.max_memory_bytes;
+    if (limit > 0 && rss > kExpansionMemoryFraction * limit)
+      throw LimitError("the expansion of " + what_ + " stopped at " + format_bytes(rss) + " resident, " +
+                       std::to_string(static_cast<int>(kExpansionMemoryFraction * 100)) + "% of " +
+                       (run_.memory_default ? "the default memory limit (half the machine's memory) " : "--max-memory ") +
+                       format_bytes(limit) + " (raise --max-memory)");
+    char b[160];
+    std::snprintf(b, sizeof b, "expanding %s: %.0f s of about %.0f s estimated, %s resident", what_.c_str(),
+                  static_cast<double>(ms) / 1000, est_, format_bytes(rss).c_str());
+    run_.progress(b);
+  }
+
+ private:
+  const AnalysisContext& run_;
+  std::string what_;
+  double est_;
+  std::chrono::steady_clock::time_point t0_;
+  mutable std::atomic<long long> next_ms_{2000};  // nothing in the first two seconds
+};
+
+}  // namespace
+
+std::shared_ptr<const ProductWatch> expansion_watch(const AnalysisContext& run, const std::string& what,
+                                                    double estimated_seconds) {
+  return std::make_shared<ExpansionWatch>(run, what, estimated_seconds);
 }
 
 std::string format_degree(double degree) {
@@ -343,6 +388,7 @@ std::vector<PackedExpansion> expand_packed(const PolyRing& R, const Model& m, co
   if (pk.group < 2) return plain();
   // Fewer words per exponent: FLINT's products and sums run on shorter exponents.
   PolyRing P(pk.fields, ORD_LEX);
+  P.watch = R.watch;
   std::vector<FmpqMpoly> X;
   X.reserve(m.num_inputs());
   for (slong v = 0; v < nvars; ++v) {

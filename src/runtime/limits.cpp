@@ -1,5 +1,6 @@
 #include "netpoly/limits.hpp"
 
+#include <malloc.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -45,6 +46,8 @@ std::string human(double bytes);
 }  // namespace
 
 std::string format_bytes(double bytes) { return human(bytes); }
+
+void release_memory() { malloc_trim(0); }
 
 namespace {
 

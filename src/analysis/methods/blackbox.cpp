@@ -303,6 +303,8 @@ MethodRun report(const std::vector<Block>& comps, const Outcome& o, const Blackb
   r.value = rank;
   const std::string what = split ? "sum of per-block ranks" : "rank";
   r.details = {{"points", o.rounds.k}, {"saturated", saturated}, {"arithmetic", o.ring}};
+  r.size_key = "blackbox_points";
+  r.size = o.rounds.k;
   if (split) {
     r.details["blocks"] = parts.size();
     r.details["split"] = "A-degree components";

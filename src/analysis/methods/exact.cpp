@@ -12,10 +12,23 @@ namespace {
 // --budget counts.
 constexpr double kDefaultCap = 60;
 
+std::optional<double> estimate(MethodContext& ctx) {
+  // With the blocks' ranks known (modular ran), the estimate is much better.
+  if (!ctx.matrix->block_ranks.empty()) return estimate_exact_seconds(ctx.matrix->blocks, ctx.matrix->block_ranks);
+  return matrix_cost(*ctx.matrix, 40.0);
+}
+
 MethodRun run(MethodContext& ctx) {
   const bool reusable = default_prime(ctx.o) == nth_prime(0);
   const auto* profiles = reusable && !ctx.matrix->profiles.empty() ? &ctx.matrix->profiles : nullptr;
-  auto ex = rank_exact_blocks(ctx.matrix->blocks, ctx.o.seed, profiles);
+  // Progress on a terminal (and in Python): blocks certified, seconds against the estimate.
+  const auto t0 = std::chrono::steady_clock::now();
+  const double est = estimate(ctx).value_or(0);
+  auto progress = [&](std::size_t done, std::size_t total) {
+    ctx.run.progress("exact rank: " + std::to_string(done) + " of " + std::to_string(total) + " blocks certified, " +
+                     fmt_g(seconds_since(t0)) + " s of about " + fmt_g(est) + " s estimated");
+  };
+  auto ex = rank_exact_blocks(ctx.matrix->blocks, ctx.o.seed, profiles, progress);
   MethodRun r;
   r.method = Method::exact;
   r.kind = RunKind::exact;
@@ -33,14 +46,6 @@ MethodRun run(MethodContext& ctx) {
   return r;
 }
 
-std::optional<double> estimate(MethodContext& ctx) {
-  // With the blocks' ranks known (modular ran), the estimate is much better.
-  std::optional<double> est = matrix_cost(*ctx.matrix, 40.0);
-  for (const auto& run : ctx.res.runs)
-    if (run.method == Method::modular && run.details.contains("block_ranks"))
-      est = estimate_exact_seconds(ctx.matrix->blocks, run.details["block_ranks"].get<std::vector<std::size_t>>());
-  return est;
-}
 
 const MethodInfo info{
     .id = Method::exact,

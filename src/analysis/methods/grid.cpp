@@ -158,6 +158,8 @@ MethodRun run(MethodContext& ctx) {
   r.kind = RunKind::lower;
   r.value = rp;
   r.details = {{"grid", {nr, nc}}, {"templates", G.kind}, {"rank_mod_p", rp}, {"prime", p}};
+  r.size_key = "grid";
+  r.size = r.details["grid"];
   if (rp == full) {
     // rank_Q >= rank_p = the smaller dimension: both are full.
     r.how = "certified lower bound (grid rank over Q = rank mod p, full; LV Claim 1)";

@@ -25,6 +25,9 @@ struct MatrixCache {
   std::optional<SparseIntMatrix> C;
   std::vector<SparseIntMatrix> blocks;
   std::vector<RankProfile> profiles;
+  // The blocks' ranks mod a prime (the modular method's, a certified lower
+  // bound each): the exact method's cost estimate reads them.
+  std::vector<std::size_t> block_ranks;
 };
 
 // The bidegrees of one (output, partition), computed once and shared by the

@@ -11,6 +11,7 @@ MethodRun run(MethodContext& ctx) {
   // Profiles mod the exact method's first prime (nth_prime(0), the default) can be reused.
   auto* profiles = p == nth_prime(0) ? &ctx.matrix->profiles : nullptr;
   auto mr = rank_modp_blocks(ctx.matrix->blocks, p, ctx.o.seed, profiles);
+  ctx.matrix->block_ranks = mr.block_ranks;
   MethodRun r;
   r.method = Method::modular;
   r.kind = RunKind::lower;

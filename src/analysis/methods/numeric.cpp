@@ -58,6 +58,8 @@ MethodRun run(MethodContext& ctx) {
   r.value = rank;
   r.how = gauss ? "numeric estimate (complex double SVD of the grid matrix)"
                 : "numeric estimate (double SVD of the grid matrix)";
+  r.size_key = "grid";
+  r.size = nlohmann::json::array({nr, nc});
   r.details = {{"grid", {nr, nc}},       {"templates", G.kind},     {"threshold", tau},
                {"sigma_max", smax},      {"sigma_above", above},    {"sigma_below", below},
                {"gap", below > 0 ? above / below : std::numeric_limits<double>::infinity()}};
