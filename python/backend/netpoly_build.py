@@ -50,9 +50,12 @@ import sysconfig
 import tarfile
 import tempfile
 import time
-import tomllib
 import zipfile
 from pathlib import Path
+
+if sys.version_info < (3, 11):  # tomllib; pyproject.toml's requires-python
+    raise ImportError(f"netpoly needs Python 3.11 or later; this is {sys.version.split()[0]} ({sys.executable})")
+import tomllib  # noqa: E402
 
 __all__ = [
     "get_requires_for_build_wheel", "get_requires_for_build_sdist", "get_requires_for_build_editable",
