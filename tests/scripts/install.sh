@@ -167,7 +167,7 @@ import json, os, sys
 v, build, src, ref, dense, version = sys.argv[1:]
 import netpoly
 assert netpoly.__file__.startswith(os.path.realpath(v) + "/") or netpoly.__file__.startswith(v + "/"), netpoly.__file__
-assert version == f"netpoly {netpoly.__version__} (FLINT {netpoly.flint_version})", (version, netpoly.__version__)
+assert version.startswith(f"netpoly {netpoly.__version__} ("), (version, netpoly.__version__)
 net = netpoly.make("attention", layers=1, width=2, heads=1, tokens=4, seed=1)
 with open(os.path.join(os.path.dirname(ref), "m.json")) as f:
     assert json.loads(net.to_json()) == json.load(f), "the model differs from the CLI's"
