@@ -4,26 +4,64 @@
 #include "netpoly/fflas.hpp"
 
 #include <dlfcn.h>
+#include <link.h>
+#include <unistd.h>
 
+#include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 namespace netpoly::fflas {
 namespace {
 
 using RankFn = std::size_t (*)(const std::uint64_t*, std::size_t, std::size_t, std::size_t, std::uint64_t, int);
 
-// The library's path in this build (CMakeLists.txt), then the plain name
-// (the loader's search path); null when the CPU, the environment or the
-// loader says no.
+constexpr const char* kName = "libnetpoly_fflas.so";
+
+// The directory of the file this code runs from, with a trailing '/': the
+// shared object's path as the loader opened it (the Python module), or
+// /proc/self/exe in the executable (whose link map has no name). Resolved to
+// an absolute path once, when this object is loaded, so that a relative
+// path is read against the directory it was opened from. Empty if unknown.
+std::string own_directory() {
+  std::string path;
+  Dl_info info;
+  link_map* map = nullptr;
+  if (dladdr1(reinterpret_cast<void*>(&own_directory), &info, reinterpret_cast<void**>(&map), RTLD_DL_LINKMAP) &&
+      map && map->l_name && map->l_name[0]) {
+    path = map->l_name;
+  } else {
+    char buf[PATH_MAX];
+    const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf);
+    if (n > 0 && static_cast<std::size_t>(n) < sizeof buf) path.assign(buf, static_cast<std::size_t>(n));
+  }
+  if (path.empty()) return {};
+  char* real = realpath(path.c_str(), nullptr);
+  if (!real) return {};
+  path = real;
+  std::free(real);
+  return path.substr(0, path.rfind('/') + 1);
+}
+const std::string own_dir = own_directory();
+
+// The library next to this object (an installed wheel: netpoly/ holds the
+// executable, the Python module and the library; the build tree: build/
+// holds the executable and the library, build/python/netpoly a link to it),
+// then its path in the build tree where this was compiled (CMakeLists.txt,
+// unless NETPOLY_FFLAS_BUILD_PATH=OFF), then the plain name (the loader's
+// search path); null when the CPU, the environment or the loader says no.
 RankFn load() {
   static const RankFn fn = []() -> RankFn {
     const char* e = std::getenv("NETPOLY_DENSE_RANK");
     if (e && std::strcmp(e, "flint") == 0) return nullptr;
     __builtin_cpu_init();
     if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) return nullptr;
-    void* h = dlopen(NETPOLY_FFLAS_LIBRARY, RTLD_NOW | RTLD_LOCAL);
-    if (!h) h = dlopen("libnetpoly_fflas.so", RTLD_NOW | RTLD_LOCAL);
+    void* h = own_dir.empty() ? nullptr : dlopen((own_dir + kName).c_str(), RTLD_NOW | RTLD_LOCAL);
+#ifdef NETPOLY_FFLAS_LIBRARY
+    if (!h) h = dlopen(NETPOLY_FFLAS_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+#endif
+    if (!h) h = dlopen(kName, RTLD_NOW | RTLD_LOCAL);
     if (!h) return nullptr;
     return reinterpret_cast<RankFn>(dlsym(h, "netpoly_fflas_rank_modp"));
   }();

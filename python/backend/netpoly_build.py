@@ -1,0 +1,332 @@
+"""netpoly's PEP 517 build backend: CMake builds, the standard library packs.
+
+pyproject.toml names this module with ``requires = []`` and
+``backend-path = ["python/backend"]``, so ``pip install .`` needs nothing
+from a package index, not even under build isolation: the machine needs
+CMake, g++ and the Debian libraries scripts/setup installs (pybind11-dev
+among them) and the headers of the interpreter that runs pip.
+
+build_wheel configures the project (CMakeLists.txt) for the running
+interpreter (-DPython_EXECUTABLE=sys.executable), builds the ``netpoly``
+executable, the FFLAS-FFPACK helper library and the ``_netpoly`` extension,
+and writes a wheel tagged for this interpreter (cp311-cp311-linux_x86_64 on
+Debian 12) whose ``netpoly/`` holds the Python package, the extension, the
+executable and the library side by side; the console script ``netpoly``
+(netpoly/__main__.py) execs the executable. Nothing in the wheel refers to
+the build tree: the executable and the extension load the library from
+their own directory (src/analysis/fflas.cpp).
+
+Settings, as ``pip ... -C NAME=VALUE`` (``--config-settings``) or from the
+environment:
+
+  build-dir  (NETPOLY_BUILD_DIR)  a CMake build directory to build in and
+             keep: configured there if new, else only built (an existing
+             tree keeps its configuration, e.g. build/ of scripts/setup; its
+             extension must match this interpreter's EXT_SUFFIX). Without
+             it, a temporary directory: every wheel is built from scratch.
+             An editable install (pip install -e .) defaults to
+             build-editable/ in the source tree.
+  cmake-args (CMAKE_ARGS)         more arguments for the configure step,
+             split like a shell would. CMake also reads
+             CMAKE_CXX_COMPILER_LAUNCHER=ccache and
+             CMAKE_BUILD_PARALLEL_LEVEL (default here: every core) itself.
+
+Metadata comes from pyproject.toml's [project] table; the version from
+CMakeLists.txt's project(netpoly VERSION ...), the one place it is written.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import io
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tarfile
+import tempfile
+import time
+import zipfile
+from pathlib import Path
+
+if sys.version_info < (3, 11):  # tomllib; pyproject.toml's requires-python
+    raise ImportError(f"netpoly needs Python 3.11 or later; this is {sys.version.split()[0]} ({sys.executable})")
+import tomllib  # noqa: E402
+
+__all__ = [
+    "get_requires_for_build_wheel", "get_requires_for_build_sdist", "get_requires_for_build_editable",
+    "prepare_metadata_for_build_wheel", "prepare_metadata_for_build_editable",
+    "build_wheel", "build_sdist", "build_editable",
+]
+
+SOURCE = Path(__file__).resolve().parents[2]
+PACKAGE = SOURCE / "python" / "netpoly"
+# The binaries of build/python/netpoly that go into the wheel besides the
+# extension (CMakeLists.txt links them there from the build tree).
+BINARIES = ("netpoly", "libnetpoly_fflas.so")
+# Fixed timestamps make the archives' bytes depend on their contents only
+# (SOURCE_DATE_EPOCH overrides, as reproducible-builds.org asks).
+EPOCH = int(os.environ.get("SOURCE_DATE_EPOCH", "315532800"))  # 1980-01-01, zip's earliest
+
+
+class BuildError(Exception):
+    pass
+
+
+# ---------------------------------------------------------------- metadata
+def _project() -> dict:
+    with open(SOURCE / "pyproject.toml", "rb") as f:
+        return tomllib.load(f)["project"]
+
+
+def _version() -> str:
+    text = (SOURCE / "CMakeLists.txt").read_text()
+    m = re.search(r"project\(\s*netpoly\s+VERSION\s+([0-9]+(?:\.[0-9]+)*)", text)
+    if not m:
+        raise BuildError("CMakeLists.txt: no project(netpoly VERSION x.y.z) to take the version from")
+    return m.group(1)
+
+
+def _name() -> str:
+    return _project()["name"]
+
+
+def _dist_info() -> str:
+    return f"{_name()}-{_version()}.dist-info"
+
+
+def _metadata() -> str:
+    p = _project()
+    lines = ["Metadata-Version: 2.1", f"Name: {p['name']}", f"Version: {_version()}"]
+    if "description" in p:
+        lines.append(f"Summary: {p['description']}")
+    if "requires-python" in p:
+        lines.append(f"Requires-Python: {p['requires-python']}")
+    for c in p.get("classifiers", []):
+        lines.append(f"Classifier: {c}")
+    for r in p.get("dependencies", []):
+        lines.append(f"Requires-Dist: {r}")
+    for extra, reqs in p.get("optional-dependencies", {}).items():
+        lines.append(f"Provides-Extra: {extra}")
+        for r in reqs:
+            lines.append(f'Requires-Dist: {r}; extra == "{extra}"')
+    body = ""
+    if "readme" in p:
+        lines.append("Description-Content-Type: text/markdown")
+        body = (SOURCE / p["readme"]).read_text()
+    return "\n".join(lines) + "\n\n" + body
+
+
+def _entry_points() -> str:
+    scripts = _project().get("scripts", {})
+    return "[console_scripts]\n" + "".join(f"{k} = {v}\n" for k, v in scripts.items())
+
+
+def _tag() -> str:
+    """The wheel tag of the running interpreter, e.g. cp311-cp311-linux_x86_64."""
+    if sys.implementation.name != "cpython":
+        raise BuildError(f"netpoly's extension is built for CPython; this is {sys.implementation.name}")
+    soabi = sysconfig.get_config_var("SOABI") or ""  # cpython-311-x86_64-linux-gnu
+    m = re.fullmatch(r"cpython-(\d+[a-z]*)-.*", soabi)
+    if not m:
+        raise BuildError(f"cannot read the ABI from SOABI={soabi!r}")
+    py = f"cp{sys.version_info.major}{sys.version_info.minor}"
+    plat = re.sub(r"[^A-Za-z0-9_]", "_", sysconfig.get_platform())
+    return f"{py}-cp{m.group(1)}-{plat}"
+
+
+def _write_metadata_dir(directory: str) -> str:
+    d = Path(directory) / _dist_info()
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "METADATA").write_text(_metadata())
+    (d / "entry_points.txt").write_text(_entry_points())
+    return d.name
+
+
+# ---------------------------------------------------------------- settings
+def _setting(config_settings, key: str, env: str) -> str | None:
+    v = (config_settings or {}).get(key)
+    if isinstance(v, list):  # pip passes a repeated -C key=... as a list
+        v = v[-1] if v else None
+    if v is None:
+        v = os.environ.get(env)
+    return v or None
+
+
+# ---------------------------------------------------------------- building
+def _run(cmd: list[str]) -> None:
+    print("netpoly-build:", shlex.join(cmd), file=sys.stderr, flush=True)
+    r = subprocess.run(cmd, cwd=SOURCE)
+    if r.returncode != 0:
+        raise BuildError(f"{shlex.join(cmd)} failed (exit {r.returncode}); its output is above")
+
+
+def _cmake_build(build_dir: Path, config_settings, throwaway: bool) -> Path:
+    """Configures build_dir if it has no CMakeCache.txt, builds the wheel's
+    targets, and returns the package directory (build_dir/python/netpoly)."""
+    cmake = shutil.which("cmake")
+    if not cmake:
+        raise BuildError("cmake not found: install the Debian packages scripts/setup lists (cmake, g++, ...)")
+    cache = build_dir / "CMakeCache.txt"
+    if cache.exists():
+        m = re.search(r"^CMAKE_HOME_DIRECTORY:INTERNAL=(.*)$", cache.read_text(errors="replace"), re.M)
+        if m and Path(m.group(1)).resolve() != SOURCE:
+            raise BuildError(f"{build_dir} is a build of {m.group(1)}, not of {SOURCE}: use another build-dir")
+    else:
+        cmd = [cmake, "-S", str(SOURCE), "-B", str(build_dir), "-DCMAKE_BUILD_TYPE=Release",
+               "-DBUILD_TESTING=OFF", "-DNETPOLY_PYTHON=ON", f"-DPython_EXECUTABLE={sys.executable}"]
+        if throwaway:  # nothing may look for the library where this tree was
+            cmd.append("-DNETPOLY_FFLAS_BUILD_PATH=OFF")
+        cmd += shlex.split(_setting(config_settings, "cmake-args", "CMAKE_ARGS") or "")
+        _run(cmd)
+    jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL") or str(os.cpu_count() or 1)
+    _run([cmake, "--build", str(build_dir), "-j", jobs, "--target", "netpoly", "netpoly_fflas", "_netpoly"])
+    pkg = build_dir / "python" / "netpoly"
+    ext = pkg / ("_netpoly" + sysconfig.get_config_var("EXT_SUFFIX"))
+    if not ext.exists():
+        found = sorted(p.name for p in pkg.glob("_netpoly*")) or ["none"]
+        raise BuildError(f"{build_dir} holds an extension for another Python ({', '.join(found)}); this "
+                         f"interpreter ({sys.executable}) needs {ext.name}: use another build-dir")
+    for b in BINARIES:
+        if not (pkg / b).exists():
+            raise BuildError(f"{pkg / b} is missing after the build")
+    return pkg
+
+
+def _files(pkg: Path) -> list[tuple[str, Path]]:
+    """(path in the wheel, file) for the package: Python files from the
+    source tree (the build tree's copies may be stale), binaries from pkg."""
+    out = [(f"netpoly/{p.name}", p) for p in sorted(PACKAGE.iterdir())
+           if p.is_file() and (p.suffix == ".py" or p.name == "py.typed")]
+    ext = "_netpoly" + sysconfig.get_config_var("EXT_SUFFIX")
+    out += [(f"netpoly/{n}", pkg / n) for n in (ext, *BINARIES)]
+    return out
+
+
+# ---------------------------------------------------------------- wheels
+class _Wheel:
+    def __init__(self, path: Path):
+        self.zip = zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED)
+        self.record: list[str] = []
+
+    def add(self, arcname: str, data: bytes, executable: bool = False) -> None:
+        info = zipfile.ZipInfo(arcname, date_time=_zip_time())
+        info.external_attr = (0o100755 if executable else 0o100644) << 16
+        info.compress_type = zipfile.ZIP_DEFLATED
+        self.zip.writestr(info, data)
+        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        self.record.append(f"{arcname},sha256={digest},{len(data)}")
+
+    def close(self, dist_info: str) -> None:
+        record = f"{dist_info}/RECORD"
+        self.record.append(f"{record},,")
+        info = zipfile.ZipInfo(record, date_time=_zip_time())
+        info.external_attr = 0o100644 << 16
+        info.compress_type = zipfile.ZIP_DEFLATED
+        self.zip.writestr(info, "".join(r + "\n" for r in self.record))
+        self.zip.close()
+
+
+def _zip_time():
+    return time.gmtime(max(EPOCH, 315532800))[:6]
+
+
+def _write_wheel(wheel_directory: str, files: list[tuple[str, Path | bytes]], tag: str) -> str:
+    name = f"{_name()}-{_version()}-{tag}.whl"
+    di = _dist_info()
+    wheel = _Wheel(Path(wheel_directory) / name)
+    try:
+        for arcname, src in files:
+            if isinstance(src, bytes):
+                wheel.add(arcname, src)
+            else:
+                wheel.add(arcname, src.read_bytes(), executable=os.access(src, os.X_OK))
+        wheel.add(f"{di}/METADATA", _metadata().encode())
+        wheel.add(f"{di}/entry_points.txt", _entry_points().encode())
+        wheel.add(f"{di}/WHEEL", (f"Wheel-Version: 1.0\nGenerator: netpoly_build {_version()}\n"
+                                  f"Root-Is-Purelib: false\nTag: {tag}\n").encode())
+        wheel.close(di)
+    except BaseException:
+        wheel.zip.close()
+        (Path(wheel_directory) / name).unlink(missing_ok=True)
+        raise
+    return name
+
+
+# ---------------------------------------------------------------- PEP 517 hooks
+def get_requires_for_build_wheel(config_settings=None):
+    return []
+
+
+def get_requires_for_build_sdist(config_settings=None):
+    return []
+
+
+def get_requires_for_build_editable(config_settings=None):
+    return []
+
+
+def prepare_metadata_for_build_wheel(metadata_directory, config_settings=None):
+    return _write_metadata_dir(metadata_directory)
+
+
+def prepare_metadata_for_build_editable(metadata_directory, config_settings=None):
+    return _write_metadata_dir(metadata_directory)
+
+
+def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
+    tag = _tag()
+    given = _setting(config_settings, "build-dir", "NETPOLY_BUILD_DIR")
+    if given:
+        pkg = _cmake_build(Path(given).resolve(), config_settings, throwaway=False)
+        return _write_wheel(wheel_directory, _files(pkg), tag)
+    with tempfile.TemporaryDirectory(prefix="netpoly-wheel-") as tmp:
+        pkg = _cmake_build(Path(tmp), config_settings, throwaway=True)
+        return _write_wheel(wheel_directory, _files(pkg), tag)
+
+
+def build_editable(wheel_directory, config_settings=None, metadata_directory=None):
+    """PEP 660: a .pth naming the build tree's package directory
+    (build-dir/python), which holds the extension, the executable and the
+    library; rebuild there (cmake --build DIR) after changing C++ or Python."""
+    given = _setting(config_settings, "build-dir", "NETPOLY_BUILD_DIR")
+    build_dir = Path(given).resolve() if given else SOURCE / "build-editable"
+    pkg = _cmake_build(build_dir, config_settings, throwaway=False)
+    pth = (str(pkg.parent) + "\n").encode()
+    return _write_wheel(wheel_directory, [("netpoly_editable.pth", pth)], _tag())
+
+
+def _sdist_files() -> list[str]:
+    """The tracked files (git ls-files, and the backend's own even before
+    they are committed), else every file but build trees."""
+    try:
+        out = subprocess.run(["git", "-C", str(SOURCE), "ls-files", "-z"], capture_output=True, check=True).stdout
+        files = {f for f in out.decode().split("\0") if f and (SOURCE / f).is_file()}
+        if files:
+            return sorted(files | {"pyproject.toml", str(Path(__file__).resolve().relative_to(SOURCE))})
+    except (OSError, subprocess.CalledProcessError):
+        pass
+    skip = re.compile(r"(^|/)(\.git|build|build-[^/]*|dist|__pycache__)(/|$)|\.pyc$")
+    return sorted(str(p.relative_to(SOURCE)) for p in SOURCE.rglob("*")
+                  if p.is_file() and not skip.search(str(p.relative_to(SOURCE))))
+
+
+def build_sdist(sdist_directory, config_settings=None):
+    base = f"{_name()}-{_version()}"
+    name = f"{base}.tar.gz"
+
+    def add(tar, arcname, data: bytes, mode=0o644):
+        info = tarfile.TarInfo(f"{base}/{arcname}")
+        info.size, info.mode, info.mtime = len(data), mode, EPOCH
+        tar.addfile(info, io.BytesIO(data))
+
+    with tarfile.open(Path(sdist_directory) / name, "w:gz", format=tarfile.PAX_FORMAT) as tar:
+        for f in _sdist_files():
+            p = SOURCE / f
+            add(tar, f, p.read_bytes(), 0o755 if os.access(p, os.X_OK) else 0o644)
+        add(tar, "PKG-INFO", _metadata().encode())
+    return name
