@@ -20,6 +20,9 @@ struct BlackboxPrime {
   // over p: the rank mod p is a certified lower bound on the rank over C).
   bool gauss = false;
   std::uint64_t seed = 0;  // the black-box seed (points, and the prime when drawn)
+  // The generic separation rank (generic.hpp): the weights are drawn at random
+  // mod p too, and the statement is about the shape's generic sep.
+  bool generic = false;
 };
 
 // Draws the prime from `seed` (rejection sampling: uniform odd numbers of the

@@ -49,6 +49,10 @@ struct PlanSlot {
   int expandable = -1;    // position when the network's expansion fits --max-terms; -1: not by default
   int unexpandable = -1;  // position when it does not
   int polynomial = -1;    // position for a polynomial given directly
+  // Position for the generic sep of a shape (generic.hpp); -1: the method
+  // speaks of one network only (an exact rank of drawn weights is not an
+  // upper bound for the generic sep), and is refused there by name.
+  int generic = -1;
 };
 
 struct MethodInfo {
@@ -81,7 +85,7 @@ std::string method_list(const std::string& sep = ", ");
 
 // The default plan: which methods run, in which order, when none are asked
 // for (they stop once the bracket closes). The only place that policy lives.
-enum class PlanFor { expandable_network, unexpandable_network, polynomial };
+enum class PlanFor { expandable_network, unexpandable_network, polynomial, generic_shape };
 std::vector<Method> plan(PlanFor what);
 // After a default analysis left the bracket open, what one more call runs
 // (the claim language asks this): a black-box for networks, the modular rank

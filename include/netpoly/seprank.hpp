@@ -7,6 +7,7 @@
 #pragma once
 #include <functional>
 #include <limits>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -46,6 +47,10 @@ struct SepOptions {
   std::size_t max_points = 0;
   bool blackbox_split = true;     // blackbox: one matrix per block of A-degrees when there are several
   bool small_prime_first = true;  // blackbox: a small random prime first (certifies when it meets the upper bound)
+  // The generic separation rank of the model's shape (generic.hpp): every
+  // weight an indeterminate; weight-independent upper bounds and the
+  // black-box at weights drawn at random mod its prime.
+  bool generic = false;
   // Limits of the whole request, applied by the front end that runs it (the
   // process's memory limit, FLINT's threads, the pairs refused up front).
   double max_memory = 0;  // bytes; 0: half the machine's memory
@@ -77,6 +82,12 @@ struct MethodRun {
   // ("blackbox_points", k); empty when nothing.
   std::string size_key;
   nlohmann::json size;
+  // Generic mode: the integer network (weights drawn at random) whose own sep
+  // the run certifies to be at least witness_value (the counterexample of an
+  // "every weight" claim); the run's value may be larger (per-block maxima
+  // over two draws, a lower bound for the generic sep only).
+  std::shared_ptr<const Model> witness;
+  std::size_t witness_value = 0;
   nlohmann::json details = nlohmann::json::object();
 };
 
@@ -86,6 +97,7 @@ struct SepResult : Bracket {
   Entry output;
   Partition partition;
   std::vector<MethodRun> runs;
+  bool generic = false;  // the generic sep of the model's shape, not the sep of this network
   nlohmann::json sizes = nlohmann::json::object();
 };
 
@@ -112,6 +124,9 @@ SepResult analyse_gaussian_polynomial(const FmpqMpoly& re, const FmpqMpoly& im, 
 // Analyses a polynomial given directly (the methods that accept one).
 SepResult analyse_polynomial(const FmpqMpoly& y, const Partition& P, const SepOptions& o,
                              const AnalysisContext& run = AnalysisContext::process());
+
+// "sep of this network" or "generic sep of this shape": which quantity a result is about.
+std::string quantity_name(const SepResult& r);
 
 // JSON of one result (timings under "timings", apart from the values).
 nlohmann::json to_json(const SepResult& r);

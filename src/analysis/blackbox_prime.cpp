@@ -121,16 +121,19 @@ double blackbox_prime_count_1mod4() {
 double blackbox_block_eps(std::size_t rank, double degree, double height_log2, const BlackboxPrime& bp) {
   const double r1 = static_cast<double>(rank) + 1;
   if (bp.fixed) return 2.0 * r1 * degree / static_cast<double>(bp.p);
-  const double minor_bits = r1 * (height_log2 + 0.5 * std::log2(r1));
+  // Generic: a coefficient of an (r+1)-minor of C(w), a matrix of integer
+  // polynomials in the weights with l1 norms below 2^h: at most (r+1)! 2^((r+1) h).
+  const double minor_bits = bp.generic ? r1 * (height_log2 + std::log2(r1)) : r1 * (height_log2 + 0.5 * std::log2(r1));
   if (bp.gauss) return 2.0 * r1 * degree / static_cast<double>(kLow) + 2 * minor_bits / (49.0 * blackbox_prime_count_1mod4());
   return 2.0 * r1 * degree / static_cast<double>(kLow) + minor_bits / (49.0 * blackbox_prime_count());
 }
 
 std::string blackbox_prime_text(const BlackboxPrime& bp) {
   const std::string i = bp.gauss ? ", i mapped to a square root of -1 mod p" : "";
-  return bp.fixed ? "the fixed prime p = " + std::to_string(bp.p) + " (--prime)" + i
+  const std::string w = bp.generic ? ", the weights drawn at random mod p" : "";
+  return bp.fixed ? "the fixed prime p = " + std::to_string(bp.p) + " (--prime)" + i + w
                   : "p = " + std::to_string(bp.p) + ", a prime " + (bp.gauss ? "= 1 mod 4 " : "") +
-                        "drawn at random from [2^49, 2^50) with seed " + std::to_string(bp.seed) + i;
+                        "drawn at random from [2^49, 2^50) with seed " + std::to_string(bp.seed) + i + w;
 }
 
 void blackbox_prime_details(nlohmann::json& d, const BlackboxPrime& bp, double height_log2) {
@@ -152,7 +155,9 @@ void state_blackbox_probability(MethodRun& r, double eps, double degree, const B
   } else if (eps < 1) {
     r.failure_probability = eps;
     r.details["failure_probability"] = eps;
-    r.how += "; equals sep with probability >= 1 - " + fmt_g(eps) + " over the seed";
+    r.how += bp.generic ? "; equals the generic sep with probability >= 1 - " + fmt_g(eps) +
+                              " over the seed (the prime, the weights and the points)"
+                        : "; equals sep with probability >= 1 - " + fmt_g(eps) + " over the seed";
   } else {
     r.note = "no probability statement: for the degree bound " + fmt_g(degree) + " the failure bound is " +
              fmt_g(eps) + " >= 1 (the rank is a certified lower bound only)";

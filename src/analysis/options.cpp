@@ -96,6 +96,11 @@ std::vector<OptionSpec> make_table() {
                "exact when they meet the best certified upper bound)",
                kEvery, [](SepOptions& s, const json& v) { s.small_prime_first = v.get<bool>(); },
                [](const SepOptions& s) { return json(s.small_prime_first); }});
+  t.push_back({"generic", OptionType::flag, 0, 0, "off: the sep of this network",
+               "the generic sep of the model's shape (every weight an indeterminate): weight-independent upper "
+               "bounds and the black-box at weights drawn at random mod its prime",
+               kEvery, [](SepOptions& s, const json& v) { s.generic = v.get<bool>(); },
+               [](const SepOptions& s) { return json(s.generic); }});
   t.push_back({"max_memory", OptionType::memory, 0, 0, "half the machine's memory",
                "stop (printing what finished) beyond this resident size, e.g. 8G", kCli | kPython,
                [](SepOptions& s, const json& v) { s.max_memory = v.get<double>(); },

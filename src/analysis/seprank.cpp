@@ -13,6 +13,7 @@
 #include "methods/method.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
+#include "netpoly/generic.hpp"
 #include "netpoly/limits.hpp"
 #include "netpoly/options.hpp"
 
@@ -120,6 +121,13 @@ SepResult analyse_polynomial(const FmpqMpoly& y, const Partition& P, const SepOp
 
 namespace {
 
+// "support, blackbox": the methods that speak of a shape's generic sep.
+std::string generic_methods() {
+  std::string s;
+  for (Method x : plan(PlanFor::generic_shape)) s += (s.empty() ? "" : ", ") + std::string(method_name(x));
+  return s;
+}
+
 // Before a long expansion (estimated beyond this many seconds) the default
 // plan runs a black-box probe, so a certified lower end is known early.
 constexpr double kProbeBeforeExpansion = 10;
@@ -196,10 +204,20 @@ std::optional<PackedExpansion> expand_watched(const PolyRing& R, const Model& m,
 
 }  // namespace
 
-std::vector<SepResult> analyse_network(const Model& m, const std::vector<Entry>& outputs,
+std::vector<SepResult> analyse_network(const Model& m_in, const std::vector<Entry>& outputs,
                                        const std::vector<Partition>& partitions, const SepOptions& o_in,
                                        const SepProgress& progress, const AnalysisContext& run) {
   SepOptions o = resolved(o_in);
+  // Generic mode: the methods read the shape (weights 1); the black-box draws
+  // its weights mod its prime (GenericDraws).
+  const std::optional<Model> shape = o.generic ? std::optional<Model>(shape_with_ones(m_in)) : std::nullopt;
+  const Model& m = shape ? *shape : m_in;
+  if (o.generic)
+    for (Method x : o.methods)
+      if (method_info(x).plan.generic < 0)
+        throw InputError(std::string("method ") + method_name(x) +
+                         " speaks of one network, not of the generic sep of its shape (--generic takes " +
+                         generic_methods() + ")");
   if (!o.blackbox_seed) o.blackbox_seed = os_random_seed();
   // Validate before any work: a partition or an entry of another shape would index out of range.
   for (const auto& P : partitions) check_partition(P, m.num_inputs(), "the model");
@@ -208,12 +226,17 @@ std::vector<SepResult> analyse_network(const Model& m, const std::vector<Entry>&
       throw InputError("output " + std::to_string(e.token) + "," + std::to_string(e.channel) +
                        ": out of range (the model has " + std::to_string(m.tokens) + " tokens and " +
                        std::to_string(m.output_width()) + " output channels)");
-  if (m.gaussian()) return analyse_gaussian(m, outputs, partitions, o, progress, run);
+  if (m.gaussian()) return analyse_gaussian(m, outputs, partitions, o, progress, run);  // (never generic: a real shape)
   const auto est = estimate_expansion(m);
   const bool by_default = o.methods.empty();
   const bool expandable = est.terms <= o.max_terms;
   const std::vector<Method> list =
-      by_default ? plan(expandable ? PlanFor::expandable_network : PlanFor::unexpandable_network) : o.methods;
+      !by_default  ? o.methods
+      : o.generic  ? plan(PlanFor::generic_shape)
+      : expandable ? plan(PlanFor::expandable_network)
+                   : plan(PlanFor::unexpandable_network);
+  std::optional<GenericDraws> generic;
+  if (o.generic) generic.emplace(m_in, *o.blackbox_seed);
   // The methods before the first that needs the expansion run first (support:
   // certified and cheap), so that what an expansion costs never delays them.
   std::size_t first_expanding = list.size();
@@ -232,6 +255,7 @@ std::vector<SepResult> analyse_network(const Model& m, const std::vector<Entry>&
     for (const auto& P : partitions) {
       pairs.push_back(std::make_unique<Pair>(m, e, P));
       Pair& q = *pairs.back();
+      q.res.generic = o.generic;
       ctxs.push_back(std::make_unique<methods::MethodContext>(methods::MethodContext{.model = &m,
                                                                                     .e = e,
                                                                                     .P = P,
@@ -242,7 +266,8 @@ std::vector<SepResult> analyse_network(const Model& m, const std::vector<Entry>&
                                                                                     .degree = est.degree,
                                                                                     .matrix = &q.mc,
                                                                                     .bidegrees = &q.bidegrees,
-                                                                                    .blackbox = &draws}));
+                                                                                    .blackbox = &draws,
+                                                                                    .generic = generic ? &*generic : nullptr}));
     }
     // The pair's result so far, for a caller that shows or keeps work as it goes.
     auto report_partial = [&](const Pair& q) {
@@ -301,6 +326,7 @@ std::vector<SepResult> analyse_network(const Model& m, const std::vector<Entry>&
 json to_json(const SepResult& r) {
   json j;
   j["output"] = {{"token", r.output.token}, {"channel", r.output.channel}};
+  j["quantity"] = quantity_name(r);
   j["partition"] = {{"A", r.partition.a_names()}, {"B", r.partition.b_names()},
                     {"by", r.partition.by_tokens ? "tokens" : "variables"}};
   r.write_ends_json(j);
@@ -319,6 +345,10 @@ json to_json(const SepResult& r) {
   j["methods"] = methods;
   j["timings"] = timings;
   return j;
+}
+
+std::string quantity_name(const SepResult& r) {
+  return r.generic ? "generic sep of this shape" : "sep of this network";
 }
 
 Bracket sup_of(const std::vector<SepResult>& rs) { return Bracket::sup({rs.begin(), rs.end()}); }

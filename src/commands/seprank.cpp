@@ -51,11 +51,15 @@ std::optional<std::uint64_t> blackbox_seed_of(const std::vector<SepResult>& rs) 
   return std::nullopt;
 }
 
-void print_header(std::ostream& os, const Model& m, std::size_t label_width) {
+// The header says which quantity every line below is about: the sep of this
+// network (its weights as given), or the generic sep of its shape.
+void print_header(std::ostream& os, const Model& m, std::size_t label_width, bool generic) {
   os << "netpoly seprank: " << (m.name.empty() ? "model" : m.name) << " (N=" << m.tokens << ", d=" << m.width
-     << ", " << m.layers.size() << (m.layers.size() == 1 ? " layer)\n" : " layers)\n");
+     << ", " << m.layers.size() << (m.layers.size() == 1 ? " layer)" : " layers)")
+     << (generic ? ": the generic sep of this shape (every weight an indeterminate)\n" : ": sep of this network\n");
   os << std::left << std::setw(8) << "output" << std::setw(static_cast<int>(label_width)) << "partition"
-     << std::setw(14) << "sep" << std::setw(16) << "lower" << std::setw(16) << "upper" << "status\n";
+     << std::setw(14) << (generic ? "gsep" : "sep") << std::setw(16) << "lower" << std::setw(16) << "upper"
+     << "status\n";
 }
 
 // One (output, partition) result and its method lines.
@@ -74,7 +78,8 @@ void print_result(std::ostream& os, const SepResult& r, std::size_t label_width)
   os << col(out, 8) << col(label.size() >= label_width ? std::string() : label, label_width) << col(sep, 14)
      << col(end_text(r.lower), 16) << col(end_text(r.upper), 16) << status_name(r.status);
   if (r.status == BracketStatus::probabilistic)
-    os << " (sep = " << *r.lower.value << " with probability >= 1 - " << r.failure_probability << ")";
+    os << (r.generic ? " (gsep = " : " (sep = ") << *r.lower.value << " with probability >= 1 - "
+       << r.failure_probability << ")";
   os << "\n";
   for (const auto& run : r.runs) {
     os << "    " << std::setw(9) << method_name(run.method);
@@ -201,7 +206,7 @@ void run_seprank(const SeprankOptions& o) {
   };
   std::ostream& os = std::cout;
   if (!o.json) {
-    print_header(os, m, label_width);
+    print_header(os, m, label_width, sep.generic);
     os.flush();
   }
   auto report = [&](int code) {

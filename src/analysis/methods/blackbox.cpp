@@ -179,16 +179,15 @@ std::size_t choose_classes(const Layout& L, const std::vector<Block>& comps, std
 // this phase's bound is the result (certified, or stopped full rank).
 bool small_prime_phase(MethodContext& ctx, const Layout& L, std::vector<Block>& blocks, std::size_t cap,
                        const BlackboxPrime& bp, std::uint64_t salt, double target, Outcome& out) {
-  const Model& m = *ctx.model;
   const std::size_t na = side_vars(ctx.P, true).size(), nb = side_vars(ctx.P, false).size();
-  const ulong q = draw_small_prime(m, bp.seed);
+  const ulong q = draw_small_prime(*ctx.model, bp.seed);
   if (q == 0) {
     out.small_note = "the small-prime phase was skipped: every prime = 1 mod 120 in [2^22, 2^23) divides a weight's "
                      "denominator";
     return false;
   }
   SplitMix64 g(bp.seed ^ salt ^ 0x5ea11b1eULL);
-  const auto eval = make_batch_eval(m, ctx.e, ctx.P, q);
+  const auto eval = make_batch_eval(ctx.weights_for(q), ctx.e, ctx.P, q);
   out.small = q;
   out.ring = eval->ring();
   auto t = set_weights(L, blocks, q, g);
@@ -266,7 +265,7 @@ std::optional<Outcome> blackbox_rounds(MethodContext& ctx, const Layout& L, std:
   SplitMix64 g(bp.seed ^ salt);
   const auto t = set_weights(L, blocks, bp.p, g);
   if (!t) return std::nullopt;  // a tiny --prime: the caller falls back to the whole matrix
-  const auto eval = make_batch_eval(*ctx.model, ctx.e, ctx.P, bp.p);
+  const auto eval = make_batch_eval(ctx.weights_for(bp.p), ctx.e, ctx.P, bp.p);
   const double spent = out.rounds.spent;
   Points pts;
   out.rounds =
@@ -345,6 +344,24 @@ MethodRun report(const std::vector<Block>& comps, const Outcome& o, const Blackb
   return r;
 }
 
+// Generic mode: the integer network whose own sep the run certifies, and how
+// far (the small prime's network by its rank sum, or the large prime's by the
+// blocks it ranked itself; the run's value, per-block maxima of both, may be
+// larger: a lower bound for the generic sep only).
+MethodRun with_witness(const MethodContext& ctx, MethodRun r, const std::vector<Block>& comps, const Outcome& o,
+                       const BlackboxPrime& bp) {
+  if (!ctx.generic) return r;
+  std::size_t own = 0;
+  for (const auto& c : comps)
+    if (c.prime == bp.p) own += c.rank;
+  const bool small = o.small && (o.certified_small || o.small_final || o.small_rank >= own);
+  r.witness = ctx.generic->shared_at(small ? o.small : bp.p);
+  r.witness_value = small ? o.small_rank : own;
+  r.details["witness_prime"] = small ? o.small : bp.p;
+  r.details["witness_sep_at_least"] = r.witness_value;
+  return r;
+}
+
 // The blocks along the connected components of the bidegree graph
 // (support.hpp): a nonzero entry (alpha, beta) joins the A-degree |alpha| to
 // the B-degree |beta|, so rows of A-degrees in one component meet only
@@ -407,7 +424,8 @@ std::optional<MethodRun> run_split(MethodContext& ctx, std::size_t cap, const Bl
   }
   const auto o = blackbox_rounds(ctx, L, blocks, cap, bp, 0x5b11ab0c5ULL);
   if (!o) return std::nullopt;
-  return report(blocks, *o, bp, height, static_cast<double>(degree), true);
+  return with_witness(ctx, report(blocks, *o, bp, height, ctx.generic ? ctx.eps_degree() : static_cast<double>(degree), true),
+                      blocks, *o, bp);
 }
 
 // The prime is the analysis's (drawn once), the height bound the entry's.
@@ -436,7 +454,8 @@ MethodRun run(MethodContext& ctx) {
   std::vector<Block> whole(1);
   whole[0].cap = cap_mono < 1e15 ? static_cast<std::size_t>(cap_mono) : std::numeric_limits<std::size_t>::max() / 4;
   const auto o = blackbox_rounds(ctx, Layout{}, whole, cap, bp, 0xb1acb0c5ULL);
-  return report(whole, *o, bp, height, degree, false);  // the whole matrix always has its weights
+  // the whole matrix always has its weights
+  return with_witness(ctx, report(whole, *o, bp, height, ctx.eps_degree(), false), whole, *o, bp);
 }
 
 const MethodInfo info{
@@ -445,7 +464,7 @@ const MethodInfo info{
     .kind = RunKind::lower,
     .summary = "rank mod a random prime of [y(a_i, b_j)] at random points, no expansion; "
                "equal to sep with probability >= 1 - eps",
-    .plan = {.expandable = 4, .unexpandable = 1, .polynomial = -1},
+    .plan = {.expandable = 4, .unexpandable = 1, .polynomial = -1, .generic = 1},
     .run = run,
 };
 const RegisterMethod registered(info);

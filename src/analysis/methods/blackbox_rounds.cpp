@@ -126,6 +126,7 @@ void hand_over(std::vector<Block>& blocks) {
     if (c.done) c.want = std::min(c.rank + 1, c.cap);
     c.done = false;
     c.rank = 0;
+    c.prime = 0;
   }
 }
 
@@ -189,6 +190,7 @@ Rounds double_points(const BatchEval& eval, std::vector<Block>& blocks, const st
     std::size_t still_open = 0;
     for (Block* c : open) {
       c->points = c->want;
+      c->prime = p;
       c->exact = c->rank >= c->cap;
       c->done = !c->exact && c->rank < c->want;
       if (c->exact || c->done) c->E.reset();

@@ -41,6 +41,7 @@ struct Block {
   // prime, so values of two primes never meet in one matrix.
   std::unique_ptr<NmodMat> E;
   std::size_t rank = 0, points = 0;  // of the block's last round
+  ulong prime = 0;                   // the prime `rank` is mod (0: none yet)
   std::size_t want = 8;              // points per side of its next round
   std::size_t floor = 0;             // certified lower bound from an earlier prime
   bool done = false, exact = false;  // closed (rank < points) / rank == cap

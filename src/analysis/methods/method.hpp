@@ -12,6 +12,7 @@
 
 #include "netpoly/blackbox_prime.hpp"
 #include "netpoly/coeff_matrix.hpp"
+#include "netpoly/generic.hpp"
 #include "netpoly/methods.hpp"
 #include "netpoly/rank.hpp"
 #include "netpoly/support.hpp"
@@ -48,13 +49,16 @@ class BlackboxDraws {
  public:
   BlackboxDraws(const Model& m, const SepOptions& o) : m_(m), o_(o) {}
   const BlackboxPrime& prime();
+  // log2 of the coefficients' l1 norm: of the output (a network), or (generic)
+  // of the output as a polynomial in the weights and inputs (generic.hpp).
   double height(const Entry& e);
+  double eps_degree(const Entry& e, double input_degree);
 
  private:
   const Model& m_;
   const SepOptions& o_;
   std::optional<BlackboxPrime> prime_;
-  std::map<Entry, double> height_;
+  std::map<Entry, double> height_, joint_degree_;
 };
 
 // Everything one method run on one (output, partition) pair may read. The
@@ -71,9 +75,17 @@ struct MethodContext {
   MatrixCache* matrix = nullptr;       // built before a needs_expansion method runs
   BidegreeCache* bidegrees = nullptr;  // networks only
   BlackboxDraws* blackbox = nullptr;   // networks only
+  // Generic mode (SepOptions::generic): `model` is the shape with weights 1,
+  // and a black-box mod p evaluates the network of weights drawn mod p.
+  GenericDraws* generic = nullptr;
 
   const BlackboxPrime& blackbox_prime() const { return blackbox->prime(); }
   double blackbox_height() const { return blackbox->height(e); }
+  // The network a black-box evaluates mod p.
+  const Model& weights_for(ulong p) const { return generic ? generic->at(p) : *model; }
+  // The degree its probability statement counts: in the inputs, or (generic)
+  // in the weights and the inputs together.
+  double eps_degree() const { return blackbox->eps_degree(e, degree); }
 
   // The smallest certified upper end among the runs so far.
   std::optional<std::size_t> best_upper() const;

@@ -73,6 +73,7 @@ std::vector<Method> plan(PlanFor what) {
   for (const MethodInfo* i : registry()) {
     const int pos = what == PlanFor::expandable_network     ? i->plan.expandable
                     : what == PlanFor::unexpandable_network ? i->plan.unexpandable
+                    : what == PlanFor::generic_shape        ? i->plan.generic
                                                             : i->plan.polynomial;
     if (pos >= 0) slots.emplace_back(pos, i->id);
   }
@@ -123,13 +124,24 @@ std::string fmt_g(double x) {
 ulong default_prime(const SepOptions& o) { return o.prime ? o.prime : nth_prime(0); }
 
 const BlackboxPrime& BlackboxDraws::prime() {
-  if (!prime_) prime_ = draw_blackbox_prime(m_, *o_.blackbox_seed, o_.prime);
+  if (!prime_) {
+    prime_ = draw_blackbox_prime(m_, *o_.blackbox_seed, o_.prime);
+    prime_->generic = o_.generic;
+  }
   return *prime_;
 }
 
 double BlackboxDraws::height(const Entry& e) {
   auto it = height_.find(e);
-  if (it == height_.end()) it = height_.emplace(e, coefficient_height_log2(m_, e)).first;
+  if (it == height_.end())
+    it = height_.emplace(e, o_.generic ? joint_height_log2(m_, e) : coefficient_height_log2(m_, e)).first;
+  return it->second;
+}
+
+double BlackboxDraws::eps_degree(const Entry& e, double input_degree) {
+  if (!o_.generic) return input_degree;
+  auto it = joint_degree_.find(e);
+  if (it == joint_degree_.end()) it = joint_degree_.emplace(e, joint_degree(m_, e)).first;
   return it->second;
 }
 

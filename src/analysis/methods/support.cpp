@@ -31,7 +31,7 @@ const MethodInfo info{
     .order = 6,
     .kind = RunKind::upper,
     .summary = "no expansion: monomial counts of the bidegrees the network can produce, min weighted vertex cover",
-    .plan = {.expandable = 0, .unexpandable = 0, .polynomial = -1},
+    .plan = {.expandable = 0, .unexpandable = 0, .polynomial = -1, .generic = 0},
     .run = run,
 };
 const RegisterMethod registered(info);
