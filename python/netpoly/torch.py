@@ -139,7 +139,9 @@ class Rounding:
     """What ``from_torch(..., round_weights=eps)`` did: every float weight (parameters, buffers and the
     float constants of ``forward``) became the nearest multiple of ``1/denominator``, the coarsest grid
     of powers of two whose half-step is at most ``eps``; ``max_change`` is the largest change (exact),
-    ``where`` the weight it happened to, ``changed`` how many of ``weights`` moved."""
+    ``where`` the weight it happened to, ``changed`` how many of ``weights`` moved, ``zeroed`` how many
+    nonzero weights became 0. The rounded network is another network: its separation rank may differ
+    from the module's (weights that become 0 can lower it)."""
 
     def __init__(self, eps: Fraction, denominator: int):
         self.eps = eps
@@ -147,11 +149,13 @@ class Rounding:
         self.max_change = Fraction(0)
         self.where = None
         self.changed = 0
+        self.zeroed = 0
         self.weights = 0
 
     def __repr__(self) -> str:
+        zeroed = f", {self.zeroed} became 0" if self.zeroed else ""
         return (f"<netpoly.torch.Rounding: {self.changed} of {self.weights} weights to multiples of "
-                f"1/{self.denominator}; largest change {float(self.max_change):.3g}"
+                f"1/{self.denominator}{zeroed}; largest change {float(self.max_change):.3g}"
                 f"{f' ({self.where})' if self.where else ''}>")
 
 
@@ -186,6 +190,7 @@ class _Exact:
         change = abs(rounded - q)
         if change:
             r.changed += 1
+            r.zeroed += rounded == 0
             if change > r.max_change:
                 r.max_change, r.where = change, where
         return rounded

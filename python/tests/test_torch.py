@@ -320,6 +320,8 @@ def test_round_weights_rounds_to_a_power_of_two_grid_and_reports_the_change():
     assert r.max_change == max(changes.values()) and r.max_change <= Fraction(1e-3)
     assert changes[r.where] == r.max_change
     assert r.weights == sum(p.numel() for p in params.values()) and 0 < r.changed <= r.weights
+    assert r.zeroed == sum(1 for p in params.values() for v in p.reshape(-1).tolist()
+                           if v != 0 and round(Fraction(v) * 512) == 0)
     for L in layers_of(net):
         for h in L["heads"]:
             for rows in h.values():
