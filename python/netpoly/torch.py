@@ -1208,9 +1208,8 @@ def _permute(T: _Tracer, n, x, dims):
 
 def _call_method(T: _Tracer, n, args, kwargs, in_rank: int):
     name = n.target
-    if name in ("contiguous", "clone", "float", "double", "to", "type_as", "detach") and \
-            not isinstance(args[0], _Const):
-        return args[0]
+    if name in ("contiguous", "clone", "float", "double", "to", "type_as", "detach"):
+        return args[0]  # copies and casts: the network is computed exactly either way
     if name == "transpose":
         return _transpose_dims(T, n, args[0], list(args[1:3]))
     if name == "t":
