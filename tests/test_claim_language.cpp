@@ -290,6 +290,9 @@ TEST_CASE("claim functions: the evaluator's argument messages", "[claims][langua
       {"let I = 3\n  check I == 3", "not reserved"},
       {"check layers(wide_sparse(model(\"../gaussian.json\"))) == 1", "Gaussian weights"},
       {"check bound(\"NB Thm 5.5\", model(\"../branches.json\")) >= 1", "is not known"},
+      // the papers' networks have no biases: a model with biases has no architecture, and no WS form
+      {"check bound(\"LV Thm 3\", model(\"../biases.json\")) >= 1", "is not known"},
+      {"check layers(wide_sparse(model(\"../biases.json\"))) == 1", "layer 0 has biases"},
       {"check bound(\"NB Thm 5.5\", mixer(layers = 1, tokens = 2, width = 2, permuted = true, perm_sum = 2)) >= 1",
        "is not known"},
       {"check layers(attention(layers = 1, width = 2, heads = 1, tokens = 2, permuted = true)) == 1", "permuted"},

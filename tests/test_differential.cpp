@@ -1,7 +1,8 @@
 // Randomized differential test (the trust issue): random small models of
 // every layer kind (attention, token_mix, channel_mix with rectangular
-// weights, product, permute, sums of branches), rational weights and residual connections,
-// written as netpoly-model/1 JSON. Each is
+// weights, product, permute, sums of branches), rational weights, biases
+// (every optional bias field) and residual connections, written as
+// netpoly-model/1 JSON. Each is
 //  * evaluated at random rational points by an evaluator of the format
 //    written here from docs/model-format.md (its own JSON reading,
 //    plain fmpq arithmetic, the formulas of the spec's table; not netpoly's
@@ -31,15 +32,54 @@ namespace {
 // ------------------------------------------------------------------ random models (JSON)
 struct Gen {
   SplitMix64 g;
-  explicit Gen(std::uint64_t seed) : g(seed) {}
+  // Biases come from a stream of their own: the models' layers and matrices
+  // are those the generator drew before it had biases, with biases added.
+  SplitMix64 gb;
+  explicit Gen(std::uint64_t seed) : g(seed), gb(seed * 104729 + 1) {}
   std::uint64_t below(std::uint64_t n) { return g.below(n); }
   // Mostly small integers, sometimes a rational "p/q", sometimes 0.
-  json weight() {
-    const auto r = below(10);
+  static json weight(SplitMix64& s) {
+    const auto r = s.below(10);
     if (r == 0) return 0;
-    const std::int64_t p = g.symmetric(3);
-    if (r <= 2 && p != 0) return std::to_string(p) + "/" + std::to_string(2 + below(3));
+    const std::int64_t p = s.symmetric(3);
+    if (r <= 2 && p != 0) return std::to_string(p) + "/" + std::to_string(2 + s.below(3));
     return p;
+  }
+  json weight() { return weight(g); }
+  // A bias of n entries in o[key], half the time.
+  void maybe_bias(json& o, const char* key, std::size_t n) {
+    if (gb.below(2)) return;
+    json b = json::array();
+    for (std::size_t i = 0; i < n; ++i) b.push_back(weight(gb));
+    o[key] = b;
+  }
+  // Biases on a third of the layers: any of the layer's bias fields.
+  void biases(json& L, std::size_t N, std::size_t dout) {
+    if (gb.below(3)) return;
+    const std::string t = L["type"];
+    if (t == "attention") {
+      for (auto& h : L["heads"]) {
+        const std::size_t da = h["Q"].size(), d = h["O"].size();
+        maybe_bias(h, "bQ", da);
+        maybe_bias(h, "bK", da);
+        maybe_bias(h, "bV", da);
+        maybe_bias(h, "bO", d);
+      }
+    } else if (t == "token_mix") {
+      maybe_bias(L, "b", N);
+      if (L.contains("W2")) maybe_bias(L, "b2", N);
+    } else if (t == "channel_mix") {
+      maybe_bias(L, "b", L["W"].size());
+      if (L.contains("W2")) maybe_bias(L, "b2", dout);
+    } else if (t == "product") {
+      if (gb.below(2)) return;
+      L["bs"] = json::array();
+      for (std::size_t k = 0; k < L["Ws"].size(); ++k) {
+        json b = json::array();
+        for (std::size_t i = 0; i < dout; ++i) b.push_back(weight(gb));
+        L["bs"].push_back(b);
+      }
+    }
   }
   json matrix(std::size_t rows, std::size_t cols) {
     json m = json::array();
@@ -135,6 +175,7 @@ json random_layers(Gen& G, std::size_t N, std::size_t& d, std::size_t& degree, s
       }
     }
     if (dout == d && G.below(3) == 0) L["residual"] = true;
+    G.biases(L, N, dout);
     degree *= f;
     d = dout;
     layers.push_back(L);
@@ -180,6 +221,20 @@ QMat mat(const json& j) {
 
 QMat zeros(std::size_t r, std::size_t c) { return QMat(r, std::vector<Fmpq>(c)); }
 
+// Adds o[key] (a bias: a list of numbers) to every row of A (a channel bias,
+// 1 b^T), or to every column when by_row (a token bias, b 1^T); nothing
+// when the field is absent.
+void add_vector(QMat& A, const json& b, bool by_row) {
+  for (std::size_t i = 0; i < A.size(); ++i)
+    for (std::size_t c = 0; c < A[i].size(); ++c) {
+      const Fmpq v = num(b[by_row ? i : c]);
+      fmpq_add(A[i][c].get(), A[i][c].get(), v.get());
+    }
+}
+void add_bias(QMat& A, const json& o, const char* key, bool by_row = false) {
+  if (o.contains(key)) add_vector(A, o[key], by_row);
+}
+
 // A B^T: (n x k) times (m x k)^T = n x m.
 QMat mul_t(const QMat& A, const QMat& B) {
   QMat C = zeros(A.size(), B.size());
@@ -210,29 +265,38 @@ QMat evaluate_layers(const json& layers, QMat X) {
     const std::size_t N = X.size(), d = X[0].size();
     QMat Y;
     if (t == "attention") {
-      // y_i = sum_j sum_h <Q x_i, K x_j> O V x_j
+      // y_i = sum_h (sum_j <Q x_i + bQ, K x_j + bK> O (V x_j + bV) + bO)
       Y = zeros(N, d);
       for (const auto& h : L["heads"]) {
-        const QMat QX = mul_t(X, mat(h["Q"])), KX = mul_t(X, mat(h["K"])), VX = mul_t(X, mat(h["V"]));
-        const QMat OVX = mul_t(VX, mat(h["O"]));  // row j: O V x_j
+        QMat QX = mul_t(X, mat(h["Q"])), KX = mul_t(X, mat(h["K"])), VX = mul_t(X, mat(h["V"]));
+        add_bias(QX, h, "bQ");
+        add_bias(KX, h, "bK");
+        add_bias(VX, h, "bV");
+        const QMat OVX = mul_t(VX, mat(h["O"]));  // row j: O v_j
         for (std::size_t i = 0; i < N; ++i)
           for (std::size_t j = 0; j < N; ++j) {
             Fmpq s;
             for (std::size_t a = 0; a < QX[i].size(); ++a) fmpq_addmul(s.get(), QX[i][a].get(), KX[j][a].get());
             for (std::size_t c = 0; c < d; ++c) fmpq_addmul(Y[i][c].get(), s.get(), OVX[j][c].get());
           }
+        add_bias(Y, h, "bO");
       }
     } else if (t == "token_mix") {
-      Y = mul(mat(L["W"]), X);  // act(W X), then W2 ·
+      Y = mul(mat(L["W"]), X);  // act(W X + b 1^T), then W2 · + b2 1^T
+      add_bias(Y, L, "b", true);
       if (L["activation"] == "square") square_all(Y);
       if (L.contains("W2")) Y = mul(mat(L["W2"]), Y);
+      add_bias(Y, L, "b2", true);
     } else if (t == "channel_mix") {
-      Y = mul_t(X, mat(L["W"]));  // act(X W^T) W2^T
+      Y = mul_t(X, mat(L["W"]));  // act(X W^T + 1 b^T) W2^T + 1 b2^T
+      add_bias(Y, L, "b");
       if (L["activation"] == "square") square_all(Y);
       if (L.contains("W2")) Y = mul_t(Y, mat(L["W2"]));
+      add_bias(Y, L, "b2");
     } else if (t == "product") {
-      for (const auto& W : L["Ws"]) {
-        const QMat F = mul_t(X, mat(W));
+      for (std::size_t q = 0; q < L["Ws"].size(); ++q) {
+        QMat F = mul_t(X, mat(L["Ws"][q]));  // X W_q^T + 1 b_q^T
+        if (L.contains("bs")) add_vector(F, L["bs"][q], false);
         if (Y.empty()) {
           Y = F;
         } else {
@@ -278,14 +342,17 @@ int multiplier() {
 
 TEST_CASE("random models of every layer kind: the expansion agrees with an independent evaluator", "[differential]") {
   const int count = 60 * multiplier();
-  int kinds_seen[6] = {0, 0, 0, 0, 0, 0};
+  int kinds_seen[6] = {0, 0, 0, 0, 0, 0}, biased[4] = {0, 0, 0, 0};
   for (int s = 1; s <= count; ++s) {
     const json j = random_model(static_cast<std::uint64_t>(s));
     INFO(j.dump());
     for (const auto& L : j["layers"]) {
       const std::string t = L["type"];
-      kinds_seen[t == "attention" ? 0 : t == "token_mix" ? 1 : t == "channel_mix" ? 2 : t == "product" ? 3
-                 : t == "permute" ? 4 : 5]++;
+      const int k = t == "attention" ? 0 : t == "token_mix" ? 1 : t == "channel_mix" ? 2 : t == "product" ? 3
+                    : t == "permute" ? 4 : 5;
+      kinds_seen[k]++;
+      const std::string text = L.dump();
+      if (k < 4 && (text.find("\"b") != std::string::npos)) biased[k]++;
     }
     const Model m = parse_model(j.dump(), "random");
     const std::size_t N = m.tokens, d = m.width;
@@ -312,8 +379,9 @@ TEST_CASE("random models of every layer kind: the expansion agrees with an indep
       }
     }
   }
-  // the generator exercised every layer kind
+  // the generator exercised every layer kind, and biases on every kind that has them
   for (int k = 0; k < 6; ++k) CHECK(kinds_seen[k] > 0);
+  for (int k = 0; k < 4; ++k) CHECK(biased[k] > 0);
 }
 
 TEST_CASE("random models: every method's bracket contains the certified exact rank", "[differential]") {

@@ -8,10 +8,12 @@
 #include <vector>
 
 #include "netpoly/error.hpp"
+#include "netpoly/expand.hpp"
 #include "netpoly/forward.hpp"
 #include "netpoly/model.hpp"
 #include "netpoly/presets.hpp"
 #include "netpoly/rings.hpp"
+#include "netpoly/support.hpp"
 
 using namespace netpoly;
 
@@ -130,6 +132,81 @@ TEST_CASE("token_mix, channel_mix, product and permute, by hand", "[forward]") {
     // permute then token_mix: X = [[1], [2]] -> [[2], [1]] -> W X = (2 + 2*1, 3*2 - 1) = (4, 5)
     Model m = model(net(2, 1, R"({"type": "permute", "perm": [1, 0]}, {"type": "token_mix", "W": [[1, 2], [3, -1]]})"));
     CHECK(run_q(m, qs({1, 2})) == qs({4, 5}));
+  }
+}
+
+TEST_CASE("biases: each layer kind's affine maps, by hand", "[forward][bias]") {
+  SECTION("channel_mix: Y = (X W^T + b)^2 W2^T + b2") {
+    // x = (2, 1): W x + b = (2 + 1, 3 - 1) = (3, 2); squared (9, 4); W2 -> 9 + 2*4 = 17; + b2 = 20.
+    // At x = 0 only the biases remain: (1, -1)^2 = (1, 1) -> 1 + 2 + 3 = 6.
+    Model m = model(net(1, 2, R"({"type": "channel_mix", "W": [[1, 0], [1, 1]], "b": [1, -1], "activation": "square", "W2": [[1, 2]], "b2": [3]})"));
+    CHECK(run_q(m, qs({2, 1})) == qs({20}));
+    CHECK(run_q(m, qs({0, 0})) == qs({6}));
+  }
+  SECTION("token_mix: Y = W2 (W X + b 1^T) + b2 1^T, one bias per token") {
+    // X = (1, 2): W X = (5, 1); + b = (6, 1); W2 -> (7, 2); + b2 = (7, 5/2).
+    Model m = model(net(2, 1, R"({"type": "token_mix", "W": [[1, 2], [3, -1]], "b": [1, 0], "W2": [[1, 1], [0, 2]], "b2": [0, "1/2"]})"));
+    CHECK(run_q(m, qs({1, 2})) == qs({7, Fmpq(5, 2)}));
+    // d = 2: token i's bias is added to every channel. X = [[1, 10], [2, 20]], W = I, b = (1, 2).
+    Model w = model(net(2, 2, R"({"type": "token_mix", "W": [[1, 0], [0, 1]], "b": [1, 2]})"));
+    CHECK(run_q(w, qs({1, 10, 2, 20})) == qs({2, 11, 4, 22}));
+  }
+  SECTION("attention: q = Q x + bQ, k = K x + bK, v = V x + bV, y_i = sum_j <q_i, k_j> O v_j + bO") {
+    // The spec example's weights, x0 = (1, 2), x1 = (-1, 3), bQ = (1, 0), bK = (0, -1), bV = (2, 0), bO = (0, 1):
+    //   q0 = (-3, 2) + bQ = (-2, 2), q1 = (-7, 3) + bQ = (-6, 3); k0 = (4, 3) + bK = (4, 2), k1 = (1, 1)
+    //   v0 = (1, 1) + bV = (3, 1) -> O v0 = (4, 7/2); v1 = (-1, -6) + bV = (1, -6) -> O v1 = (-5, -23/2)
+    //   <q0,k0> = -4, <q0,k1> = 0, <q1,k0> = -18, <q1,k1> = -3
+    //   y0 = -4 (4, 7/2) + bO = (-16, -13); y1 = -18 (4, 7/2) - 3 (-5, -23/2) + bO = (-57, -55/2)
+    const Model m = read_model(kData + "biases.json");
+    Model a;
+    a.tokens = 2;
+    a.width = 2;
+    a.layers = {m.layers[2]};
+    auto x = qs({1, 2, -1, 3});
+    CHECK(run_q(a, x) == qs({-16, -13, -57, Fmpq(-55, 2)}));
+    // the path for few outputs (needed <= d) gives the same entries
+    CHECK(run_q(a, x, Need{0, 0, 1, 0}) == qs({0, 0, -57, 0}));
+    CHECK(run_q(a, x, Need{0, 1, 0, 0}) == qs({0, -13, 0, 0}));
+    // as a degree-5 block head (an extra score pair with its biases) the block path adds bO once:
+    // extra pair Q = K = I, bQ = (0, 0), bK = (1, 0): S2[u][t] = <x_u, x_t + (1, 0)>:
+    //   x0 + (1,0) = (2, 2), x1 + (1,0) = (0, 3); S2 = [[6, 6], [4, 9]]
+    //   S1 = [[-4, 0], [-18, -3]]; P = S1 S2 = [[-24, -24], [-120, -135]]
+    //   y0 = -24 (4, 7/2) - 24 (-5, -23/2) + bO = (24, 192 + 1) = (24, 193)
+    //   y1 = -120 (4, 7/2) - 135 (-5, -23/2) + bO = (-480 + 675, -420 + 3105/2 + 1) = (195, 2267/2)
+    auto& h = std::get<Attention<Fmpq>>(a.layers[0].op).heads[0];
+    ScorePair<Fmpq> e;
+    e.Q = Mat<Fmpq>(2, 2);
+    e.K = Mat<Fmpq>(2, 2);
+    e.Q(0, 0) = e.Q(1, 1) = e.K(0, 0) = e.K(1, 1) = Fmpq(1);
+    e.bQ = Mat<Fmpq>(2, 1);
+    e.bK = Mat<Fmpq>(2, 1);
+    (*e.bK)(0, 0) = Fmpq(1);
+    h.extra.push_back(e);
+    CHECK(run_q(a, x) == qs({24, 193, 195, Fmpq(2267, 2)}));
+  }
+  SECTION("product: Y = (X W1^T + b1) * (X W2^T + b2)") {
+    // x = (2, 1): (x0 + x1 + 1)(x0 - x1 + 2) = 4 * 3 = 12
+    Model m = model(net(1, 2, R"({"type": "product", "Ws": [[[1, 1]], [[1, -1]]], "bs": [[1], [2]]})"));
+    CHECK(run_q(m, qs({2, 1})) == qs({12}));
+    CHECK(run_q(m, qs({0, 0})) == qs({2}));
+  }
+  SECTION("the structural rings see the degree-0 term") {
+    // y = (x0 + x1 + 1)^2 with A = {x0}, B = {x1}: bidegrees (0,0), (1,0), (0,1), (2,0), (1,1), (0,2);
+    // without the bias only the three of degree 2.
+    const Model m = model(net(1, 2, R"({"type": "channel_mix", "W": [[1, 1]], "b": [1], "activation": "square"})"));
+    const Partition P = parse_partition("A=x0_0", 1, 2);
+    const Bidegrees want{{0, 0}, {0, 1}, {0, 2}, {1, 0}, {1, 1}, {2, 0}};
+    CHECK(support_bidegrees(m, {0, 0}, P) == want);
+    PolyRing R(2);
+    CHECK(polynomial_bidegrees(expand(R, m, {{0, 0}})[0], P) == want);
+    const Model h = model(net(1, 2, R"({"type": "channel_mix", "W": [[1, 1]], "activation": "square"})"));
+    CHECK(support_bidegrees(h, {0, 0}, P) == Bidegrees{{0, 2}, {1, 1}, {2, 0}});
+    // the term estimate counts every degree 0..2 (6 monomials in 2 variables), not only degree 2 (3)
+    CHECK_FALSE(estimate_expansion(m).homogeneous);
+    CHECK(estimate_expansion(m).terms >= 6);
+    CHECK(estimate_expansion(h).terms == 3);
+    // degrees and heights: 1 + 2 x0 + 2 x1 + x0^2 + 2 x0 x1 + x1^2 has l1 norm 9 <= 2^h
+    CHECK(coefficient_height_log2(m, {0, 0}) >= std::log2(9.0) - 1e-12);
   }
 }
 
@@ -317,7 +394,8 @@ TEST_CASE("rationals, residues mod p and doubles agree on every preset", "[forwa
   RationalRing Q;
   ModpRing P(kP);
   DoubleRing D;
-  std::vector<Model> models = {read_model(kData + "attention-example.json"), read_model(kData + "mixed.json")};
+  std::vector<Model> models = {read_model(kData + "attention-example.json"), read_model(kData + "mixed.json"),
+                               read_model(kData + "biases.json")};
   for (auto o : presets())
     for (std::uint64_t seed : {1u, 2u}) {
       o.seed = seed;
@@ -472,7 +550,7 @@ TEST_CASE("BatchF64Ring and BatchModpRing give the same forward pass on every pr
     WARN("this CPU lacks AVX2/FMA: BatchF64Ring is not used here, nothing to test");
     return;
   }
-  std::vector<Model> models = {read_model(kData + "attention-example.json")};
+  std::vector<Model> models = {read_model(kData + "attention-example.json"), read_model(kData + "biases.json")};
   for (auto o : presets()) models.push_back(make_preset(o));
   SplitMix64 g(99);
   // 2^50 - 27 (the large black-box primes' range: every term reduced) and a

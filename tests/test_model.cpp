@@ -77,6 +77,49 @@ TEST_CASE("the spec example parses into the documented network", "[model]") {
   CHECK(read_model(kData + "attention-example.json") == m);
 }
 
+TEST_CASE("biases: every optional bias field is read where the format puts it", "[model][bias]") {
+  const Model m = read_model(kData + "biases.json");
+  REQUIRE(m.layers.size() == 4);
+  const auto& tm = std::get<TokenMix<Fmpq>>(m.layers[0].op);
+  REQUIRE(tm.b.has_value());
+  REQUIRE(tm.b2.has_value());
+  CHECK(tm.b->rows == 2);
+  CHECK(tm.b->cols == 1);
+  CHECK((*tm.b2)(1, 0) == Fmpq(1, 2));
+  const auto& cm = std::get<ChannelMix<Fmpq>>(m.layers[1].op);
+  CHECK(cm.b->rows == 3);
+  CHECK((*cm.b)(2, 0) == Fmpq(1, 3));
+  CHECK((*cm.b2)(0, 0) == Fmpq(3));
+  const auto& h = std::get<Attention<Fmpq>>(m.layers[2].op).heads[0];
+  CHECK((*h.bQ)(0, 0) == Fmpq(1));
+  CHECK((*h.bK)(1, 0) == Fmpq(-1));
+  CHECK((*h.bV)(0, 0) == Fmpq(2));
+  CHECK((*h.bO)(1, 0) == Fmpq(1));
+  const auto& pr = std::get<Product<Fmpq>>(m.layers[3].op);
+  REQUIRE(pr.bs.size() == 2);
+  CHECK((*pr.bs[1])(1, 0) == Fmpq(-1, 2));
+  // Biases are parameters: 4+2+4+2 (token_mix) + 6+3+6+2 (channel_mix) + 16+8 (attention) + 8+4 (product).
+  CHECK(parameter_count(m) == 65);
+  for (const auto& l : m.layers) {
+    CHECK(l.has_bias());
+    CHECK_FALSE(l.homogeneous());  // a bias adds a degree-0 term
+  }
+  // Without biases the same layers are linear and homogeneous, as before.
+  const Model plain = parse_model(kSpecExample, "spec");
+  CHECK_FALSE(plain.layers[0].has_bias());
+  CHECK(plain.layers[0].homogeneous());
+  // The writer prints each bias after its matrix, as a flat list.
+  const std::string text = write_model(m);
+  CHECK_THAT(text, Catch::Contains(R"("b2": [0, "1/2"])"));
+  CHECK_THAT(text, Catch::Contains(R"("bs": [[1, 0], [2, "-1/2"]])"));
+  CHECK_THAT(text, Catch::Contains(R"("bO": [0, 1])"));
+  CHECK(parse_model(text, "back") == m);
+  // A sum of branches has a bias when one of its layers has.
+  const Model br = parse_model(with_layers(R"({"type": "branches", "branches": [[], [{"type": "channel_mix", "W": [[1, 0], [0, 1]], "b": [0, 1]}]]})"), "br");
+  CHECK(br.layers[0].has_bias());
+  CHECK_FALSE(br.layers[0].homogeneous());
+}
+
 TEST_CASE("parse_rational accepts integers and p/q with q > 0, canonicalised", "[model]") {
   Fmpq r;
   CHECK(parse_rational("-7", r));
@@ -128,7 +171,8 @@ TEST_CASE("hand-made models load with every layer type", "[model]") {
 
 TEST_CASE("write then read gives the same network", "[model]") {
   std::vector<Model> models = {parse_model(kSpecExample, "spec"), read_model(kData + "mixed.json"),
-                               read_model(kData + "product-rect.json"), read_model(kData + "branches.json")};
+                               read_model(kData + "product-rect.json"), read_model(kData + "branches.json"),
+                               read_model(kData + "biases.json")};
   for (const char* arch : {"attention", "mixer", "mlp", "product"})
     for (bool residual : {false, true})
       for (std::uint64_t seed : {1u, 5u}) {
@@ -326,7 +370,7 @@ TEST_CASE("malformed model files are rejected with the JSON path", "[model]") {
       {with_layers(R"({"type": "permute", "perm": [0, 1, 2, "3"]})"), {"layers[0].perm[3]", "got a string"}},
       // fields
       {with_layers(att("[[1, -2], [0, 1]]", "[[1, 1], [1, 2]]", R"(, "R": [[1]])")),
-       {"layers[0].heads[0].R", "unknown field", "allowed here: C, K, O, Q, V, extra"}},
+       {"layers[0].heads[0].R", "unknown field", "allowed here: C, K, O, Q, V, bK, bO, bQ, bV, extra"}},
       {with_layers(ok_layer, R"(, "extra": 1)"), {"extra", "unknown field"}},
       {with_layers(R"({"type": "permute", "perm": [0, 1, 2, 3], "activation": "none"})"),
        {"layers[0].activation", "unknown field"}},
@@ -336,6 +380,28 @@ TEST_CASE("malformed model files are rejected with the JSON path", "[model]") {
       {with_layers(R"({"type": "attention"})"), {"layers[0]", "missing required field \"heads\""}},
       {with_layers(R"({"type": "attention", "heads": [{"Q": [[1, 0]], "K": [[1, 0]], "V": [[1, 0]]}]})"),
        {"layers[0].heads[0]", "missing required field \"O\""}},
+      // biases
+      {with_layers(R"({"type": "channel_mix", "W": [[1, 0], [0, 1], [1, 1]], "b": [1, 2]})"),
+       {"layers[0].b", "b has one entry per row of W: a list of 3 numbers", "got 2"}},
+      {with_layers(R"({"type": "channel_mix", "W": [[1, 0]], "b": 1})"), {"layers[0].b", "a list of 1 numbers", "got an integer"}},
+      {with_layers(R"({"type": "channel_mix", "W": [[1, 0]], "b": [0.5]})"), {"layers[0].b[0]", "floats are rejected"}},
+      {with_layers(R"({"type": "channel_mix", "W": [[1, 0]], "b2": [1]})"), {"layers[0].b2", "b2 is the bias of W2: give W2"}},
+      {with_layers(R"({"type": "channel_mix", "W": [[1, 0]], "W2": [[1], [2], [3]], "b2": [1, 2]})"),
+       {"layers[0].b2", "b2 has one entry per row of W2: a list of 3 numbers"}},
+      {with_layers(R"({"type": "token_mix", "W": [[1, 0], [0, 1]], "b": [1, 2, 3]})"), {"layers[0].b", "a list of 2 numbers", "got 3"}},
+      {with_layers(R"({"type": "token_mix", "W": [[1, 0], [0, 1]], "b2": [1, 2]})"), {"layers[0].b2", "give W2"}},
+      {with_layers(att("[[1, -2], [0, 1]]", "[[1, 1], [1, 2]]", R"(, "bQ": [1])")),
+       {"layers[0].heads[0].bQ", "bQ has one entry per row of Q (da): a list of 2 numbers", "got 1"}},
+      {with_layers(R"({"type": "attention", "heads": [{"Q": [[1, 0]], "K": [[1, 0]], "V": [[1, 0]], "O": [[1], [0]], "bO": [1]}]})"),
+       {"layers[0].heads[0].bO", "bO has one entry per row of O (d): a list of 2 numbers"}},
+      {with_layers(R"({"type": "attention", "heads": [{"Q": [[1, 0]], "K": [[1, 0]], "C": [[1, 0], [0, 1]], "bV": [1]}]})"),
+       {"layers[0].heads[0].bV", "unknown field"}},
+      {with_layers(R"({"type": "attention", "heads": [{"Q": [[1, 0]], "K": [[1, 0]], "C": [[1, 0], [0, 1]], "extra": [{"Q": [[1, 0]], "K": [[1, 0]], "bK": [1, 2]}]}]})"),
+       {"layers[0].heads[0].extra[0].bK", "a list of 1 numbers", "got 2"}},
+      {with_layers(R"({"type": "product", "Ws": [[[1, 0]], [[0, 1]]], "bs": [[1]]})"),
+       {"layers[0].bs", "a list of 2 biases (one per matrix of Ws)", "got a list of 1"}},
+      {with_layers(R"({"type": "product", "Ws": [[[1, 0]], [[0, 1]]], "bs": [[1], [1, 2]]})"),
+       {"layers[0].bs[1]", "one entry per row of its W (d'): a list of 1 numbers", "got 2"}},
       // sums of branches
       {with_layers(R"({"type": "branches", "branches": []})"), {"layers[0].branches", "non-empty list of branches"}},
       {with_layers(R"({"type": "branches", "branches": [[], {"type": "permute"}]})"),
@@ -351,7 +417,7 @@ TEST_CASE("malformed model files are rejected with the JSON path", "[model]") {
       {with_layers(R"({"type": "branches", "branches": [[]], "W": 1})"), {"layers[0].W", "unknown field"}},
       // degree-k attention blocks
       {with_layers(R"({"type": "attention", "heads": [{"Q": [[1, 0]], "K": [[1, 0]], "V": [[1, 0]], "C": [[1, 0], [0, 1]]}]})"),
-       {"layers[0].heads[0].V", "unknown field", "allowed here: C, K, Q, extra"}},
+       {"layers[0].heads[0].V", "unknown field", "allowed here: C, K, Q, bK, bQ, extra"}},
       {with_layers(R"({"type": "attention", "heads": [{"Q": [[1, 0]], "K": [[1, 0]], "C": [[1, 0]]}]})"),
        {"layers[0].heads[0].C", "C is N x d"}},
       {with_layers(R"({"type": "attention", "degree": 5, "heads": [{"Q": [[1, 0]], "K": [[1, 0]], "C": [[1, 0], [0, 1]]}]})"),

@@ -41,6 +41,7 @@ struct GaussRing {
   }
   bool is_zero(const Scalar& s) const { return base.is_zero(s.re) && base.is_zero(s.im); }
   Elem zero() const { return {base.zero(), base.zero()}; }
+  Elem one() const { return {base.one(), base.zero()}; }
   void add(Elem& r, const Elem& x) const {
     base.add(r.re, x.re);
     base.add(r.im, x.im);

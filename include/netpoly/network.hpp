@@ -77,6 +77,14 @@ struct Layer {
       else return true;
     }, op);
   }
+  // Whether the layer has a bias (an affine map somewhere in it): the papers'
+  // networks have none; kinds without the hook never do.
+  bool has_bias() const {
+    return std::visit([](const auto& o) {
+      if constexpr (requires { o.has_bias(); }) return o.has_bias();
+      else return false;
+    }, op);
+  }
   const char* kind() const {
     return std::visit([](const auto& o) -> const char* { return std::decay_t<decltype(o)>::kind; }, op);
   }

@@ -6,6 +6,7 @@
 //   Scalar scalar(w)        convert an exact weight (throws DomainError if impossible)
 //   bool   is_zero(s)       skip zero weights
 //   Elem   zero()
+//   Elem   one()            the constant 1 (a bias adds b * one(): a degree-0 term)
 //   void   axpy(r, s, x)    r += s * x        (scalar times element: cheap)
 //   void   add(r, x)        r += x
 //   void   addmul(r, a, b)  r += a * b        (element product: the costly one)
@@ -33,6 +34,7 @@ struct RationalRing {
   Scalar scalar(const Fmpq& w) const { return w; }
   bool is_zero(const Scalar& s) const { return s.is_zero(); }
   Elem zero() const { return Fmpq(); }
+  Elem one() const { return Fmpq(1); }
   void axpy(Elem& r, const Scalar& s, const Elem& x) const { fmpq_addmul(r.get(), s.get(), x.get()); }
   void add(Elem& r, const Elem& x) const { fmpq_add(r.get(), r.get(), x.get()); }
   void addmul(Elem& r, const Elem& a, const Elem& b) const { fmpq_addmul(r.get(), a.get(), b.get()); }
@@ -60,6 +62,7 @@ struct ModpRing {
   Scalar from_fmpz(const Fmpz& z) const { return fmpz_fdiv_ui(z.get(), mod.n); }
   bool is_zero(Scalar s) const { return s == 0; }
   Elem zero() const { return 0; }
+  Elem one() const { return 1; }
   void axpy(Elem& r, Scalar s, Elem x) const { r = nmod_add(r, nmod_mul(s, x, mod), mod); }
   void add(Elem& r, Elem x) const { r = nmod_add(r, x, mod); }
   void addmul(Elem& r, Elem a, Elem b) const { r = nmod_add(r, nmod_mul(a, b, mod), mod); }
@@ -79,6 +82,7 @@ struct BatchModpRing {
   Scalar scalar(const Fmpq& w) const { return ModpRing(mod.n).scalar(w); }
   bool is_zero(Scalar s) const { return s == 0; }
   Elem zero() const { return Elem(batch, 0); }
+  Elem one() const { return Elem(batch, 1); }
   Elem constant(ulong c) const { return Elem(batch, c); }
   void axpy(Elem& r, Scalar s, const Elem& x) const {
     _nmod_vec_scalar_addmul_nmod(r.data(), x.data(), static_cast<slong>(batch), s, mod);
@@ -113,6 +117,7 @@ struct BatchF64Ring {
   Scalar scalar(const Fmpq& w) const;
   bool is_zero(Scalar s) const { return s == 0; }
   Elem zero() const { return Elem(batch, 0.0); }
+  Elem one() const { return Elem(batch, 1.0); }
   Elem constant(ulong c) const { return Elem(batch, static_cast<double>(c)); }
   void axpy(Elem& r, Scalar s, const Elem& x) const;
   void add(Elem& r, const Elem& x) const;
@@ -140,6 +145,7 @@ struct DoubleRing {
   Scalar scalar(const Fmpq& w) const { return w.to_double(); }
   bool is_zero(Scalar s) const { return s == 0.0; }
   Elem zero() const { return 0.0; }
+  Elem one() const { return 1.0; }
   void axpy(Elem& r, Scalar s, Elem x) const { r += s * x; }
   void add(Elem& r, Elem x) const { r += x; }
   void addmul(Elem& r, Elem a, Elem b) const { r += a * b; }
@@ -180,6 +186,7 @@ struct SupportRing : PatternRing {
   double max_work = 2e9;
   mutable double work = 0;
   Elem zero() const { return {}; }
+  Elem one() const { return monomial(0, 0); }  // the bidegree (0, 0)
   static Elem monomial(std::size_t a, std::size_t b);
   void axpy(Elem& r, Scalar s, const Elem& x) const {
     if (s) add(r, x);
@@ -202,6 +209,7 @@ struct DegreeRing {
   Scalar scalar_gauss(const Fmpq& re, const Fmpq& im) const { return re.is_zero() && im.is_zero() ? 0 : 1; }
   bool is_zero(Scalar s) const { return s == 0; }
   Elem zero() const { return -1; }
+  Elem one() const { return 0; }
   void axpy(Elem& r, Scalar s, Elem x) const {
     if (s) add(r, x);
   }
@@ -255,6 +263,7 @@ struct HeightRing {
   }
   bool is_zero(const Scalar& s) const { return s.h == -HUGE_VAL; }
   Elem zero() const { return {}; }
+  Elem one() const { return {0, 0}; }  // 1 = 1 / 1
   static double up(double x) { return x + 1e-9 * (1 + std::fabs(x)); }
   void add(Elem& r, const Elem& x) const {
     if (x.h == -HUGE_VAL) return;
@@ -287,7 +296,9 @@ struct TokenDegreeRing : PatternRing {
   using Elem = std::vector<Vec>;  // sorted, unique; empty: the zero polynomial
   double max_work = 4e6;
   mutable double work = 0;
+  std::size_t tokens = 0;  // the length of the vectors (one() is the zero vector)
   Elem zero() const { return {}; }
+  Elem one() const { return {Vec(tokens, 0)}; }
   void add(Elem& r, const Elem& x) const {
     if (x.empty()) return;
     Elem u;
@@ -346,6 +357,11 @@ struct PolyRing {
   Scalar scalar(const Fmpq& w) const { return w; }
   bool is_zero(const Scalar& s) const { return s.is_zero(); }
   Elem zero() const { return FmpqMpoly(ctx); }
+  Elem one() const {
+    FmpqMpoly c(ctx);
+    fmpq_mpoly_one(c.get(), ctx->get());
+    return c;
+  }
   Elem gen(slong v) const {
     FmpqMpoly g(ctx);
     fmpq_mpoly_gen(g.get(), v, ctx->get());
@@ -396,6 +412,11 @@ struct ModPolyRing {
   Scalar scalar(const Fmpq& w) const { return base.scalar(w); }
   bool is_zero(Scalar s) const { return s == 0; }
   Elem zero() const { return NmodMpoly(ctx); }
+  Elem one() const {
+    NmodMpoly c(ctx);
+    nmod_mpoly_one(c.get(), ctx->get());
+    return c;
+  }
   Elem gen(slong v) const {
     NmodMpoly g(ctx);
     nmod_mpoly_gen(g.get(), v, ctx->get());

@@ -15,6 +15,13 @@ NetFamily infer_family(const Model& m) {
   for (const auto& top : m.layers) {
     const Layer<Fmpq>* lp = &top;
     bool residual = top.residual;
+    if (top.has_bias()) {
+      // The papers' networks have no biases: an affine layer has no family.
+      other = true;
+      f.shape.residual = f.shape.residual || top.residual;
+      ++f.shape.layers;
+      continue;
+    }
     if (const auto* b = std::get_if<Branches<Fmpq>>(&top.op)) {
       // NB eq. (3): [permutes, one layer] + [a permute] counts as that layer
       // with a (permuted) residual; any other sum of branches has no family.

@@ -87,6 +87,7 @@ Model merged(const Model& m, bool column) {
   for (std::size_t l = 0; l < m.layers.size(); ++l) {
     const auto& L = m.layers[l];
     const std::string where = "wide_sparse(merge = true): layer " + std::to_string(l);
+    if (L.has_bias()) throw InputError(where + " has biases; WS's wide sparse form is for linear maps without biases");
     if (L.residual)
       throw InputError(where + " has a residual connection; merge needs a linear network without residuals");
     if (const auto* t = std::get_if<TokenMix<Fmpq>>(&L.op)) {
@@ -140,6 +141,9 @@ Model wide_sparse(const Model& m, const WideSparseOptions& o) {
     for (std::size_t l = 0; l < m.layers.size(); ++l) {
       const auto& L = m.layers[l];
       const std::size_t d = b.d;
+      if (L.has_bias())
+        throw InputError("wide_sparse: layer " + std::to_string(l) +
+                         " has biases; WS's wide sparse form is for linear maps without biases");
       if (const auto* t = std::get_if<TokenMix<Fmpq>>(&L.op)) {
         // token mixing is I_d ⊗ W in column order, W ⊗ I_d in row order
         if (o.block_diagonal) b.switch_to(Order::column);

@@ -69,6 +69,7 @@ std::vector<typename Ring::Elem> expand_in(const Ring& R, const Model& m, const 
 double token_degree_terms(const Model& m) {
   if (m.tokens == 0 || m.width == 0 || m.num_inputs() > 4096 || m.tokens > 64) return HUGE_VAL;
   TokenDegreeRing T;
+  T.tokens = m.tokens;
   std::vector<TokenDegreeRing::Elem> X;
   X.reserve(m.num_inputs());
   for (std::size_t t = 0; t < m.tokens; ++t)

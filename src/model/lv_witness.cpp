@@ -37,7 +37,9 @@ struct Heads {
   std::vector<AttentionHead<Fmpq>> re, im;
   Heads(std::size_t H, std::size_t da, std::size_t d) {
     for (std::size_t h = 0; h < H; ++h) {
-      AttentionHead<Fmpq> z{Mat<Fmpq>(da, d), Mat<Fmpq>(da, d), Mat<Fmpq>(da, d), Mat<Fmpq>(d, da), {}, std::nullopt};
+      AttentionHead<Fmpq> z;
+      z.Q = z.K = z.V = Mat<Fmpq>(da, d);
+      z.O = Mat<Fmpq>(d, da);
       re.push_back(z);
       im.push_back(z);
     }

@@ -253,6 +253,23 @@ class Reader {
     return m;
   }
 
+  // A vector of n numbers (a bias), as an n x 1 column.
+  Mat<Fmpq> vector(const json& v, const std::string& path, std::size_t n, const std::string& what) const {
+    const std::string shape = what + ": a list of " + std::to_string(n) + " numbers";
+    if (!v.is_array()) fail(path, "expected " + shape + ", got " + kind(v));
+    if (v.size() != n) fail(path, "expected " + shape + ", got " + std::to_string(v.size()));
+    Mat<Fmpq> m(n, 1);
+    for (std::size_t i = 0; i < n; ++i) m(i, 0) = number(v[i], idx(path, i));
+    return m;
+  }
+
+  // The optional bias o[key] of n entries (docs/model-format.md, "Biases").
+  Bias<Fmpq> bias(const json& o, const std::string& path, const std::string& key, std::size_t n,
+                  const std::string& what) const {
+    if (!o.contains(key)) return std::nullopt;
+    return vector(o[key], join(path, key), n, what);
+  }
+
   // Rows of a matrix whose row count is free (the layer chooses it).
   std::size_t row_count(const json& v, const std::string& path) const {
     if (!v.is_array() || v.empty()) fail(path, "expected a non-empty matrix (a list of rows), got " + kind(v));
@@ -427,6 +444,16 @@ void put_matrix(std::ostringstream& os, const Mat<S>& m, const std::string& inde
 }
 
 template <class S>
+void put_vector(std::ostringstream& os, const Mat<S>& m) {
+  os << "[";
+  for (std::size_t i = 0; i < m.rows; ++i) {
+    if (i) os << ", ";
+    put_number(os, m(i, 0));
+  }
+  os << "]";
+}
+
+template <class S>
 void write_layers(std::ostringstream& os, const std::vector<Layer<S>>& layers, const std::string& ind);
 
 // What a layer's write() is given: the stream, the indentation of its
@@ -436,6 +463,13 @@ struct LayerWriter {
   std::ostringstream& os;
   const std::string& in;
   void matrix(const Mat<S>& m, const std::string& indent) { put_matrix(os, m, indent); }
+  void vector(const Mat<S>& b) { put_vector(os, b); }
+  // A bias field on a line of its own: `,\n<indent>"name": [...]`.
+  void bias(const char* name, const Mat<S>& b, const std::string& indent) {
+    os << ",\n" << indent << "\"" << name << "\": ";
+    put_vector(os, b);
+  }
+  void bias(const char* name, const Mat<S>& b) { bias(name, b, in); }
   void activation(Activation a) {
     os << ",\n" << in << "\"activation\": \"" << (a == Activation::square ? "square" : "none") << "\"";
   }

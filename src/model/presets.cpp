@@ -119,14 +119,21 @@ Model make_preset(const PresetOptions& o) {
         // Drawn in the order Q, K, V, O (degree 3: the attention presets as
         // always), then the further score pairs; an even degree draws C (N x d)
         // in place of V and O.
-        AttentionHead<Fmpq> x{random_mat(g, da, s.width), random_mat(g, da, s.width), {}, {}, {}, std::nullopt};
+        AttentionHead<Fmpq> x;
+        x.Q = random_mat(g, da, s.width);
+        x.K = random_mat(g, da, s.width);
         if (k % 2) {
           x.V = random_mat(g, da, s.width);
           x.O = random_mat(g, s.width, da);
         } else {
           x.C = random_mat(g, s.tokens, s.width);
         }
-        for (std::size_t j = 1; j < k / 2; ++j) x.extra.push_back({random_mat(g, da, s.width), random_mat(g, da, s.width)});
+        for (std::size_t j = 1; j < k / 2; ++j) {
+          ScorePair<Fmpq> p;
+          p.Q = random_mat(g, da, s.width);
+          p.K = random_mat(g, da, s.width);
+          x.extra.push_back(std::move(p));
+        }
         a.heads.push_back(std::move(x));
       }
       m.layers.push_back({std::move(a), s.residual});

@@ -1,7 +1,10 @@
 // Softmax-free multi-head self-attention (LV eq. (1)): per head
 // y_i = O (sum_j (V x_j)(K x_j)^T) Q x_i, the heads summed. Degree 3.
 // Format: {"type": "attention", "heads": [{"Q", "K", "V", "O"}, ...]},
-// Q, K, V da x d and O d x da.
+// Q, K, V da x d and O d x da. A head may carry biases "bQ", "bK", "bV" (da
+// entries each) and "bO" (d): q_i = Q x_i + bQ, k_j = K x_j + bK, v_j =
+// V x_j + bV, and y_i = sum_j <q_i, k_j> O v_j + bO (the heads summed, each
+// head's bO added once) — attention written with PyTorch Linear layers.
 //
 // The degree-k block (AO eq. (2), read as a token-mixing block; the choice
 // and why: docs/model-format.md): per head, score matrices
@@ -23,6 +26,7 @@ namespace netpoly {
 template <class S>
 struct ScorePair {
   Mat<S> Q, K;  // da x d each: one score matrix (X Q^T)(X K^T)^T
+  Bias<S> bQ, bK;  // optional: (X Q^T + 1 bQ^T)(X K^T + 1 bK^T)^T
   bool operator==(const ScorePair&) const = default;
 };
 
@@ -31,10 +35,16 @@ struct AttentionHead {
   Mat<S> Q, K, V, O;             // Q,K,V: da x d; O: d x da (V, O empty when C is given)
   std::vector<ScorePair<S>> extra;  // the score matrices after the first (degree-k blocks)
   std::optional<Mat<S>> C;        // even degree: learned values, N x d
+  Bias<S> bQ, bK, bV, bO;         // optional biases of Q, K, V (da entries) and O (d); none with C
   bool operator==(const AttentionHead&) const = default;
   // 2 per score matrix, 1 for the values X V^T O^T (none for C).
   std::size_t degree() const { return 2 * (1 + extra.size()) + (C ? 0 : 1); }
   bool plain() const { return extra.empty() && !C; }
+  bool has_bias() const {
+    bool any = bQ || bK || bV || bO;
+    for (const auto& e : extra) any = any || e.bQ || e.bK;
+    return any;
+  }
 };
 
 template <class S>
@@ -48,9 +58,24 @@ struct Attention {
     using T = decltype(f(std::declval<S>()));
     Attention<T> r;
     for (const auto& h : heads) {
-      AttentionHead<T> m{h.Q.map(f), h.K.map(f), h.V.map(f), h.O.map(f), {}, std::nullopt};
-      for (const auto& e : h.extra) m.extra.push_back({e.Q.map(f), e.K.map(f)});
+      AttentionHead<T> m;
+      m.Q = h.Q.map(f);
+      m.K = h.K.map(f);
+      m.V = h.V.map(f);
+      m.O = h.O.map(f);
+      for (const auto& e : h.extra) {
+        ScorePair<T> p;
+        p.Q = e.Q.map(f);
+        p.K = e.K.map(f);
+        p.bQ = map_bias(e.bQ, f);
+        p.bK = map_bias(e.bK, f);
+        m.extra.push_back(std::move(p));
+      }
       if (h.C) m.C = h.C->map(f);
+      m.bQ = map_bias(h.bQ, f);
+      m.bK = map_bias(h.bK, f);
+      m.bV = map_bias(h.bV, f);
+      m.bO = map_bias(h.bO, f);
       r.heads.push_back(std::move(m));
     }
     return r;
@@ -59,14 +84,25 @@ struct Attention {
   double degree() const { return heads.empty() ? 3 : static_cast<double>(heads[0].degree()); }
   // The family's size parameter: heads.
   std::size_t family_size() const { return heads.size(); }
+  bool has_bias() const {
+    for (const auto& h : heads)
+      if (h.has_bias()) return true;
+    return false;
+  }
+  bool homogeneous() const { return !has_bias(); }
   template <class F>
   void for_each_matrix(F&& f) const {
+    auto opt = [&](const Bias<S>& b) {
+      if (b) f(*b);
+    };
     for (const auto& h : heads) {
       f(h.Q);
       f(h.K);
       for (const auto& e : h.extra) {
         f(e.Q);
         f(e.K);
+        opt(e.bQ);
+        opt(e.bK);
       }
       if (h.C) {
         f(*h.C);
@@ -74,6 +110,10 @@ struct Attention {
         f(h.V);
         f(h.O);
       }
+      opt(h.bQ);
+      opt(h.bK);
+      opt(h.bV);
+      opt(h.bO);
     }
   }
 
@@ -88,18 +128,23 @@ struct Attention {
       std::string p = Rd::idx(hp, h);
       const Json& hd = hs[h];
       const bool has_c = hd.is_object() && hd.contains("C");
-      if (has_c)  // an even-degree head: learned values C in place of V and O
-        r.keys(hd, p, {"Q", "K", "extra", "C"}, {"Q", "K", "C"});
+      if (has_c)  // an even-degree head: learned values C in place of V and O (and their biases)
+        r.keys(hd, p, {"Q", "K", "extra", "C", "bQ", "bK"}, {"Q", "K", "C"});
       else
-        r.keys(hd, p, {"Q", "K", "V", "O", "extra", "C"}, {"Q", "K", "V", "O"});
+        r.keys(hd, p, {"Q", "K", "V", "O", "extra", "C", "bQ", "bK", "bV", "bO"}, {"Q", "K", "V", "O"});
       std::size_t da = r.row_count(hd["Q"], Rd::join(p, "Q"));
-      AttentionHead<S> x{r.matrix(hd["Q"], Rd::join(p, "Q"), da, d, "Q is da x d"),
-                         r.matrix(hd["K"], Rd::join(p, "K"), da, d, "K is da x d"), {}, {}, {}, std::nullopt};
+      AttentionHead<S> x;
+      x.Q = r.matrix(hd["Q"], Rd::join(p, "Q"), da, d, "Q is da x d");
+      x.K = r.matrix(hd["K"], Rd::join(p, "K"), da, d, "K is da x d");
+      x.bQ = r.bias(hd, p, "bQ", da, "bQ has one entry per row of Q (da)");
+      x.bK = r.bias(hd, p, "bK", da, "bK has one entry per row of K (da)");
       if (has_c) {
         x.C = r.matrix(hd["C"], Rd::join(p, "C"), N, d, "C is N x d");
       } else {
         x.V = r.matrix(hd["V"], Rd::join(p, "V"), da, d, "V is da x d");
         x.O = r.matrix(hd["O"], Rd::join(p, "O"), d, da, "O is d x da");
+        x.bV = r.bias(hd, p, "bV", da, "bV has one entry per row of V (da)");
+        x.bO = r.bias(hd, p, "bO", d, "bO has one entry per row of O (d)");
       }
       if (hd.contains("extra")) {
         const Json& ex = hd["extra"];
@@ -107,9 +152,13 @@ struct Attention {
         if (!ex.is_array()) r.fail(ep, "expected a list of {\"Q\", \"K\"} score pairs, got " + Rd::kind(ex));
         for (std::size_t j = 0; j < ex.size(); ++j) {
           const std::string q = Rd::idx(ep, j);
-          r.keys(ex[j], q, {"Q", "K"}, {"Q", "K"});
-          x.extra.push_back({r.matrix(ex[j]["Q"], Rd::join(q, "Q"), da, d, "Q is da x d"),
-                             r.matrix(ex[j]["K"], Rd::join(q, "K"), da, d, "K is da x d")});
+          r.keys(ex[j], q, {"Q", "K", "bQ", "bK"}, {"Q", "K"});
+          ScorePair<S> sp;
+          sp.Q = r.matrix(ex[j]["Q"], Rd::join(q, "Q"), da, d, "Q is da x d");
+          sp.K = r.matrix(ex[j]["K"], Rd::join(q, "K"), da, d, "K is da x d");
+          sp.bQ = r.bias(ex[j], q, "bQ", da, "bQ has one entry per row of Q (da)");
+          sp.bK = r.bias(ex[j], q, "bK", da, "bK has one entry per row of K (da)");
+          x.extra.push_back(std::move(sp));
         }
       }
       if (h > 0 && x.degree() != a.heads[0].degree())
@@ -148,13 +197,18 @@ struct Attention {
         w.os << ",\n" << hi << " \"C\": ";
         w.matrix(*hd.C, hi + std::string(6, ' '));
       }
+      for (const auto& [name, b] : {std::pair{"bQ", &hd.bQ}, {"bK", &hd.bK}, {"bV", &hd.bV}, {"bO", &hd.bO}})
+        if (*b) w.bias(name, **b, hi + " ");
       if (!hd.extra.empty()) {
         w.os << ",\n" << hi << " \"extra\": [";
         for (std::size_t j = 0; j < hd.extra.size(); ++j) {
+          const auto& e = hd.extra[j];
           w.os << (j ? ",\n" : "\n") << hi << "   {\"Q\": ";
-          w.matrix(hd.extra[j].Q, hi + std::string(9, ' '));
+          w.matrix(e.Q, hi + std::string(9, ' '));
           w.os << ",\n" << hi << "    \"K\": ";
-          w.matrix(hd.extra[j].K, hi + std::string(9, ' '));
+          w.matrix(e.K, hi + std::string(9, ' '));
+          if (e.bQ) w.bias("bQ", *e.bQ, hi + "    ");
+          if (e.bK) w.bias("bK", *e.bK, hi + "    ");
           w.os << "}";
         }
         w.os << "]";
@@ -169,7 +223,7 @@ struct Attention {
   std::vector<typename Ring::Elem> apply(const Ring& R, const std::vector<typename Ring::Elem>& X, std::size_t N,
                                          std::size_t d, const Need& need) const {
     using E = typename Ring::Elem;
-    using detail::wanted, detail::lin_row, detail::tasks, detail::worth_threads;
+    using detail::wanted, detail::lin_row, detail::affine_row, detail::tasks, detail::worth_threads;
     std::vector<E> Y(N * d, R.zero());
     std::size_t needed = 0;
     for (std::size_t k = 0; k < N * d; ++k) needed += wanted(need, k);
@@ -182,12 +236,12 @@ struct Attention {
       std::vector<E> Kx(N * da, R.zero()), Vx(N * da, R.zero());
       for (std::size_t j = 0; j < N; ++j)
         for (std::size_t a = 0; a < da; ++a) {
-          lin_row(R, Kx[j * da + a], h.K, a, X, j * d, 1);
-          lin_row(R, Vx[j * da + a], h.V, a, X, j * d, 1);
+          affine_row(R, Kx[j * da + a], h.K, h.bK, a, X, j * d, 1);
+          affine_row(R, Vx[j * da + a], h.V, h.bV, a, X, j * d, 1);
         }
       auto query = [&](std::size_t i) {
         std::vector<E> q(da, R.zero());
-        for (std::size_t b = 0; b < da; ++b) lin_row(R, q[b], h.Q, b, X, i * d, 1);
+        for (std::size_t b = 0; b < da; ++b) affine_row(R, q[b], h.Q, h.bQ, b, X, i * d, 1);
         return q;
       };
       if (needed <= d) {
@@ -209,6 +263,7 @@ struct Attention {
           for (std::size_t i = 0; i < N; ++i) {
             if (!wanted(need, i * d + c)) continue;
             detail::dot(R, Y[i * d + c], w, query(i));
+            detail::add_bias(R, Y[i * d + c], h.bO, c);
           }
         }
         continue;
@@ -227,7 +282,7 @@ struct Attention {
           for (std::size_t b = 0; b < da; ++b) R.addmul(u[a], M[a * da + b], q[b]);
         }, !worth_threads(R, M[0], q[0]));
         for (std::size_t c = 0; c < d; ++c)
-          if (wanted(need, i * d + c)) lin_row(R, Y[i * d + c], h.O, c, u, 0, 1);
+          if (wanted(need, i * d + c)) affine_row(R, Y[i * d + c], h.O, h.bO, c, u, 0, 1);
       }
     }
     return Y;
@@ -242,14 +297,14 @@ struct Attention {
   static void apply_block(const Ring& R, const AttentionHead<S>& h, const std::vector<typename Ring::Elem>& X,
                           std::size_t N, std::size_t d, const Need& need, std::vector<typename Ring::Elem>& Y) {
     using E = typename Ring::Elem;
-    using detail::wanted, detail::lin_row;
+    using detail::wanted, detail::affine_row;
     const std::size_t da = h.Q.rows;
-    auto scores = [&](const Mat<S>& Q, const Mat<S>& K) {
+    auto scores = [&](const Mat<S>& Q, const Bias<S>& bQ, const Mat<S>& K, const Bias<S>& bK) {
       std::vector<E> q(N * da, R.zero()), k(N * da, R.zero()), Sm(N * N, R.zero());
       for (std::size_t t = 0; t < N; ++t)
         for (std::size_t a = 0; a < da; ++a) {
-          lin_row(R, q[t * da + a], Q, a, X, t * d, 1);
-          lin_row(R, k[t * da + a], K, a, X, t * d, 1);
+          affine_row(R, q[t * da + a], Q, bQ, a, X, t * d, 1);
+          affine_row(R, k[t * da + a], K, bK, a, X, t * d, 1);
         }
       detail::tasks(R, N * N, [&](std::size_t x) {
         const std::size_t i = x / N, t = x % N;
@@ -257,9 +312,9 @@ struct Attention {
       });
       return Sm;
     };
-    std::vector<E> P = scores(h.Q, h.K);
+    std::vector<E> P = scores(h.Q, h.bQ, h.K, h.bK);
     for (const auto& e : h.extra) {
-      const std::vector<E> Sj = scores(e.Q, e.K);
+      const std::vector<E> Sj = scores(e.Q, e.bQ, e.K, e.bK);
       std::vector<E> Pn(N * N, R.zero());
       detail::tasks(R, N * N, [&](std::size_t x) {
         const std::size_t i = x / N, t = x % N;
@@ -272,9 +327,9 @@ struct Attention {
       v.assign(N * d, R.zero());
       std::vector<E> Vx(N * da, R.zero());
       for (std::size_t t = 0; t < N; ++t)
-        for (std::size_t a = 0; a < da; ++a) lin_row(R, Vx[t * da + a], h.V, a, X, t * d, 1);
+        for (std::size_t a = 0; a < da; ++a) affine_row(R, Vx[t * da + a], h.V, h.bV, a, X, t * d, 1);
       for (std::size_t t = 0; t < N; ++t)
-        for (std::size_t c = 0; c < d; ++c) lin_row(R, v[t * d + c], h.O, c, Vx, t * da, 1);
+        for (std::size_t c = 0; c < d; ++c) detail::lin_row(R, v[t * d + c], h.O, c, Vx, t * da, 1);
     }
     detail::tasks(R, N * d, [&](std::size_t x) {
       if (!wanted(need, x)) return;
@@ -287,6 +342,7 @@ struct Attention {
           R.addmul(Y[x], P[i * N + t], v[t * d + c]);
         }
       }
+      detail::add_bias(R, Y[x], h.bO, c);  // once per head, outside the sum over t
     });
   }
 };

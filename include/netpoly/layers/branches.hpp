@@ -75,6 +75,12 @@ struct Branches {
     return true;
   }
   std::size_t family_size() const { return 0; }
+  bool has_bias() const {
+    for (const auto& b : branches)
+      for (const auto& l : b)
+        if (l.has_bias()) return true;
+    return false;
+  }
   template <class F>
   void for_each_matrix(F&& f) const {
     for (const auto& b : branches)

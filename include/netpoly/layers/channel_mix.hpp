@@ -1,6 +1,7 @@
 // Channel mixing (NB Def 3.1/3.2): Y = act(X W^T) W2^T, the same MLP on every
-// token. Format: {"type": "channel_mix", "W", "W2"?, "activation"?}, W h x d,
-// W2 d' x h, activation "none" or "square".
+// token. Format: {"type": "channel_mix", "W", "W2"?, "activation"?, "b"?,
+// "b2"?}, W h x d, W2 d' x h, activation "none" or "square"; with biases
+// Y = act(X W^T + 1 b^T) W2^T + 1 b2^T (b: h entries, b2: d').
 #pragma once
 #include <optional>
 #include <string>
@@ -28,7 +29,7 @@ struct ChannelMix : MixWeights<S> {
 
   template <class Rd, class Json>
   static ChannelMix read(const Rd& r, const Json& o, const std::string& lp, std::size_t, std::size_t d) {
-    r.keys(o, lp, {"type", "residual", "W", "W2", "activation"}, {"W"});
+    r.keys(o, lp, {"type", "residual", "W", "W2", "activation", "b", "b2"}, {"W"});
     ChannelMix cm;
     std::size_t h = r.row_count(o["W"], Rd::join(lp, "W"));
     cm.W = r.matrix(o["W"], Rd::join(lp, "W"), h, d, "W is h x d");
@@ -37,6 +38,7 @@ struct ChannelMix : MixWeights<S> {
       cm.W2 = r.matrix(o["W2"], Rd::join(lp, "W2"), dd, h, "W2 is d' x h");
     }
     cm.activation = r.activation(o, lp);
+    cm.read_biases(r, o, lp);
     return cm;
   }
 
@@ -58,14 +60,14 @@ struct ChannelMix : MixWeights<S> {
     std::vector<E> Z(N * h, R.zero());
     detail::tasks(R, N * h, [&](std::size_t t) {
       if (!needZ[t]) return;
-      lin_row(R, Z[t], W, t % h, X, (t / h) * d, 1);
+      detail::affine_row(R, Z[t], W, this->b, t % h, X, (t / h) * d, 1);
       detail::activate(R, Z[t], activation);
     }, !detail::worth_threads(R, X[0], X[0]));
     if (!W2) return Z;
     std::vector<E> Y(N * dout, R.zero());
     for (std::size_t i = 0; i < N; ++i)
       for (std::size_t c = 0; c < dout; ++c)
-        if (wanted(need, i * dout + c)) lin_row(R, Y[i * dout + c], *W2, c, Z, i * h, 1);
+        if (wanted(need, i * dout + c)) detail::affine_row(R, Y[i * dout + c], *W2, this->b2, c, Z, i * h, 1);
     return Y;
   }
 

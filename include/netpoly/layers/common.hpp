@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "netpoly/parallel.hpp"
@@ -40,6 +41,22 @@ struct Mat {
 
 enum class Activation { none, square };
 
+// A bias: the constant vector an affine map adds after its matrix (PyTorch
+// `Linear`'s b), one entry per row of the matrix, held as a column (n x 1)
+// so that parameter counts and weight maps see it like any matrix. Every
+// bias field of the format is optional (docs/model-format.md, "Biases");
+// without one the map is linear, as before. A bias adds a degree-0 term:
+// the layer's outputs are then inhomogeneous (homogeneous() is false), and
+// the structural rings see it through Ring::one() (the constant 1).
+template <class S>
+using Bias = std::optional<Mat<S>>;
+
+template <class S, class F>
+Bias<decltype(std::declval<F>()(std::declval<S>()))> map_bias(const Bias<S>& b, F&& f) {
+  if (!b) return std::nullopt;
+  return b->map(f);
+}
+
 // Which output entries a layer must produce: empty = all of them.
 using Need = std::vector<char>;
 
@@ -57,13 +74,18 @@ struct MixWeights {
   Mat<S> W;
   std::optional<Mat<S>> W2;
   Activation activation = Activation::none;
+  Bias<S> b, b2;  // optional biases of W (before the activation) and of W2
 
   double degree() const { return activation == Activation::square ? 2 : 1; }
   std::size_t family_size() const { return 0; }
+  bool has_bias() const { return b || b2; }
+  bool homogeneous() const { return !has_bias(); }
   template <class F>
   void for_each_matrix(F&& f) const {
     f(W);
     if (W2) f(*W2);
+    if (b) f(*b);
+    if (b2) f(*b2);
   }
   // The same weights in another scalar, into `r` (a mixing layer of that scalar).
   template <class R, class F>
@@ -71,15 +93,26 @@ struct MixWeights {
     r.W = W.map(f);
     if (W2) r.W2 = W2->map(f);
     r.activation = activation;
+    r.b = map_bias(b, f);
+    r.b2 = map_bias(b2, f);
+  }
+  // The biases' fields (their lengths: rows of W and of W2); b2 needs W2.
+  template <class Rd, class Json>
+  void read_biases(const Rd& r, const Json& o, const std::string& lp) {
+    b = r.bias(o, lp, "b", W.rows, "b has one entry per row of W");
+    if (o.contains("b2") && !W2) r.fail(Rd::join(lp, "b2"), "b2 is the bias of W2: give W2 too");
+    if (W2) b2 = r.bias(o, lp, "b2", W2->rows, "b2 has one entry per row of W2");
   }
   template <class Wr>
   void write(Wr& w) const {
     w.os << ",\n" << w.in << "\"W\": ";
     w.matrix(W, w.in + "     ");
+    if (b) w.bias("b", *b);
     if (W2) {
       w.os << ",\n" << w.in << "\"W2\": ";
       w.matrix(*W2, w.in + "      ");
     }
+    if (b2) w.bias("b2", *b2);
     w.activation(activation);
   }
   bool operator==(const MixWeights&) const = default;
@@ -173,6 +206,21 @@ void lin_row(const Ring& R, typename Ring::Elem& r, const Mat<typename Ring::Sca
     const auto& s = w(row, k);
     if (!R.is_zero(s)) R.axpy(r, s, x[xoff + k * xstride]);
   }
+}
+
+// r += b[row]: the constant term of an affine map (nothing without a bias).
+template <class Ring>
+void add_bias(const Ring& R, typename Ring::Elem& r, const Bias<typename Ring::Scalar>& b, std::size_t row) {
+  if (b && !R.is_zero((*b)(row, 0))) R.axpy(r, (*b)(row, 0), R.one());
+}
+
+// r += (w x)[row] + b[row]: lin_row and the bias, one row of an affine map.
+template <class Ring>
+void affine_row(const Ring& R, typename Ring::Elem& r, const Mat<typename Ring::Scalar>& w,
+                const Bias<typename Ring::Scalar>& b, std::size_t row, const std::vector<typename Ring::Elem>& x,
+                std::size_t xoff, std::size_t xstride) {
+  lin_row(R, r, w, row, x, xoff, xstride);
+  add_bias(R, r, b, row);
 }
 
 template <class Ring>

@@ -1,6 +1,8 @@
 // Token mixing (NB Def 3.2): Y = W2 act(W X), mixing the N tokens of each
-// channel. Format: {"type": "token_mix", "W", "W2"?, "activation"?}, W and W2
-// N x N, activation "none" or "square".
+// channel. Format: {"type": "token_mix", "W", "W2"?, "activation"?, "b"?,
+// "b2"?}, W and W2 N x N, activation "none" or "square"; with biases
+// Y = W2 act(W X + b 1^T) + b2 1^T (b, b2: N entries, one per output token,
+// the same for every channel: a PyTorch Linear over the token axis).
 #pragma once
 #include <optional>
 #include <string>
@@ -28,11 +30,12 @@ struct TokenMix : MixWeights<S> {
 
   template <class Rd, class Json>
   static TokenMix read(const Rd& r, const Json& o, const std::string& lp, std::size_t N, std::size_t) {
-    r.keys(o, lp, {"type", "residual", "W", "W2", "activation"}, {"W"});
+    r.keys(o, lp, {"type", "residual", "W", "W2", "activation", "b", "b2"}, {"W"});
     TokenMix tm;
     tm.W = r.matrix(o["W"], Rd::join(lp, "W"), N, N, "W is N x N");
     if (o.contains("W2")) tm.W2 = r.matrix(o["W2"], Rd::join(lp, "W2"), N, N, "W2 is N x N");
     tm.activation = r.activation(o, lp);
+    tm.read_biases(r, o, lp);
     return tm;
   }
 
@@ -53,14 +56,14 @@ struct TokenMix : MixWeights<S> {
     std::vector<E> Z(N * d, R.zero());
     detail::tasks(R, N * d, [&](std::size_t k) {
       if (!needZ[k]) return;
-      lin_row(R, Z[k], W, k / d, X, k % d, d);
+      detail::affine_row(R, Z[k], W, this->b, k / d, X, k % d, d);
       detail::activate(R, Z[k], activation);
     }, !detail::worth_threads(R, X[0], X[0]));
     if (!W2) return Z;
     std::vector<E> Y(N * d, R.zero());
     for (std::size_t i = 0; i < N; ++i)
       for (std::size_t c = 0; c < d; ++c)
-        if (wanted(need, i * d + c)) lin_row(R, Y[i * d + c], *W2, i, Z, c, d);
+        if (wanted(need, i * d + c)) detail::affine_row(R, Y[i * d + c], *W2, this->b2, i, Z, c, d);
     return Y;
   }
 
