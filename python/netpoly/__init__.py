@@ -379,21 +379,44 @@ def _matrix(a, where: str) -> list:
     return [[_exact_text(x, f"{where}[{i}][{j}]") for j, x in enumerate(r)] for i, r in enumerate(rows)]
 
 
+_MATRICES = ("W", "W2", "Q", "K", "V", "O", "C")
+_VECTORS = ("b", "b2", "bQ", "bK", "bV", "bO")  # biases (docs/model-format.md)
+
+
+def _vector(a, where: str) -> list:
+    return [_exact_text(x, f"{where}[{i}]") for i, x in enumerate(a.tolist() if hasattr(a, "tolist") else a)]
+
+
+def _head(h: dict, at: str) -> dict:
+    out = {}
+    for k, v in h.items():
+        if k in _MATRICES:
+            out[k] = _matrix(v, f"{at}.{k}")
+        elif k in _VECTORS:
+            out[k] = _vector(v, f"{at}.{k}")
+        elif k == "extra":
+            out[k] = [_head(e, f"{at}.extra[{j}]") for j, e in enumerate(v)]
+        else:
+            out[k] = v
+    return out
+
+
 def _layers(layers: Sequence[dict], where: str = "layers") -> list:
     out = []
     for n, layer in enumerate(layers):
         d = {}
         at = f"{where}[{n}]"
         for k, v in layer.items():
-            if k in ("W", "W2", "Q", "K", "V", "O", "C"):
+            if k in _MATRICES:
                 d[k] = _matrix(v, f"{at}.{k}")
+            elif k in _VECTORS:
+                d[k] = _vector(v, f"{at}.{k}")
             elif k == "Ws":
                 d[k] = [_matrix(w, f"{at}.Ws[{i}]") for i, w in enumerate(v)]
+            elif k == "bs":
+                d[k] = [_vector(b, f"{at}.bs[{i}]") for i, b in enumerate(v)]
             elif k == "heads":
-                d[k] = [{hk: (_matrix(hv, f"{at}.heads[{i}].{hk}") if hk != "extra" else
-                              [{ek: _matrix(ev, f"{at}.heads[{i}].extra[{j}].{ek}") for ek, ev in e.items()}
-                               for j, e in enumerate(hv)])
-                         for hk, hv in h.items()} for i, h in enumerate(v)]
+                d[k] = [_head(h, f"{at}.heads[{i}]") for i, h in enumerate(v)]
             elif k == "branches":
                 d[k] = [_layers(b, f"{at}.branches[{i}]") for i, b in enumerate(v)]
             else:

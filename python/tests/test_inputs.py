@@ -137,3 +137,13 @@ def test_expand_and_table_limits():
         netpoly.table("attention", layers=[-1])
     with pytest.raises(netpoly.InputError, match="budget="):
         netpoly.check([], budget=float("nan"))
+
+
+def test_from_numpy_takes_biases_exactly():
+    # channel_mix with a bias: y = W x + b (docs/model-format.md, "Biases"); y0 = 2 x0 + x1 + 1/2
+    np = pytest.importorskip("numpy")
+    net = netpoly.from_numpy([{"type": "channel_mix", "W": np.array([[2.0, 1.0]]), "b": np.array([0.5])}],
+                             tokens=1, width=2)
+    assert net.expand().to_dict() == {(1, 0): 2, (0, 1): 1, (0, 0): Fraction(1, 2)}
+    with pytest.raises(netpoly.InputError, match=r"layers\[0\]\.b\[0\]"):
+        netpoly.from_numpy([{"type": "channel_mix", "W": [[1, 1]], "b": [float("nan")]}], tokens=1, width=2)
