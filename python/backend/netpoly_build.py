@@ -26,6 +26,10 @@ environment:
              it, a temporary directory: every wheel is built from scratch.
              An editable install (pip install -e .) defaults to
              build-editable/ in the source tree.
+  pack-only  (NETPOLY_PACK_ONLY=1) with build-dir: pack what is built there
+             as it is, without running the build (the test suite packs
+             build/ while other tests run its binaries; a build would
+             regenerate the build id and relink them).
   cmake-args (CMAKE_ARGS)         more arguments for the configure step,
              split like a shell would. CMake also reads
              CMAKE_CXX_COMPILER_LAUNCHER=ccache and
@@ -184,7 +188,8 @@ def _cmake_build(build_dir: Path, config_settings, throwaway: bool) -> Path:
         cmd += shlex.split(_setting(config_settings, "cmake-args", "CMAKE_ARGS") or "")
         _run(cmd)
     jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL") or str(os.cpu_count() or 1)
-    _run([cmake, "--build", str(build_dir), "-j", jobs, "--target", "netpoly", "netpoly_fflas", "_netpoly"])
+    if not (cache.exists() and (_setting(config_settings, "pack-only", "NETPOLY_PACK_ONLY") or "") in ("1", "true")):
+        _run([cmake, "--build", str(build_dir), "-j", jobs, "--target", "netpoly", "netpoly_fflas", "_netpoly"])
     pkg = build_dir / "python" / "netpoly"
     ext = pkg / ("_netpoly" + sysconfig.get_config_var("EXT_SUFFIX"))
     if not ext.exists():

@@ -10,8 +10,8 @@
 #   - the first interpreter installs from the source tree (pip install .),
 #     each other builds a wheel (pip wheel .) and installs that file; a single
 #     interpreter does both, in two venvs. The backend packs BUILD's objects
-#     (-C build-dir=BUILD: it only runs cmake --build there, a no-op after
-#     the suite's build; a plain pip install . builds from scratch instead:
+#     (-C build-dir=BUILD -C pack-only=1: it packs what is built there, never
+#     rebuilding it under the other tests; a plain pip install . builds from scratch instead:
 #     install.sh --from-scratch SOURCE does that, in about as long as
 #     scripts/setup's first build);
 #   - the wheel's RECORD matches its files (hash and size);
@@ -224,11 +224,11 @@ for py in "${pys[@]}"; do
   "$py" -m venv "$v" >"$dir/out" 2>"$dir/err" \
     || fail "$py -m venv: no venv/ensurepip in this Python (Debian: install python3-venv; scripts/setup does)"
   if [ $i -eq 1 ]; then
-    "$v/bin/python" -m pip install --config-settings build-dir="$build" "$src" >"$dir/out" 2>"$dir/err" \
+    "$v/bin/python" -m pip install --config-settings build-dir="$build" --config-settings pack-only=1 "$src" >"$dir/out" 2>"$dir/err" \
       || fail "$py: pip install $src"
   else
     rm -rf "$dir/wheels"
-    "$v/bin/python" -m pip wheel --no-deps -w "$dir/wheels" --config-settings build-dir="$build" "$src" >"$dir/out" 2>"$dir/err" \
+    "$v/bin/python" -m pip wheel --no-deps -w "$dir/wheels" --config-settings build-dir="$build" --config-settings pack-only=1 "$src" >"$dir/out" 2>"$dir/err" \
       || fail "$py: pip wheel $src"
     whl=$(ls "$dir/wheels/"*.whl)
     check_record "$whl"
