@@ -62,6 +62,10 @@ struct MethodInfo {
   const char* summary = "";     // one line for help and the docs' method table
   bool needs_expansion = false;     // reads the coefficient matrix of the expansion
   bool accepts_polynomial = false;  // runs on a polynomial given directly
+  // Takes a model with Gaussian weights (a+bi): a method that reads the
+  // expansion runs on its realified polynomial (gauss_sep.hpp, its numbers
+  // halved), one that evaluates the network runs over Q(i) or mod p = 1 mod 4.
+  bool gaussian = true;
   PlanSlot plan;
   // By default the method is not started when estimated beyond this (s);
   // asked for by name, only --budget counts.

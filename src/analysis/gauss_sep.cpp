@@ -39,7 +39,9 @@ FmpqMpoly lift(const FmpqMpoly& p, const FmpqMpolyCtxPtr& C) {
   return r;
 }
 
-void halve(MethodRun& r) {
+}  // namespace
+
+void halve_realified(MethodRun& r) {
   if (!r.value) return;
   const std::size_t v = *r.value;
   if (r.kind == RunKind::exact && v % 2)
@@ -48,22 +50,18 @@ void halve(MethodRun& r) {
   r.how += " [rank over Q(i): half the rank of the realified matrix [[A, -B], [B, A]] (" + std::to_string(v) + ")]";
 }
 
-// The methods that run on the network itself over Q(i): support (the monomials
-// any weights can produce), grid and numeric (values over Q(i), mod p or in
-// complex doubles), blackbox (values mod p = 1 mod 4 with i = sqrt(-1)).
-bool on_network(Method x) {
-  return x == Method::support || x == Method::grid || x == Method::numeric || x == Method::blackbox;
-}
-
-}  // namespace
 
 void check_methods_for(const Model& m, const std::vector<Method>& methods, ulong prime) {
   if (!m.gaussian()) return;
   if (prime) (void)ModpRing::gaussian(prime);  // --prime must be 1 mod 4 (InputError)
   for (Method x : methods)
-    if (!method_info(x).accepts_polynomial && !on_network(x))
+    if (!method_info(x).gaussian) {
+      std::string ok;
+      for (const MethodInfo* i : method_registry())
+        if (i->gaussian) ok += (ok.empty() ? "" : ", ") + std::string(i->id.id());
       throw InputError(std::string("method ") + method_name(x) + " is not available for Gaussian weights (a+bi) "
-                       "yet; use support, grid, numeric, blackbox, group, exact or modular");
+                       "yet; use " + ok);
+    }
 }
 
 FmpqMpoly realified_polynomial(const FmpqMpoly& re, const FmpqMpoly& im) {
@@ -81,14 +79,18 @@ FmpqMpoly realified_polynomial(const FmpqMpoly& re, const FmpqMpoly& im) {
   return F;
 }
 
-SepResult analyse_realified(const FmpqMpoly& F, const Partition& P, const SepOptions& o, const AnalysisContext& run) {
+Partition realified_partition(const Partition& P) {
   Partition Pf = P;
   Pf.by_tokens = false;
   Pf.tokens.clear();
   Pf.in_A.push_back(1);  // u
   Pf.in_A.push_back(0);  // v
-  SepResult r = analyse_polynomial(F, Pf, o, run);
-  for (auto& x : r.runs) halve(x);
+  return Pf;
+}
+
+SepResult analyse_realified(const FmpqMpoly& F, const Partition& P, const SepOptions& o, const AnalysisContext& run) {
+  SepResult r = analyse_polynomial(F, realified_partition(P), o, run);
+  for (auto& x : r.runs) halve_realified(x);
   static_cast<Bracket&>(r) = Bracket::combine(r.runs);
   r.partition = P;
   r.sizes["field"] = "Q(i)";
@@ -98,64 +100,6 @@ SepResult analyse_realified(const FmpqMpoly& F, const Partition& P, const SepOpt
 SepResult analyse_gaussian_polynomial(const FmpqMpoly& re, const FmpqMpoly& im, const Partition& P,
                                       const SepOptions& o, const AnalysisContext& run) {
   return analyse_realified(realified_polynomial(re, im), P, o, run);
-}
-
-std::vector<SepResult> analyse_gaussian(const Model& m, const std::vector<Entry>& outputs,
-                                        const std::vector<Partition>& partitions, const SepOptions& o,
-                                        const SepProgress& progress, const AnalysisContext& run) {
-  check_methods_for(m, o.methods, o.prime);
-  const auto est = estimate_expansion(m);
-  const bool expandable = est.terms <= o.max_terms;
-  const bool by_default = o.methods.empty();
-  std::vector<Method> on_poly, on_net;
-  for (Method x : by_default ? plan(expandable ? PlanFor::expandable_network : PlanFor::unexpandable_network)
-                             : o.methods) {
-    if (method_info(x).accepts_polynomial) on_poly.push_back(x);
-    else if (on_network(x)) on_net.push_back(x);  // others: not by default (checked above)
-  }
-  SepOptions po = o;
-  po.methods = on_poly;
-  if (!on_poly.empty()) {
-    check_expansion_size(m, o.max_terms);
-    run.check_memory(2 * expansion_memory_estimate(m), "the expansion over Q(i)");
-  }
-  PolyRing R(static_cast<slong>(m.num_inputs()));
-  std::vector<SepResult> results;
-  methods::BlackboxDraws draws(m, o);  // p = 1 mod 4, if a black-box runs
-  for (const auto& e : outputs) {
-    std::optional<FmpqMpoly> F;
-    slong terms = 0;
-    if (!on_poly.empty()) {
-      const GaussPoly y = expand_gauss(R, m, {e})[0];
-      terms = poly_stats(y, m.tokens, m.width).terms;
-      F = realified_polynomial(y.re, y.im);
-    }
-    for (const auto& P : partitions) {
-      SepResult res;
-      // The network's own methods first: support (the monomials any weights
-      // can produce) and the grid (LV Claim 1 over Q(i), or mod p with i = sqrt(-1)).
-      methods::BidegreeCache bidegrees{m, e, P, false, std::nullopt, {}};
-      for (Method x : on_net) {
-        methods::MethodContext ctx{.model = &m, .e = e, .P = P, .o = o, .run = run, .res = res,
-                                   .by_default = by_default, .degree = est.degree, .bidegrees = &bidegrees,
-                                   .blackbox = &draws};
-        res.runs.push_back(method_info(x).run(ctx));
-      }
-      if (F) {
-        SepResult on_F = analyse_realified(*F, P, po, run);
-        for (auto& r : on_F.runs) res.runs.push_back(std::move(r));
-        res.sizes = on_F.sizes;
-        res.sizes["terms"] = terms;
-      }
-      static_cast<Bracket&>(res) = Bracket::combine(res.runs);
-      res.output = e;
-      res.partition = P;
-      res.sizes["field"] = "Q(i)";
-      if (progress) progress(res, true);
-      results.push_back(std::move(res));
-    }
-  }
-  return results;
 }
 
 }  // namespace netpoly

@@ -13,8 +13,11 @@ FmpqMpoly realified_polynomial(const FmpqMpoly& re, const FmpqMpoly& im);
 // The methods that read a polynomial, on the realified F, each number halved.
 SepResult analyse_realified(const FmpqMpoly& F, const Partition& P, const SepOptions& o, const AnalysisContext& run);
 
-std::vector<SepResult> analyse_gaussian(const Model& m, const std::vector<Entry>& outputs,
-                                        const std::vector<Partition>& partitions, const SepOptions& o,
-                                        const SepProgress& progress, const AnalysisContext& run);
+// The partition of F: P's variables, u on side A, v on side B.
+Partition realified_partition(const Partition& P);
+
+// A method's number on F as a number over Q(i): halved (an exact rank
+// exactly, a lower bound rounded up, an upper bound down).
+void halve_realified(MethodRun& r);
 
 }  // namespace netpoly

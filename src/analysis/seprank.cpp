@@ -89,6 +89,7 @@ void run_methods(SepResult& res, methods::MethodContext& ctx, const std::vector<
       r = skipped(mm, std::string("not run by default: ") + err.what());
     }
     r.seconds = seconds_since(t0);
+    if (ctx.realified && info.needs_expansion) halve_realified(r);
     if (!r.size_key.empty()) res.sizes[r.size_key] = r.size;
     res.runs.push_back(std::move(r));
     if (after_each) after_each();
@@ -151,13 +152,14 @@ struct Pair {
 // need no expansion rather than stop at a limit.
 std::string expansion_refused(const Model& m, const ExpansionEstimate& est, const SepOptions& o,
                               const AnalysisContext& run, bool by_default) {
-  const double secs = expansion_seconds_estimate(est.terms);
+  const double factor = m.gaussian() ? 2 : 1;  // a real and an imaginary part
+  const double secs = factor * expansion_seconds_estimate(est.terms);
   if (est.terms > o.max_terms)
     return "skipped: expansion estimated at " + fmt_g(est.terms) + " terms exceeds --max-terms " + fmt_g(o.max_terms) +
            " (raise --max-terms, or use support/blackbox/grid)";
   if (secs > std::min(o.budget, run.budget_left()))
     return "skipped: expansion estimated " + fmt_g(secs) + " s exceeds " + budget_text(o);
-  const double need = 2 * expansion_memory_estimate(m), have = run.max_memory_bytes - run.resident_bytes();
+  const double need = 2 * factor * expansion_memory_estimate(m), have = run.max_memory_bytes - run.resident_bytes();
   if (by_default && run.max_memory_bytes > 0 && need > have)
     return "not expanded by default: the expansion is estimated at up to " + format_bytes(need) +
            " at its peak, more than the " + format_bytes(have) + " left of " +
@@ -182,24 +184,48 @@ void run_probe(SepResult& res, const methods::MethodContext& pc, const std::func
     r.note = std::string(kProbeNote) + (r.note.empty() ? "" : "; " + r.note);
 }
 
+// An entry's expansion as the methods read it: packed (real weights), or the
+// realified polynomial of a Gaussian model (gauss_sep.hpp).
+struct Expansion {
+  std::optional<PackedExpansion> y;
+  std::optional<FmpqMpoly> F;
+  slong terms = 0;
+  explicit operator bool() const { return y || F; }
+  SparseIntMatrix matrix(const Partition& P) const {
+    return y ? coefficient_matrix(*y, P) : coefficient_matrix(*F, realified_partition(P));
+  }
+};
+
 // The expansion of entry e, watched (progress, cancellation, the memory
 // limit). By default a stop near the memory limit is not an error: the
 // polynomials are dropped, `skip` says why, and the plan goes on without.
-std::optional<PackedExpansion> expand_watched(const PolyRing& R, const Model& m, const Entry& e,
-                                              const ExpansionEstimate& est, const AnalysisContext& run,
-                                              bool by_default, std::string& skip) {
-  if (!by_default) run.check_memory(expansion_memory_estimate(m), "the expansion");
+Expansion expand_watched(const PolyRing& R, const Model& m, const Entry& e, const ExpansionEstimate& est,
+                         const AnalysisContext& run, bool by_default, std::string& skip) {
+  const double factor = m.gaussian() ? 2 : 1;  // a real and an imaginary part
+  if (!by_default) run.check_memory(factor * expansion_memory_estimate(m), "the expansion");
   PolyRing W = R;
   W.watch = expansion_watch(run, "y" + std::to_string(e.token) + "_" + std::to_string(e.channel),
-                            expansion_seconds_estimate(est.terms));
+                            factor * expansion_seconds_estimate(est.terms));
+  Expansion x;
   try {
-    return std::move(expand_packed(W, m, {e})[0]);
+    if (m.gaussian()) {
+      const PolyRing G(static_cast<slong>(m.num_inputs()));
+      PolyRing Gw = G;
+      Gw.watch = W.watch;
+      const GaussPoly g = expand_gauss(Gw, m, {e})[0];
+      x.terms = poly_stats(g, m.tokens, m.width).terms;
+      x.F = realified_polynomial(g.re, g.im);
+    } else {
+      x.y = std::move(expand_packed(W, m, {e})[0]);
+      x.terms = x.y->poly.length();
+    }
+    return x;
   } catch (const LimitError& err) {
     if (!by_default) throw;
     skip = std::string("skipped: ") + err.what() + "; the methods that need no expansion ran instead";
   }
   release_memory();
-  return std::nullopt;
+  return Expansion{};
 }
 
 }  // namespace
@@ -226,7 +252,7 @@ std::vector<SepResult> analyse_network(const Model& m_in, const std::vector<Entr
       throw InputError("output " + std::to_string(e.token) + "," + std::to_string(e.channel) +
                        ": out of range (the model has " + std::to_string(m.tokens) + " tokens and " +
                        std::to_string(m.output_width()) + " output channels)");
-  if (m.gaussian()) return analyse_gaussian(m, outputs, partitions, o, progress, run);  // (never generic: a real shape)
+  check_methods_for(m, o.methods, o.prime);  // Gaussian weights: the methods that take them
   const auto est = estimate_expansion(m);
   const bool by_default = o.methods.empty();
   const bool expandable = est.terms <= o.max_terms;
@@ -267,7 +293,8 @@ std::vector<SepResult> analyse_network(const Model& m_in, const std::vector<Entr
                                                                                     .matrix = &q.mc,
                                                                                     .bidegrees = &q.bidegrees,
                                                                                     .blackbox = &draws,
-                                                                                    .generic = generic ? &*generic : nullptr}));
+                                                                                    .generic = generic ? &*generic : nullptr,
+                                                                                    .realified = m.gaussian()}));
     }
     // The pair's result so far, for a caller that shows or keeps work as it goes.
     auto report_partial = [&](const Pair& q) {
@@ -281,7 +308,7 @@ std::vector<SepResult> analyse_network(const Model& m_in, const std::vector<Entr
     auto open = [&] {
       return std::any_of(pairs.begin(), pairs.end(), [](const auto& q) { return !closed(q->res); });
     };
-    std::optional<PackedExpansion> y;  // read in its packed ring: the analysis never needs the terms unpacked
+    Expansion y;  // packed (read in its packed ring: the analysis never needs the terms unpacked), or realified
     double expand_seconds = 0;
     std::string expand_skip;
     if (needs_expansion && (!by_default || open())) {
@@ -300,11 +327,12 @@ std::vector<SepResult> analyse_network(const Model& m_in, const std::vector<Entr
     for (std::size_t k = 0; k < pairs.size(); ++k) {
       Pair& q = *pairs[k];
       if (y) {
-        q.res.sizes["terms"] = y->poly.length();
+        q.res.sizes["terms"] = y.terms;
         q.res.sizes["expansion_seconds"] = expand_seconds;
       }
+      if (m.gaussian()) q.res.sizes["field"] = "Q(i)";
       std::function<SparseIntMatrix()> matrix;
-      if (y) matrix = [&] { return coefficient_matrix(*y, q.res.partition); };
+      if (y) matrix = [&] { return y.matrix(q.res.partition); };
       run_methods(q.res, *ctxs[k], after, by_default, matrix, expand_skip, [&] { report_partial(q); });
       // A probe superseded by the black-box's own run is dropped.
       std::vector<MethodRun>& runs = q.res.runs;

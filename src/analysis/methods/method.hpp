@@ -78,6 +78,9 @@ struct MethodContext {
   // Generic mode (SepOptions::generic): `model` is the shape with weights 1,
   // and a black-box mod p evaluates the network of weights drawn mod p.
   GenericDraws* generic = nullptr;
+  // Gaussian weights: the coefficient matrix is the realified polynomial's
+  // (gauss_sep.hpp), and the scheduler halves what is read from it.
+  bool realified = false;
 
   const BlackboxPrime& blackbox_prime() const { return blackbox->prime(); }
   double blackbox_height() const { return blackbox->height(e); }
