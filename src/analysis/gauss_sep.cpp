@@ -52,7 +52,8 @@ void halve(MethodRun& r) {
 // any weights can produce), grid and numeric (values over Q(i), mod p or in
 // complex doubles), blackbox (values mod p = 1 mod 4 with i = sqrt(-1)).
 bool on_network(Method x) {
-  return x == Method::support || x == Method::grid || x == Method::numeric || x == Method::blackbox;
+  return x == Method::support || x == Method::grid || x == Method::numeric || x == Method::blackbox ||
+         x == Method("gram");
 }
 
 }  // namespace
@@ -139,7 +140,9 @@ std::vector<SepResult> analyse_gaussian(const Model& m, const std::vector<Entry>
         methods::MethodContext ctx{.model = &m, .e = e, .P = P, .o = o, .run = run, .res = res,
                                    .by_default = by_default, .degree = est.degree, .bidegrees = &bidegrees,
                                    .blackbox = &draws};
-        res.runs.push_back(method_info(x).run(ctx));
+        const MethodInfo& info = method_info(x);
+        if (by_default && info.applies && !info.applies(ctx)) continue;
+        res.runs.push_back(info.run(ctx));
       }
       if (F) {
         SepResult on_F = analyse_realified(*F, P, po, run);

@@ -48,6 +48,7 @@ void run_methods(SepResult& res, methods::MethodContext& ctx, const std::vector<
     ctx.run.check_cancelled();
     if (stop_when_closed && closed(res)) break;
     const MethodInfo& info = method_info(mm);
+    if (ctx.by_default && info.applies && !info.applies(ctx)) continue;
     const auto t0 = std::chrono::steady_clock::now();
     if (info.needs_expansion) {
       if (!matrix) {
