@@ -303,3 +303,22 @@ TEST_CASE("gram is tight on the small attention rungs (known answers)", "[gram]"
   CHECK(res.runs.back().details.contains("small_prime"));
   CHECK(!res.runs.back().details.contains("failure_probability"));  // certified, no probability
 }
+
+TEST_CASE("the default plan certifies before an expansion it would not need", "[gram][seprank]") {
+  // Attention L = 3, d = 4, H = 1, N = 2: expandable (about 2.7e6 terms
+  // estimated), and gram (= support here) is tight, so the small prime's
+  // ranks meet it and the coefficient matrix is never built. The exact value
+  // 2,380 = support = gram is the sum of min(binom(2k+3, 3), binom(30-2k, 3))
+  // over the blocks k = 0..13 (x_1-monomials of degree 2k, x_0-monomials of
+  // degree 27 - 2k), met here by a certified lower bound.
+  PresetOptions o{.shape = {.arch = parse_arch("attention"), .layers = 3, .width = 4, .heads = 1, .tokens = 2}, .seed = 1};
+  const Model m = make_preset(o);
+  REQUIRE(estimate_expansion(m).terms > 1e6);
+  SepOptions so;
+  so.blackbox_seed = 1;
+  const auto res = analyse_network(m, {{0, 0}}, {parse_partition("half", 2, 4)}, so)[0];
+  CHECK(res.status == BracketStatus::exact);
+  CHECK(res.lower.value == std::size_t{2380});
+  CHECK_FALSE(res.sizes.contains("terms"));  // nothing was expanded
+  CHECK(res.lower.method == "blackbox");
+}

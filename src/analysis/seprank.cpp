@@ -41,14 +41,45 @@ void check_partition(const Partition& P, std::size_t nvars, const std::string& w
 // default cap) is skipped; by default the run stops once the bracket closes,
 // and a method that does not fit the model (InputError) is skipped rather
 // than an error.
+// Before an expansion estimated to take long (more than kCertifyFirstTerms
+// terms), the default plan tries the black-box's small-prime phase, within
+// kCertifyFirstSeconds, when a structural upper bound is known: if its
+// certified lower bound meets that bound, the bracket is exact and nothing is
+// expanded. Otherwise the attempt is dropped (the plan goes on, the black-box
+// in its own place).
+constexpr double kCertifyFirstTerms = 1e6, kCertifyFirstSeconds = 60;
+
+std::optional<MethodRun> certify_before_expansion(const methods::MethodContext& ctx) {
+  const auto upper = ctx.best_upper();
+  if (!upper || !ctx.model || ctx.o.prime || !ctx.o.small_prime_first) return std::nullopt;
+  SepOptions o = ctx.o;
+  o.budget = std::min(o.budget, kCertifyFirstSeconds);
+  methods::MethodContext c{.model = ctx.model, .e = ctx.e, .P = ctx.P, .o = o, .run = ctx.run, .res = ctx.res,
+                           .by_default = ctx.by_default, .degree = ctx.degree, .matrix = ctx.matrix,
+                           .bidegrees = ctx.bidegrees, .blackbox = ctx.blackbox, .small_prime_only = true};
+  const auto t0 = std::chrono::steady_clock::now();
+  MethodRun r = method_info(Method::blackbox).run(c);
+  r.seconds = seconds_since(t0);
+  if (!r.value || *r.value < *upper || !r.details.contains("small_prime")) return std::nullopt;
+  return r;
+}
+
 void run_methods(SepResult& res, methods::MethodContext& ctx, const std::vector<Method>& list, bool stop_when_closed,
                  const std::function<SparseIntMatrix()>& matrix, const std::string& expand_skip,
-                 const std::function<void()>& after_each) {
+                 const std::function<void()>& after_each, bool certify_first = false) {
   for (Method mm : list) {
     ctx.run.check_cancelled();
     if (stop_when_closed && closed(res)) break;
     const MethodInfo& info = method_info(mm);
     if (ctx.by_default && info.applies && !info.applies(ctx)) continue;
+    if (info.needs_expansion && certify_first && matrix && !ctx.matrix->C) {
+      certify_first = false;
+      if (auto r = certify_before_expansion(ctx)) {
+        res.runs.push_back(std::move(*r));
+        if (after_each) after_each();
+        if (closed(res)) break;
+      }
+    }
     const auto t0 = std::chrono::steady_clock::now();
     if (info.needs_expansion) {
       if (!matrix) {
@@ -144,6 +175,7 @@ std::vector<SepResult> analyse_network(const Model& m, const std::vector<Entry>&
     std::optional<PackedExpansion> y;  // read in its packed ring: the analysis never needs the terms unpacked
     double expand_seconds = 0;
     std::string expand_skip;
+    bool can_expand = false;
     if (needs_expansion) {
       if (!expandable) {
         expand_skip = "skipped: expansion estimated at " + fmt_g(est.terms) + " terms exceeds --max-terms " +
@@ -151,22 +183,25 @@ std::vector<SepResult> analyse_network(const Model& m, const std::vector<Entry>&
       } else if (expand_cost > std::min(o.budget, run.budget_left())) {
         expand_skip = "skipped: expansion estimated " + fmt_g(expand_cost) + " s exceeds --budget " + fmt_g(o.budget) + " s";
       } else {
+        can_expand = true;
+      }
+    }
+    // Expanded when a method first reads a coefficient matrix, once per entry.
+    auto expansion = [&]() -> const PackedExpansion& {
+      if (!y) {
         run.check_memory(expansion_memory_estimate(m), "the expansion");
         auto t0 = std::chrono::steady_clock::now();
         y = std::move(expand_packed(R, m, {e})[0]);
         expand_seconds = seconds_since(t0);
       }
-    }
+      return *y;
+    };
     for (const auto& P : partitions) {
       SepResult res;
       res.output = e;
       res.partition = P;
       methods::MatrixCache mc;
       methods::BidegreeCache bidegrees{m, e, P, false, std::nullopt, {}};
-      if (y) {
-        res.sizes["terms"] = y->poly.length();
-        res.sizes["expansion_seconds"] = expand_seconds;
-      }
       methods::MethodContext ctx{.model = &m,
                                  .e = e,
                                  .P = P,
@@ -186,8 +221,14 @@ std::vector<SepResult> analyse_network(const Model& m, const std::vector<Entry>&
         progress(partial, false);
       };
       std::function<SparseIntMatrix()> matrix;
-      if (y) matrix = [&] { return coefficient_matrix(*y, P); };
-      run_methods(res, ctx, list, by_default, matrix, expand_skip, report_partial);
+      if (can_expand) matrix = [&] {
+        const PackedExpansion& ye = expansion();
+        res.sizes["terms"] = ye.poly.length();
+        res.sizes["expansion_seconds"] = expand_seconds;
+        return coefficient_matrix(ye, P);
+      };
+      run_methods(res, ctx, list, by_default, matrix, expand_skip, report_partial,
+                  by_default && !y && est.terms > kCertifyFirstTerms);
       combine(res);
       if (progress) progress(res, true);
       results.push_back(std::move(res));

@@ -257,6 +257,7 @@ std::optional<Outcome> blackbox_rounds(MethodContext& ctx, const Layout& L, std:
   if (upper && !bp.fixed && ctx.o.small_prime_first &&
       small_prime_phase(ctx, L, blocks, cap, bp, salt, target, out))
     return out;
+  if (ctx.small_prime_only) return out;  // the scheduler keeps it only if it met the upper bound
   SplitMix64 g(bp.seed ^ salt);
   const auto t = set_weights(L, blocks, bp.p, g);
   if (!t) return std::nullopt;  // a tiny --prime: the caller falls back to the whole matrix

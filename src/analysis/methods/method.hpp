@@ -68,6 +68,10 @@ struct MethodContext {
   MatrixCache* matrix = nullptr;       // built before a needs_expansion method runs
   BidegreeCache* bidegrees = nullptr;  // networks only
   BlackboxDraws* blackbox = nullptr;   // networks only
+  // The scheduler's attempt before an expansion (seprank.cpp): the black-box
+  // runs its small-prime phase only, whose certified bound is kept only when
+  // it meets the best upper bound.
+  bool small_prime_only = false;
 
   const BlackboxPrime& blackbox_prime() const { return blackbox->prime(); }
   double blackbox_height() const { return blackbox->height(e); }
