@@ -20,6 +20,7 @@
 #include "netpoly/presets.hpp"
 #include "netpoly/rings.hpp"
 #include "netpoly/seprank.hpp"
+#include "random_models.hpp"
 
 using namespace netpoly;
 
@@ -173,12 +174,8 @@ std::string net(std::size_t N, std::size_t d, const std::string& layers) {
          std::to_string(d) + R"(}, "layers": [)" + layers + "]}";
 }
 
-// A random Gaussian weight: small integer or rational parts, either part often 0.
-std::string random_weight(SplitMix64& g) {
-  Fmpq re(static_cast<slong>(g.symmetric(2))), im(static_cast<slong>(g.symmetric(2)));
-  if (g.below(4) == 0) re = Fmpq(static_cast<slong>(g.symmetric(3)), 2);
-  return "\"" + gaussian_text(re, im) + "\"";
-}
+// A random Gaussian weight (random_models.hpp), as JSON text.
+std::string random_weight(SplitMix64& g) { return "\"" + test_models::gaussian_weight(g) + "\""; }
 std::string random_matrix(SplitMix64& g, std::size_t r, std::size_t c) {
   std::string s = "[";
   for (std::size_t i = 0; i < r; ++i) {

@@ -73,6 +73,10 @@ struct MethodInfo {
   // Estimated seconds, checked against --budget before run; nullopt: the
   // method watches the budget itself.
   std::optional<double> (*estimate)(methods::MethodContext&) = nullptr;
+  // Whether the method fits this network, entry and partition (nullptr:
+  // always); the default plan passes over it silently where it does not,
+  // asked for by name it runs and says why it does not fit.
+  bool (*applies)(const methods::MethodContext&) = nullptr;
   MethodRun (*run)(methods::MethodContext&) = nullptr;
 };
 

@@ -16,6 +16,7 @@
 // graph is a matching and the bound is sum_a min(n_a, m_{D-a}).
 #pragma once
 #include <cstddef>
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -42,5 +43,10 @@ struct SupportBound {
 // min over covers (S, T) of sum_{a in S} binom(a + nA - 1, nA - 1) + sum_{b in T} binom(b + nB - 1, nB - 1).
 SupportBound support_bound(const Bidegrees& bd, std::size_t nA, std::size_t nB);
 SupportBound support_bound(const Bidegrees& bd, const Partition& P);
+// The same cover with other weights: rows of A-degree a span a space of
+// dimension at most weight_A(a), columns of B-degree b at most weight_B(b)
+// (the argument above holds for any such bounds: gram.hpp).
+SupportBound support_bound(const Bidegrees& bd, const std::function<Fmpz(std::size_t)>& weight_A,
+                           const std::function<Fmpz(std::size_t)>& weight_B);
 
 }  // namespace netpoly

@@ -46,6 +46,30 @@ void check_partition(const Partition& P, std::size_t nvars, const std::string& w
 // default cap) is skipped; by default the run stops once the bracket closes,
 // and a method that does not fit the model (InputError) is skipped rather
 // than an error.
+// Before an expansion estimated to take long (more than kCertifyFirstTerms
+// terms), the default plan tries the black-box's small-prime phase, within
+// kCertifyFirstSeconds, when a structural upper bound is known: if its
+// certified lower bound meets that bound, the bracket is exact and nothing is
+// expanded. Otherwise the attempt is dropped (the plan goes on, the black-box
+// in its own place).
+constexpr double kCertifyFirstTerms = 1e6, kCertifyFirstSeconds = 60;
+
+std::optional<MethodRun> certify_before_expansion(const methods::MethodContext& ctx) {
+  const auto upper = ctx.best_upper();
+  if (!upper || !ctx.model || ctx.o.prime || !ctx.o.small_prime_first) return std::nullopt;
+  SepOptions o = ctx.o;
+  o.budget = std::min(o.budget, kCertifyFirstSeconds);
+  methods::MethodContext c{.model = ctx.model, .e = ctx.e, .P = ctx.P, .o = o, .run = ctx.run, .res = ctx.res,
+                           .by_default = ctx.by_default, .degree = ctx.degree, .matrix = ctx.matrix,
+                           .bidegrees = ctx.bidegrees, .blackbox = ctx.blackbox, .generic = ctx.generic,
+                           .realified = ctx.realified, .small_prime_only = true};
+  const auto t0 = std::chrono::steady_clock::now();
+  MethodRun r = method_info(Method::blackbox).run(c);
+  r.seconds = seconds_since(t0);
+  if (!r.value || *r.value < *upper || !r.details.contains("small_prime")) return std::nullopt;
+  return r;
+}
+
 void run_methods(SepResult& res, methods::MethodContext& ctx, const std::vector<Method>& list, bool stop_when_closed,
                  const std::function<SparseIntMatrix()>& matrix, const std::string& expand_skip,
                  const std::function<void()>& after_each) {
@@ -53,6 +77,7 @@ void run_methods(SepResult& res, methods::MethodContext& ctx, const std::vector<
     ctx.run.check_cancelled();
     if (stop_when_closed && closed(res)) break;
     const MethodInfo& info = method_info(mm);
+    if (ctx.by_default && info.applies && !info.applies(ctx)) continue;
     const auto t0 = std::chrono::steady_clock::now();
     if (info.needs_expansion) {
       if (!matrix) {
@@ -314,6 +339,16 @@ std::vector<SepResult> analyse_network(const Model& m_in, const std::vector<Entr
     if (needs_expansion && (!by_default || open())) {
       expand_skip = expansion_refused(m, est, o, run, by_default);
       const double secs = expansion_seconds_estimate(est.terms);
+      // Certify first: where the small prime's ranks meet a structural upper
+      // bound, the pair is exact and needs no expansion.
+      if (expand_skip.empty() && by_default && est.terms > kCertifyFirstTerms)
+        for (std::size_t k = 0; k < pairs.size(); ++k)
+          if (!closed(pairs[k]->res))
+            if (auto r = certify_before_expansion(*ctxs[k])) {
+              pairs[k]->res.runs.push_back(std::move(*r));
+              report_partial(*pairs[k]);
+            }
+      if (!open()) expand_skip = "not needed: every pair closed before the expansion";
       if (expand_skip.empty() && by_default && secs > kProbeBeforeExpansion &&
           std::find(after.begin(), after.end(), Method::blackbox) != after.end())
         for (std::size_t k = 0; k < pairs.size(); ++k)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <optional>
 
 #include "netpoly/forward.hpp"
@@ -48,6 +49,21 @@ SupportBound support_bound(const Bidegrees& bd, const Partition& P) {
 }
 
 SupportBound support_bound(const Bidegrees& edges, std::size_t nA, std::size_t nB) {
+  // Monomials of degree exactly k in n variables.
+  auto count = [](std::size_t k, std::size_t n) {
+    Fmpz c;
+    if (n == 0) fmpz_set_ui(c.get(), k == 0 ? 1 : 0);
+    else fmpz_bin_uiui(c.get(), k + n - 1, n - 1);
+    return c;
+  };
+  return support_bound(edges, [&](std::size_t a) { return count(a, nA); }, [&](std::size_t b) { return count(b, nB); });
+}
+
+namespace {
+
+// The cover of one connected bidegree graph (max flow).
+SupportBound cover_connected(const Bidegrees& edges, const std::function<Fmpz(std::size_t)>& weight_A,
+                             const std::function<Fmpz(std::size_t)>& weight_B) {
   std::vector<std::size_t> as, bs;  // the degrees that occur
   for (const auto& [a, b] : edges) {
     as.push_back(a);
@@ -63,13 +79,6 @@ SupportBound support_bound(const Bidegrees& edges, std::size_t nA, std::size_t n
   sb.bidegrees = edges.size();
   for (const auto& [a, b] : edges) sb.degree = std::max(sb.degree, a + b);
   if (edges.empty()) return sb;  // y = 0: sep 0
-  // Monomials of degree exactly k in n variables.
-  auto count = [](std::size_t k, std::size_t n) {
-    Fmpz c;
-    if (n == 0) fmpz_set_ui(c.get(), k == 0 ? 1 : 0);
-    else fmpz_bin_uiui(c.get(), k + n - 1, n - 1);
-    return c;
-  };
   // Nodes: 0 = source, 1..|as| = A-degrees, then the B-degrees, last = sink.
   const std::size_t S = 0, T = 1 + as.size() + bs.size(), V = T + 1;
   struct Edge {
@@ -87,11 +96,11 @@ SupportBound support_bound(const Bidegrees& edges, std::size_t nA, std::size_t n
     return 1 + as.size() + static_cast<std::size_t>(std::lower_bound(bs.begin(), bs.end(), b) - bs.begin());
   };
   for (std::size_t a : as) {
-    Fmpz c = count(a, nA);
+    Fmpz c = weight_A(a);
     link(S, ia(a), &c);
   }
   for (std::size_t b : bs) {
-    Fmpz c = count(b, nB);
+    Fmpz c = weight_B(b);
     link(ib(b), T, &c);
   }
   for (const auto& [a, b] : edges) link(ia(a), ib(b), nullptr);
@@ -143,6 +152,42 @@ SupportBound support_bound(const Bidegrees& edges, std::size_t nA, std::size_t n
   for (std::size_t b : bs)
     if (seen[ib(b)]) sb.cols_cut.push_back(b);
   sb.value = flow;
+  return sb;
+}
+
+}  // namespace
+
+// A minimum cover is the union of minimum covers of the connected components
+// (an edge lies in one component): each component's flow is computed on its
+// own, so a graph of many small components (attention: one edge per
+// A-degree) costs little.
+SupportBound support_bound(const Bidegrees& edges, const std::function<Fmpz(std::size_t)>& weight_A,
+                           const std::function<Fmpz(std::size_t)>& weight_B) {
+  std::map<std::size_t, std::size_t> ia, ib;  // degree -> node
+  for (const auto& [a, b] : edges) {
+    ia.emplace(a, ia.size());
+    ib.emplace(b, ib.size());
+  }
+  std::vector<std::size_t> parent(ia.size() + ib.size());
+  for (std::size_t k = 0; k < parent.size(); ++k) parent[k] = k;
+  auto find = [&](std::size_t x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  };
+  for (const auto& [a, b] : edges) parent[find(ia[a])] = find(ia.size() + ib[b]);
+  std::map<std::size_t, Bidegrees> parts;
+  for (const auto& e : edges) parts[find(ia[e.first])].push_back(e);
+  SupportBound sb;
+  sb.bidegrees = edges.size();
+  for (const auto& [a, b] : edges) sb.degree = std::max(sb.degree, a + b);
+  for (const auto& [root, part] : parts) {
+    const SupportBound c = cover_connected(part, weight_A, weight_B);
+    fmpz_add(sb.value.get(), sb.value.get(), c.value.get());
+    sb.rows_cut.insert(sb.rows_cut.end(), c.rows_cut.begin(), c.rows_cut.end());
+    sb.cols_cut.insert(sb.cols_cut.end(), c.cols_cut.begin(), c.cols_cut.end());
+  }
+  std::sort(sb.rows_cut.begin(), sb.rows_cut.end());
+  std::sort(sb.cols_cut.begin(), sb.cols_cut.end());
   return sb;
 }
 

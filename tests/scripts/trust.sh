@@ -165,8 +165,10 @@ EOF
     ;;
   default_plan)
     # the grid does not fit 24 tokens: the default plan skips it with a note
-    # (it exited 2 and threw the finished results away); asked for, an error
-    "$np" make attention --layers 2 --width 2 --heads 1 --tokens 24 -o "$dir/t24.json" || fail "make"
+    # (it exited 2 and threw the finished results away); asked for, an error.
+    # (A mixer: attention (2,2,1,24) is now exact before the grid, gram
+    # meeting the black-box.)
+    "$np" make mixer --layers 3 --width 2 --tokens 24 -o "$dir/t24.json" || fail "make"
     run seprank "$dir/t24.json"; expect 0 "not run by default" "blackbox >="
     run seprank "$dir/t24.json" --methods grid; expect 2 "the grid would have"
     ;;

@@ -262,6 +262,7 @@ std::optional<Outcome> blackbox_rounds(MethodContext& ctx, const Layout& L, std:
   if (upper && !bp.fixed && ctx.o.small_prime_first &&
       small_prime_phase(ctx, L, blocks, cap, bp, salt, target, out))
     return out;
+  if (ctx.small_prime_only) return out;  // the scheduler keeps it only if it met the upper bound
   SplitMix64 g(bp.seed ^ salt);
   const auto t = set_weights(L, blocks, bp.p, g);
   if (!t) return std::nullopt;  // a tiny --prime: the caller falls back to the whole matrix
@@ -362,6 +363,30 @@ MethodRun with_witness(const MethodContext& ctx, MethodRun r, const std::vector<
   return r;
 }
 
+// Bounds on the span of the rows of each A-degree and of the columns of each
+// B-degree that other methods published (`degree_weights`, e.g. gram's): the
+// smallest per degree.
+struct DegreeBounds {
+  std::map<std::size_t, Fmpz> A, B;
+};
+DegreeBounds published_degree_bounds(const MethodContext& ctx) {
+  DegreeBounds db;
+  for (const auto& run : ctx.res.runs) {
+    if (!run.value || !run.details.contains("degree_weights")) continue;
+    const json& w = run.details["degree_weights"];
+    for (const char* side : {"A", "B"}) {
+      auto& into = side[0] == 'A' ? db.A : db.B;
+      for (const auto& [deg, val] : w[side].items()) {
+        Fmpz x;
+        if (!x.set_str(val.get<std::string>())) continue;
+        const std::size_t k = std::stoul(deg);
+        if (auto it = into.find(k); it == into.end() || fmpz_cmp(x.get(), it->second.get()) < 0) into[k] = x;
+      }
+    }
+  }
+  return db;
+}
+
 // The blocks along the connected components of the bidegree graph
 // (support.hpp): a nonzero entry (alpha, beta) joins the A-degree |alpha| to
 // the B-degree |beta|, so rows of A-degrees in one component meet only
@@ -371,9 +396,11 @@ MethodRun with_witness(const MethodContext& ctx, MethodRun r, const std::vector<
 // gives every y_a(a_i, b_j) mod p, hence y_c = sum_{a in c} y_a, and
 // E_c = V_A C_c V_B^T, so rank_p E_c <= rank C_c: the sum of the blocks'
 // ranks is a certified lower bound, each needing only (its rank + 1) points
-// per side. A block's cap: rank C_c is at most the monomials of its
-// A-degrees (its rows), and of its B-degrees. Empty when there is a single
-// block (the whole matrix needs s times fewer passes).
+// per side. A block's cap: rank C_c is at most the minimum weighted vertex
+// cover of its bidegrees (support.hpp), each degree weighted by a bound on
+// its rows' (columns') span: its monomials, or what another method published.
+// Empty when there is a single block (the whole matrix needs s times fewer
+// passes).
 std::optional<MethodRun> run_split(MethodContext& ctx, std::size_t cap, const BlackboxPrime& bp, double height) {
   const Bidegrees* bdp = ctx.bidegrees->get();
   if (!bdp || bdp->empty()) return std::nullopt;
@@ -402,23 +429,31 @@ std::optional<MethodRun> run_split(MethodContext& ctx, std::size_t cap, const Bl
   if (groups.size() < 2) return std::nullopt;
   std::size_t degree = 0;
   for (const auto& [a, b] : bd) degree = std::max(degree, a + b);
-  // Monomials of degree exactly k in n variables: C(k + n - 1, n - 1).
-  auto mono = [](std::size_t n, std::size_t k) {
-    if (n == 0) return k == 0 ? 1.0 : 0.0;
-    return std::round(std::exp(std::lgamma(double(k + n)) - std::lgamma(double(k + 1)) - std::lgamma(double(n))));
-  };
+  // A block's cap: the minimum weighted vertex cover of its bidegrees, each
+  // degree weighted by the monomials of that degree on its side, or by a
+  // smaller bound on its rows' (columns') span another method published.
   const std::size_t na = side_vars(ctx.P, true).size(), nb = side_vars(ctx.P, false).size();
-  std::map<std::size_t, double> rows, cols;  // root -> monomials of its A- / B-degrees
-  for (std::size_t k = 0; k < s; ++k) rows[find(k)] += mono(na, as[k]);
-  for (std::size_t k = 0; k < bs.size(); ++k) cols[find(s + k)] += mono(nb, bs[k]);
+  const DegreeBounds db = published_degree_bounds(ctx);
+  auto weight = [](const std::map<std::size_t, Fmpz>& pub, std::size_t n) {
+    return [&pub, n](std::size_t deg) {
+      Fmpz c;
+      if (n == 0) fmpz_set_ui(c.get(), deg == 0 ? 1 : 0);
+      else fmpz_bin_uiui(c.get(), deg + n - 1, n - 1);
+      if (auto it = pub.find(deg); it != pub.end() && fmpz_cmp(it->second.get(), c.get()) < 0) c = it->second;
+      return c;
+    };
+  };
+  std::map<std::size_t, Bidegrees> edges;  // root -> its bidegrees
+  for (const auto& [a, b] : bd) edges[find(ia(a))].emplace_back(a, b);
   Layout L;
   L.as = as;
   std::vector<Block> blocks;
   for (const auto& [root, idx] : groups) {
     Block c;
     for (std::size_t k : idx) c.a_degrees.push_back(as[k]);
-    const double bound = std::min(rows[root], cols[root]);
-    c.cap = bound < 1e15 ? static_cast<std::size_t>(bound) : std::numeric_limits<std::size_t>::max() / 4;
+    const Fmpz bound = support_bound(edges[root], weight(db.A, na), weight(db.B, nb)).value;
+    c.cap = fmpz_cmp_ui(bound.get(), static_cast<ulong>(1e15)) < 0 ? static_cast<std::size_t>(fmpz_get_ui(bound.get()))
+                                                                  : std::numeric_limits<std::size_t>::max() / 4;
     L.groups.push_back(idx);
     blocks.push_back(std::move(c));
   }

@@ -81,6 +81,10 @@ struct MethodContext {
   // Gaussian weights: the coefficient matrix is the realified polynomial's
   // (gauss_sep.hpp), and the scheduler halves what is read from it.
   bool realified = false;
+  // The scheduler's attempt before an expansion (seprank.cpp): the black-box
+  // runs its small-prime phase only, whose certified bound is kept only when
+  // it meets the best upper bound.
+  bool small_prime_only = false;
 
   const BlackboxPrime& blackbox_prime() const { return blackbox->prime(); }
   double blackbox_height() const { return blackbox->height(e); }

@@ -1,0 +1,85 @@
+// gram: a structural upper bound for softmax-free attention networks
+// (gram.hpp, docs/math.md §4): the output entry is x_o times a polynomial in
+// the Gram matrices M_A, M_B of the two sides' tokens; per degree, the spaces
+// its rows and columns live in have dimensions bounded by representation
+// theory (Gram rings, covariants; weight-independent) and, for these weights,
+// by the first layer's head contraction and functionals at the points of its
+// kernel on the Gram variety. A minimum weighted vertex cover of the degree
+// graph bounds sep. No expansion. The per-degree bounds (`degree_weights`)
+// give the black-box its block caps.
+#include "../gram.hpp"
+#include "method.hpp"
+#include "netpoly/error.hpp"
+#include "netpoly/seprank.hpp"
+
+namespace netpoly::methods {
+namespace {
+
+using json = nlohmann::json;
+
+std::optional<gram::Shape> shape_of(const MethodContext& ctx, std::string& why) {
+  if (!ctx.model) {
+    why = "needs a network";
+    return std::nullopt;
+  }
+  return gram::attention_shape(*ctx.model, ctx.e, ctx.P, why);
+}
+
+bool applies(const MethodContext& ctx) {
+  std::string why;
+  return shape_of(ctx, why).has_value();
+}
+
+json weights_json(const std::map<std::size_t, Fmpz>& w) {
+  json j = json::object();
+  for (const auto& [deg, x] : w) j[std::to_string(deg)] = x.str();
+  return j;
+}
+
+MethodRun run(MethodContext& ctx) {
+  std::string why;
+  const auto shape = shape_of(ctx, why);
+  if (!shape) throw InputError("method gram: " + why);
+  const bool exact_weights = !ctx.model->gaussian();
+  const gram::Bound b = gram::gram_bound(*ctx.model, *shape, exact_weights);
+  MethodRun r;
+  r.method = Method("gram");
+  r.kind = RunKind::upper;
+  r.how = "certified upper bound (dimensions of the tokens' Gram-matrix polynomials per degree)";
+  json codims = {{"output_side", json::object()}, {"other_side", json::object()}};
+  for (const auto& [j, c] : b.codims.out) codims["output_side"][std::to_string(j)] = c;
+  for (const auto& [k, c] : b.codims.other) codims["other_side"][std::to_string(k)] = c;
+  codims["primes"] = {b.codims.prime_out, b.codims.prime_other};
+  codims["points"] = {b.codims.points_out, b.codims.points_other};
+  if (!b.codims.note.empty()) codims["note"] = b.codims.note;
+  r.details = {{"bound", b.cover.value.str()},
+               {"generic_bound", b.generic.value.str()},
+               {"weight_dependent", exact_weights},
+               {"contraction_rank", b.contraction},
+               {"full_occurrences", shape->full},
+               {"output_side_tokens", shape->n_out},
+               {"cover", {{"A_degrees", b.cover.rows_cut}, {"B_degrees", b.cover.cols_cut}}},
+               {"degree_weights", {{"A", weights_json(b.wA)}, {"B", weights_json(b.wB)}}},
+               {"codimensions", codims}};
+  if (fmpz_cmp_ui(b.cover.value.get(), static_cast<ulong>(1) << 62) <= 0)
+    r.value = static_cast<std::size_t>(fmpz_get_ui(b.cover.value.get()));
+  else
+    r.note = "the bound " + b.cover.value.str() + " is beyond 2^62";
+  return r;
+}
+
+const MethodInfo info{
+    .id = Method("gram"),
+    .order = 7,
+    .kind = RunKind::upper,
+    .summary = "attention networks, no expansion: the output is x_o times a polynomial in the tokens' Gram "
+               "matrices; per degree, dimensions of those polynomials (representation theory) and of the first "
+               "layer's head contraction, min weighted vertex cover",
+    .plan = {.expandable = 0, .unexpandable = 0, .polynomial = -1},
+    .applies = applies,
+    .run = run,
+};
+const RegisterMethod registered(info);
+
+}  // namespace
+}  // namespace netpoly::methods
