@@ -11,6 +11,7 @@
 #include "netpoly/bounds.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/presets.hpp"
+#include "../src/bounds/bound_entry.hpp"
 
 using namespace netpoly;
 
@@ -481,4 +482,48 @@ TEST_CASE("the bounds registry: every id is listed once, and compute_bounds give
       }
     }
   CHECK(produced == seen);
+}
+
+TEST_CASE("the B.2 lower bounds are out of regime at d_a = 1 and N = 1 (issue 32.3)", "[bounds]") {
+  // LV App. B.2 needs d_a = d/H odd and >= 3 (Lemma 6's V has H (d_a - 1)/2 columns: none at
+  // d_a = 1) and N >= 2. Before the fix, L = 2, d = 3, H = 3 (3^2 > 3: Thm 2's side) and
+  // L = 2, d = 11, H = 11 (3^2 < 11: Thm 1's side and NB Thm 5.7) were "in regime" with the
+  // value log3 0 (undefined), and `check` reported ERROR on the measured sep 35.
+  for (const char* id : {"LV Thm 2 (lower)", "LV B.2 witness"}) {
+    INFO(id);
+    CHECK_FALSE(get(attn(2, 3, 3, 2), id).in_regime);
+  }
+  for (const char* id : {"LV Thm 1 (lower)", "NB Thm 5.7", "LV B.2 witness"}) {
+    INFO(id);
+    CHECK_FALSE(get(attn(2, 11, 11, 2), id).in_regime);
+    CHECK_FALSE(get(attn(2, 11, 11, 2), id).defined);  // log3 0 (the witness: ((0 lambda)))
+    CHECK(get(attn(2, 11, 1, 2), id).in_regime);   // d_a = 11
+    CHECK_FALSE(get(attn(2, 11, 1, 1), id).in_regime);  // one token: no partition of tokens
+  }
+  CHECK(get(attn(2, 3, 1, 2), "LV Thm 2 (lower)").in_regime);  // d_a = 3, 3^2 > 3
+  CHECK(get(attn(2, 15, 5, 2), "LV Thm 1 (lower)").in_regime);  // d_a = 3, 3^2 < 15
+  CHECK(get(attn(2, 11, 1, 2), "LV Thm 1 (lower)").condition == "L < log3 d, L >= 2, d_a odd >= 3, N >= 2 (B.2)");
+}
+
+TEST_CASE("LV Thm 4 and 6 skip the exact value when its numerator is too long (issue 32)", "[bounds]") {
+  // L = 7, d = 9^7 = 4782969: C = 1093, the value has 9208 digits, but the exact route builds
+  // (2C + d)^d = 4785155^4782969: d log10(2C + d) = 4782969 * 6.67990... = 3.195e7 digits (that
+  // took 25 s). It is skipped beyond the 10,000-digit cap; the log3 value stays.
+  const NetworkShape p = attn(7, 4782969, 1, 2);
+  const bounds_detail::Ctx c(p);
+  const double digits = bounds_detail::lv_thm4_work_digits(c);
+  CHECK(digits == Approx(4782969.0 * std::log10(4785155.0) + 1).epsilon(1e-12));
+  CHECK(digits > 3.19e7);
+  for (const char* id : {"LV Thm 4"}) {
+    Bound b = get(p, id);
+    CHECK(b.value_kind == ValueKind::log3);
+    CHECK_FALSE(b.exact);
+    CHECK(b.log3 > 19298);
+    CHECK(b.log3 < 19299);
+  }
+  // Small shapes keep their exact values (the hand-worked 267300 above): 4 log10(12) = 4.3 digits.
+  CHECK(bounds_detail::lv_thm4_work_digits(bounds_detail::Ctx(attn(2, 4, 2, 4))) == Approx(4 * std::log10(12.0) + 1));
+  CHECK(get(attn(2, 4, 2, 4), "LV Thm 4").value_kind == ValueKind::exact);
+  CHECK(get(attn(2, 4, 2, 4, true), "LV Thm 6").value_kind == ValueKind::exact);
+  CHECK(get(attn(7, 4782969, 1, 2, true), "LV Thm 6").value_kind == ValueKind::log3);
 }

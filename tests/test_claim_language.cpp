@@ -78,6 +78,18 @@ const std::vector<Known> kKnown = {
     {"symbols", "check symbols(1, 2) == [[poly(\"x0\", vars = 2), poly(\"x1\", vars = 2)]]", Verdict::pass},
     // (x0 + x1)^2 = x0^2 + 2 x0 x1 + x1^2: every term of degree 2
     {"symbols", "let X = symbols(1, 2)\n  check matmul(X, transpose(X)) == [[poly(\"x0^2 + x1^2\", vars = 2)]]", Verdict::pass},
+    // symbols(r, c) has r c flat variables (it had 1 x 1, so a partition past x0 was refused): X[0][0] X[3][3]
+    // + X[1][1] X[2][2] = x0 x15 + x5 x10, A = x0..x7 holds x0 and x5, B x15 and x10: two products, sep 2
+    {"symbols",
+     "let X = symbols(4, 4)\n  check vars(X[0][0]) == 16\n"
+     "  check sep(X[0][0] * X[3][3] + X[1][1] * X[2][2]; A = x0..x7) == 2",
+     Verdict::pass},
+    // F + G has the variables of the larger side whichever is on the left (it kept the left's shape):
+    // x3 (of 2 x 2 symbols) + x0 (of one variable) has 4 variables, and x0 + x3 too
+    {"symbols",
+     "let X = symbols(2, 2)\n  check vars(X[1][1] + poly(\"x0\", vars = 1)) == 4\n"
+     "  check vars(poly(\"x0\", vars = 1) + X[1][1]) == 4\n  check vars(X[1][1] + poly(\"x0\", vars = 4)) == 4",
+     Verdict::pass},
     {"homogeneous",
      "let f = poly(\"x0^2 + 3*x0*x1 + x1 + 5\", vars = 2)\n  check homogeneous(f, 2) == poly(\"x0^2 + 3*x0*x1\", vars = 2)\n"
      "  check homogeneous(f, 0) == 5\n  check homogeneous(f, 3) == 0",

@@ -113,9 +113,10 @@ Value symbols_fn(Evaluator& ev, const Expr& e, const Env& env) {
   Matrix X(r, Row(c));
   for (std::size_t i = 0; i < r; ++i)
     for (std::size_t j = 0; j < c; ++j) {
-      FmpqMpoly p(C);
-      fmpq_mpoly_gen(p.get(), static_cast<slong>(i * c + j), C->get());
-      X[i][j] = make_poly(std::make_shared<PolyVal>(std::move(p)));
+      auto p = std::make_shared<PolyVal>(FmpqMpoly(C));
+      fmpq_mpoly_gen(p->p.get(), static_cast<slong>(i * c + j), C->get());
+      p->tokens = r * c;  // r c flat variables x0 .. x{r c - 1}, like poly(..., vars = r c)
+      X[i][j] = make_poly(p);
     }
   return matrix_value(X);
 }
