@@ -6,10 +6,6 @@
 #include "function.hpp"
 
 namespace netpoly::claims_detail {
-namespace {
-
-using Row = std::vector<Value>;
-using Matrix = std::vector<Row>;
 
 // A matrix: a non-empty list of non-empty rows of one length, entries numbers or polynomials.
 Matrix need_matrix(const Value& v, const SrcLoc& at, const std::string& what) {
@@ -35,6 +31,8 @@ Value matrix_value(const Matrix& m) {
   for (const auto& r : m) rows.push_back(make_list(r));
   return make_list(std::move(rows));
 }
+
+namespace {
 
 Value sum_prod(Evaluator& ev, const Expr& e, const Env& env) {
   const CallArgs a(ev, e, env);
