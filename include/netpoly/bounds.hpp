@@ -121,6 +121,8 @@ const char* param_count_name(ParamCount m);  // "netpoly", "ao-eq4", "ao-eq2", "
 // product L k d^2. Under another model, its count (InputError where the model
 // does not count the shape: lv beyond degree-3 attention, ao-eq2 at k = 1).
 Fmpz parameter_count(const NetworkShape& p, ParamCount model = ParamCount::netpoly);
+// InputError (naming --param-count) when the model does not count the shape's kind of block.
+void check_param_count(const NetworkShape& p, ParamCount model);
 // The count written out with the shape's numbers: "(k + 1) L d^2 = 4 * 2 * 3^2 = 72".
 std::string parameter_count_text(const NetworkShape& p, ParamCount model = ParamCount::netpoly);
 

@@ -58,8 +58,9 @@ Fmpz count(const NetworkShape& p, std::uint64_t L, std::uint64_t d, ParamCount m
   return r;
 }
 
-// The shapes a model does not count (InputError naming --param-count).
-void check_model(const NetworkShape& p, ParamCount model) {
+}  // namespace
+
+void check_param_count(const NetworkShape& p, ParamCount model) {
   const bool block = p.arch == Arch::attention || p.arch == Arch::product;
   if (model == ParamCount::lv && block && !(p.arch == Arch::attention && p.block_degree() == 3))
     throw InputError(std::string("--param-count lv: LV eq. (2) counts degree-3 attention layers (12 d^2 each), not ") +
@@ -67,6 +68,8 @@ void check_model(const NetworkShape& p, ParamCount model) {
   if (model == ParamCount::ao_eq2 && block && p.block_degree() < 2)
     throw InputError("--param-count ao-eq2: a degree-1 block has k - 1 = 0 matrices");
 }
+
+namespace {
 
 // Largest width w <= cap with count(p, L, w) <= budget and w a multiple of
 // `step` (H for attention); 0 if none. count is nondecreasing in w.
@@ -103,7 +106,7 @@ const char* param_count_name(ParamCount m) {
 
 Fmpz parameter_count(const NetworkShape& p, ParamCount model) {
   validate_bound_params(p);
-  check_model(p, model);
+  check_param_count(p, model);
   return count(p, p.layers, p.width, model);
 }
 
@@ -154,7 +157,7 @@ std::vector<DepthWidthPoint> depth_width_points(const NetworkShape& base, const 
   shape.layers = 1;
   shape.width = step;
   validate_bound_params(shape);
-  check_model(shape, o.count);
+  check_param_count(shape, o.count);
   if (o.max_width < 1) throw InputError("bounds: the width cap must be at least 1");
   // Stay inside validate_bound_params's ranges (depth <= 10^6, width <= 10^9).
   const std::uint64_t max_depth = std::min<std::uint64_t>(o.max_depth, 1000000);

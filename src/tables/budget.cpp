@@ -30,6 +30,7 @@ std::vector<SweepConfig> budget_configs(const SweepSpec& s) {
         for (std::uint64_t k : (prod || att) && !s.degrees.empty() ? s.degrees : std::vector<std::uint64_t>{0}) {
           if ((att && k == 3) || (prod && k == 2)) k = 0;  // the architecture's default
           const NetworkShape base{a, 1, 1, H, N, k, s.residual && !prod};
+          check_param_count(base, s.param_count);  // a model that cannot count this block is an error, not "no fit"
           DepthWidthOptions o;
           o.max_depth = s.max_depth;
           o.max_width = s.max_width;
