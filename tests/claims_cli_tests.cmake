@@ -32,7 +32,8 @@ netpoly_expect(cli_check_probabilistic 0 "PASS (probabilistic)" check ${CLAIMS}/
 netpoly_expect(cli_check_strict 1 "only probabilistic (--strict)" check ${CLAIMS}/probabilistic.np --strict)
 
 # the proof scripts themselves
-netpoly_expect(cli_check_proofs 0 "every bound id is checked" check ${PROJECT_SOURCE_DIR}/proofs --jobs 2 --coverage)
+# (exit 0 with --coverage: every bound id is checked too)
+netpoly_expect(cli_check_proofs 0 "every checkable statement has a claim" check ${PROJECT_SOURCE_DIR}/proofs --jobs 2 --coverage)
 set_tests_properties(cli_check_proofs PROPERTIES TIMEOUT 600)
 
 # netpoly check as a CI step (tests/scripts/check_ci.sh): the command line of
@@ -45,3 +46,19 @@ foreach(s workflow_failing_claim workflow_passing workflow_is_buildable fail_fas
            COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/scripts/check_ci.sh $<TARGET_FILE:netpoly> ${PROJECT_SOURCE_DIR} ${s})
   set_tests_properties(cli_check_ci_${s} PROPERTIES PASS_REGULAR_EXPRESSION "OK ${s}" FAIL_REGULAR_EXPRESSION "FAIL ${s}")
 endforeach()
+
+# --coverage and the statements registry (docs/statements.md next to the paths, or --statements FILE):
+# a checkable statement without a claim and a listed title in no file fail (exit 1); a statement blocked
+# on a function the language lacks is listed; a malformed registry is an input error naming its line,
+# before anything runs (exit 2).
+set(STATEMENTS ${CLAIMS}/statements)
+netpoly_expect(cli_check_statements_no_claim 1 "T Lemma 2: checkable, no claim" check ${STATEMENTS}/proofs --coverage)
+netpoly_expect(cli_check_statements_not_found 1 "T Lemma 4: 1 claim title(s) not found" check ${STATEMENTS}/proofs --coverage)
+netpoly_expect(cli_check_statements_blocked 1 "checkable, blocked on frobnicate, mixer colour" check ${STATEMENTS}/proofs --coverage)
+netpoly_expect(cli_check_statements_claim 1 "one.np:2  one plus one" check ${STATEMENTS}/proofs --coverage)
+netpoly_expect(cli_check_statements_covered 1 "every checkable statement has a claim"
+  check ${STATEMENTS}/proofs --statements ${STATEMENTS}/covered.md)
+netpoly_expect(cli_check_statements_malformed 2 "malformed.md:7: the key 'quantifier' comes after 'status'"
+  check ${STATEMENTS}/proofs --statements ${STATEMENTS}/malformed.md)
+netpoly_expect(cli_check_statements_json 1 "\"state\": \"no claim yet\""
+  check ${STATEMENTS}/proofs --coverage --json)

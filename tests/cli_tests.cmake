@@ -155,6 +155,10 @@ netpoly_expect(cli_bounds_attention_degree_ao3 0 "L > log_k d, k >= 2" bounds --
 netpoly_output(cli_make_mixer_permuted "\"name\": \"mixer-p2-N2-d2-res-perm\".*\"type\": \"branches\".*\"type\": \"permute\".*\"type\": \"token_mix\""
   make mixer --layers 2 --width 2 --tokens 2 --residual --permuted)
 netpoly_expect(cli_make_perm_sum_needs_permuted 2 "--perm-sum needs --permuted" make mixer --layers 1 --width 2 --tokens 2 --perm-sum 2)
+# WS's expansion factor: two-layer mixing blocks, W of G N rows and W2 of N (here N = 2, G = 3: W is 6 x 2)
+netpoly_output(cli_make_mixer_expansion "\"name\": \"mixer-p1-N2-d2-x3\".*\"W2\""
+  make mixer --layers 1 --width 2 --tokens 2 --expansion 3)
+netpoly_expect(cli_make_expansion_range 2 "--expansion" make mixer --layers 1 --width 2 --tokens 2 --expansion 0)
 netpoly_output(cli_expand_branches "y0_0: terms 7, degree 2, token degrees \\[2, 1\\]" expand ${NETPOLY_TEST_DATA}/branches.json --stats)
 netpoly_output(cli_seprank_branches "sup-sep \\[2, 2\\] \\(exact\\), inf-sep \\[2, 2\\] \\(exact\\)" seprank ${NETPOLY_TEST_DATA}/branches.json --all)
 

@@ -21,6 +21,15 @@ netpoly_expect(cli_table_budget_bad_arch 2 "transformer" table --arch attention,
 netpoly_expect(cli_table_budget_depth 2 "--max-depth: must be in" table --arch mixer --param-budget 48 --max-depth 0)
 netpoly_expect(cli_table_budget_width 2 "--max-width: must be in" table --arch mixer --param-budget 48 --max-width 5000)
 netpoly_expect(cli_table_budget_none_fits 2 "no shape of these architectures fits" table --arch attention --param-budget 3 --tokens 2)
+# --param-count (issue 32.5): AO eq. (4)'s count (3 L d^2) gives degree-3 attention d = 4 at B = 48, L = 1 (netpoly's
+# 4 L d^2: d = 3), written out in the count column; a name it does not know, or no --param-budget, is refused.
+netpoly_expect(cli_table_param_count 0 "| 48 | k L d^2 = 3 * 1 * 4^2 = 48 |"
+  table --arch attention --param-budget 48 --tokens 2 --max-depth 1 --param-count ao-eq4 --methods support,blackbox)
+netpoly_expect(cli_table_param_count_bad 2 "--param-count: expected netpoly, ao-eq4, ao-eq2 or lv, got \"ao-eq3\""
+  table --arch attention --param-budget 48 --param-count ao-eq3)
+netpoly_expect(cli_table_param_count_no_budget 2 "--param-count applies to equal budgets" table --arch attention --param-count lv)
+netpoly_expect(cli_table_param_count_lv_product 2 "--param-count lv: LV eq. (2) counts degree-3 attention"
+  table --arch product --param-budget 48 --param-count lv)
 netpoly_expect(cli_table_weights_bad 2 "--weights: expected small, wide or generic" table --weights gaussian)
 netpoly_expect(cli_make_weights_bad 2 "--weights: expected small, wide or generic" make mlp --layers 1 --width 2 --weights normal)
 # A small equal-budget table for all four families (the mixer's depth-1 width is capped).

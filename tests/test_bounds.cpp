@@ -11,6 +11,7 @@
 #include "netpoly/bounds.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/presets.hpp"
+#include "../src/bounds/bound_entry.hpp"
 
 using namespace netpoly;
 
@@ -481,4 +482,99 @@ TEST_CASE("the bounds registry: every id is listed once, and compute_bounds give
       }
     }
   CHECK(produced == seen);
+}
+
+TEST_CASE("the B.2 lower bounds are out of regime at d_a = 1 and N = 1 (issue 32.3)", "[bounds]") {
+  // LV App. B.2 needs d_a = d/H odd and >= 3 (Lemma 6's V has H (d_a - 1)/2 columns: none at
+  // d_a = 1) and N >= 2. Before the fix, L = 2, d = 3, H = 3 (3^2 > 3: Thm 2's side) and
+  // L = 2, d = 11, H = 11 (3^2 < 11: Thm 1's side and NB Thm 5.7) were "in regime" with the
+  // value log3 0 (undefined), and `check` reported ERROR on the measured sep 35.
+  for (const char* id : {"LV Thm 2 (lower)", "LV B.2 witness"}) {
+    INFO(id);
+    CHECK_FALSE(get(attn(2, 3, 3, 2), id).in_regime);
+  }
+  for (const char* id : {"LV Thm 1 (lower)", "NB Thm 5.7", "LV B.2 witness"}) {
+    INFO(id);
+    CHECK_FALSE(get(attn(2, 11, 11, 2), id).in_regime);
+    CHECK_FALSE(get(attn(2, 11, 11, 2), id).defined);  // log3 0 (the witness: ((0 lambda)))
+    CHECK(get(attn(2, 11, 1, 2), id).in_regime);   // d_a = 11
+    CHECK_FALSE(get(attn(2, 11, 1, 1), id).in_regime);  // one token: no partition of tokens
+  }
+  CHECK(get(attn(2, 3, 1, 2), "LV Thm 2 (lower)").in_regime);  // d_a = 3, 3^2 > 3
+  CHECK(get(attn(2, 15, 5, 2), "LV Thm 1 (lower)").in_regime);  // d_a = 3, 3^2 < 15
+  CHECK(get(attn(2, 11, 1, 2), "LV Thm 1 (lower)").condition == "L < log3 d, L >= 2, d_a odd >= 3, N >= 2 (B.2)");
+}
+
+TEST_CASE("LV Thm 4 and 6 skip the exact value when its numerator is too long (issue 32)", "[bounds]") {
+  // L = 7, d = 9^7 = 4782969: C = 1093, the value has 9208 digits, but the exact route builds
+  // (2C + d)^d = 4785155^4782969: d log10(2C + d) = 4782969 * 6.67990... = 3.195e7 digits (that
+  // took 25 s). It is skipped beyond the 10,000-digit cap; the log3 value stays.
+  const NetworkShape p = attn(7, 4782969, 1, 2);
+  const bounds_detail::Ctx c(p);
+  const double digits = bounds_detail::lv_thm4_work_digits(c);
+  CHECK(digits == Approx(4782969.0 * std::log10(4785155.0) + 1).epsilon(1e-12));
+  CHECK(digits > 3.19e7);
+  for (const char* id : {"LV Thm 4"}) {
+    Bound b = get(p, id);
+    CHECK(b.value_kind == ValueKind::log3);
+    CHECK_FALSE(b.exact);
+    CHECK(b.log3 > 19298);
+    CHECK(b.log3 < 19299);
+  }
+  // Small shapes keep their exact values (the hand-worked 267300 above): 4 log10(12) = 4.3 digits.
+  CHECK(bounds_detail::lv_thm4_work_digits(bounds_detail::Ctx(attn(2, 4, 2, 4))) == Approx(4 * std::log10(12.0) + 1));
+  CHECK(get(attn(2, 4, 2, 4), "LV Thm 4").value_kind == ValueKind::exact);
+  CHECK(get(attn(2, 4, 2, 4, true), "LV Thm 6").value_kind == ValueKind::exact);
+  CHECK(get(attn(7, 4782969, 1, 2, true), "LV Thm 6").value_kind == ValueKind::log3);
+}
+
+TEST_CASE("parameter counts under each counting model, by hand (issue 32.5)", "[bounds]") {
+  auto count = [](const NetworkShape& p, ParamCount m) { return parameter_count(p, m).str(); };
+  // Degree-3 attention, L = 2, d = 3, H = 1: netpoly (k + 1) L d^2 = 4 * 2 * 9 = 72 (Q, K, V, O);
+  // AO eq. (4) k L d^2 = 54; AO eq. (2) (k - 1) L d^2 = 36; LV eq. (2) 12 L d^2 = 216.
+  const NetworkShape a = attn(2, 3, 1, 2);
+  CHECK(count(a, ParamCount::netpoly) == "72");
+  CHECK(count(a, ParamCount::ao_eq4) == "54");
+  CHECK(count(a, ParamCount::ao_eq2) == "36");
+  CHECK(count(a, ParamCount::lv) == "216");
+  // Degree-2 attention, L = 1, d = 2, H = 1, N = 3: netpoly k L d^2 + L H N d = 8 + 6 = 14 (C is N x d);
+  // AO eq. (4): 8; AO eq. (2): 4; LV counts degree-3 layers only.
+  NetworkShape a2 = attn(1, 2, 1, 3);
+  a2.degree = 2;
+  CHECK(count(a2, ParamCount::netpoly) == "14");
+  CHECK(count(a2, ParamCount::ao_eq4) == "8");
+  CHECK(count(a2, ParamCount::ao_eq2) == "4");
+  CHECK_THROWS_WITH(count(a2, ParamCount::lv), Catch::Contains("--param-count lv: LV eq. (2) counts degree-3 attention"));
+  // Product k = 3, L = 2, d = 2: k L d^2 = 24 (netpoly, AO eq. (4)); (k - 1) L d^2 = 16; k = 1 has no eq. (2) count.
+  const NetworkShape pr = shape(Arch::product, 2, 2, 1, 3);
+  CHECK(count(pr, ParamCount::netpoly) == "24");
+  CHECK(count(pr, ParamCount::ao_eq4) == "24");
+  CHECK(count(pr, ParamCount::ao_eq2) == "16");
+  CHECK_THROWS_AS(count(shape(Arch::product, 2, 2, 1, 1), ParamCount::ao_eq2), InputError);
+  // Mixing layers are one matrix each under every model: mixer L = 3, N = 3, d = 4: 2 * 9 + 16 = 34.
+  for (ParamCount m : {ParamCount::netpoly, ParamCount::ao_eq4, ParamCount::ao_eq2, ParamCount::lv})
+    CHECK(count(shape(Arch::mixer, 3, 4, 3), m) == "34");
+  // Written out with the shape's numbers.
+  CHECK(parameter_count_text(a, ParamCount::ao_eq4) == "k L d^2 = 3 * 2 * 3^2 = 54");
+  CHECK(parameter_count_text(a, ParamCount::netpoly) == "(k + 1) L d^2 = 4 * 2 * 3^2 = 72");
+  CHECK(parameter_count_text(a2, ParamCount::netpoly) == "k L d^2 + L H N d = 2 * 1 * 2^2 + 1 * 1 * 3 * 2 = 14");
+  CHECK(parameter_count_text(shape(Arch::mixer, 3, 4, 3)) == "ceil(L/2) N^2 + floor(L/2) d^2 = 2 * 3^2 + 1 * 4^2 = 34");
+  // Names (the claims write '_' for '-').
+  CHECK(parse_param_count("ao_eq4") == ParamCount::ao_eq4);
+  CHECK(parse_param_count("ao-eq2") == ParamCount::ao_eq2);
+  CHECK(std::string(param_count_name(ParamCount::lv)) == "lv");
+  CHECK_THROWS_WITH(parse_param_count("ao-eq3"), Catch::Contains("--param-count: expected netpoly, ao-eq4, ao-eq2 or lv"));
+  // At a budget: degree-3 attention, H = 1, B = 48. AO eq. (4) (3 L d^2): L1 d4 (48), L2 d2 (24), L3 d2 (36),
+  // L4 d2 (48); netpoly (4 L d^2): L1 d3 (36), L2 d2 (32), L3 d2 (48).
+  DepthWidthOptions o;
+  o.max_depth = 4;
+  o.count = ParamCount::ao_eq4;
+  auto pts = depth_width_points(attn(1, 1, 1, 2), Fmpz(48), o);
+  REQUIRE(pts.size() == 4);
+  CHECK(pts[0].width == 4);
+  CHECK(pts[1].width == 2);
+  CHECK(pts[3].width == 2);
+  CHECK(pts[3].params.str() == "48");
+  o.count = ParamCount::netpoly;
+  CHECK(depth_width_points(attn(1, 1, 1, 2), Fmpz(48), o)[0].width == 3);
 }

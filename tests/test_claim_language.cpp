@@ -5,7 +5,10 @@
 // every message of the parser's signature checks and of the evaluator's
 // argument checks, each from a claim built to trigger it. A function added to
 // the table without a case here fails the coverage test at the end.
+#include <Eigen/SVD>
 #include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdlib>
 #include <set>
 #include <string>
 #include <vector>
@@ -45,6 +48,24 @@ const std::vector<Known> kKnown = {
      Verdict::pass},
     {"equal_budget", "for net in equal_budget(arch = attention, params = 48, tokens = 4, max_depth = 3)\n  check width(net) == 2",
      Verdict::fail},  // depth 1 has d = 3 (36 params)
+    // under AO eq. (4)'s count (3 L d^2 for degree-3 attention) depth 1 takes d = 4 (48); netpoly's 4 L d^2 only d = 3
+    {"equal_budget",
+     "exists net in equal_budget(arch = attention, params = 48, tokens = 2, max_depth = 4, param_count = ao_eq4)\n"
+     "  check width(net) == 4",
+     Verdict::pass},
+    {"equal_budget",
+     "for net in equal_budget(arch = attention, params = 48, tokens = 2, max_depth = 4, param_count = ao_eq4)\n"
+     "  check params(net, param_count = ao_eq4) <= 48",
+     Verdict::pass},
+    {"equal_budget", "exists net in equal_budget(arch = attention, params = 48, tokens = 2, max_depth = 4)\n  check width(net) == 4",
+     Verdict::fail},
+    // a token MLP with 3 hidden tokens (tests/data/token-mix-hidden.json): Z = (x0^2, x1^2, (x0 + x1)^2),
+    // y0 = Z0 + Z2 = 2 x0^2 + 2 x0 x1 + x1^2, y1 = Z1 = x1^2
+    {"model",
+     "let net = model(\"../token-mix-hidden.json\")\n"
+     "  check net[0, 0] == poly(\"2*x0_0^2 + 2*x0_0*x1_0 + x1_0^2\", tokens = 2, width = 1)\n"
+     "  check net[1, 0] == poly(\"x1_0^2\", tokens = 2, width = 1)",
+     Verdict::pass},
     {"model", "let net = model(\"../attention-example.json\")\n  check layers(net) == 1\n  check vars(net) == 4", Verdict::pass},
     {"permute",
      "let net = mixer(layers = 1, tokens = 2, width = 2)\n  let q = permute(net, [1, 0, 3, 2])\n"
@@ -78,6 +99,88 @@ const std::vector<Known> kKnown = {
     {"symbols", "check symbols(1, 2) == [[poly(\"x0\", vars = 2), poly(\"x1\", vars = 2)]]", Verdict::pass},
     // (x0 + x1)^2 = x0^2 + 2 x0 x1 + x1^2: every term of degree 2
     {"symbols", "let X = symbols(1, 2)\n  check matmul(X, transpose(X)) == [[poly(\"x0^2 + x1^2\", vars = 2)]]", Verdict::pass},
+    // symbols(r, c) has r c flat variables (it had 1 x 1, so a partition past x0 was refused): X[0][0] X[3][3]
+    // + X[1][1] X[2][2] = x0 x15 + x5 x10, A = x0..x7 holds x0 and x5, B x15 and x10: two products, sep 2
+    {"symbols",
+     "let X = symbols(4, 4)\n  check vars(X[0][0]) == 16\n"
+     "  check sep(X[0][0] * X[3][3] + X[1][1] * X[2][2]; A = x0..x7) == 2",
+     Verdict::pass},
+    // F + G has the variables of the larger side whichever is on the left (it kept the left's shape):
+    // x3 (of 2 x 2 symbols) + x0 (of one variable) has 4 variables, and x0 + x3 too
+    {"symbols",
+     "let X = symbols(2, 2)\n  check vars(X[1][1] + poly(\"x0\", vars = 1)) == 4\n"
+     "  check vars(poly(\"x0\", vars = 1) + X[1][1]) == 4\n  check vars(X[1][1] + poly(\"x0\", vars = 4)) == 4",
+     Verdict::pass},
+    // exact linear algebra (issue 32): det over Q (1*4 - 2*3 = -2), over Q[x] (the 2 x 2 symbols: x0 x3 - x1 x2;
+    // Vandermonde (b - a)(c - a)(c - b), whose elimination divides; a zero pivot swaps rows: -x0 x1), over
+    // Q(i) (1 - I^2 = 2)
+    {"det", "check det([[1, 2], [3, 4]]) == 0 - 2\n  check det([[0, 1], [1, 0]]) == 0 - 1", Verdict::pass},
+    {"det", "check det([[1, 2], [3, 4]]) == 2", Verdict::fail},
+    {"det",
+     "let X = symbols(1, 3)\n  let a = X[0][0]\n  let b = X[0][1]\n  let c = X[0][2]\n"
+     "  check det(symbols(2, 2)) == poly(\"x0*x3 - x1*x2\", vars = 4)\n"
+     "  check det([[1, a, a^2], [1, b, b^2], [1, c, c^2]]) == (b - a) * (c - a) * (c - b)\n"
+     "  check det([[0, a], [b, 0]]) == 0 - a * b\n  check det([[1, I], [I, 1]]) == 2",
+     Verdict::pass},
+    // rank: [[1, 2], [2, 4]] has rank 1 over Q; [[a, b], [a^2, a b]] rank 1 and [[a, b], [b, a]] rank 2 over
+    // Q(a, b); [[1, I], [I, -1]] rank 1 over Q(i) (row 2 = I row 1)
+    {"rank", "check rank([[1, 2], [2, 4]]) == 1\n  check rank([[1, 0, 0], [0, 0, 1]]) == 2", Verdict::pass},
+    {"rank", "check rank([[1, 2], [2, 4]]) == 2", Verdict::fail},
+    {"rank",
+     "let X = symbols(1, 2)\n  let a = X[0][0]\n  let b = X[0][1]\n  check rank([[a, b], [a^2, a * b]]) == 1\n"
+     "  check rank([[a, b], [b, a]]) == 2\n  check rank([[1, I], [I, 0 - 1]]) == 1",
+     Verdict::pass},
+    // compositions(n, k): the ((k n)) = binom(n + k - 1, n) k-tuples with sum n, lexicographic
+    {"compositions",
+     "check compositions(2, 2) == [[0, 2], [1, 1], [2, 0]]\n  check len(compositions(4, 3)) == 15\n"
+     "  check compositions(0, 3) == [[0, 0, 0]]\n  check len([q for q in compositions(3, 2)]) == 4",
+     Verdict::pass},
+    {"compositions", "check compositions(2, 2) == [[2, 0], [1, 1], [0, 2]]", Verdict::fail},  // not that order
+    // subs: x0^2 + 3 x1 at (2, 1/3) is 5; x0^2 + x1^2 at (1, I) is 1 - 1 = 0 (LV Claim 2's remark)
+    {"subs",
+     "check subs(poly(\"x0^2 + 3*x1\", vars = 2), [2, 1/3]) == 5\n"
+     "  check subs(poly(\"x0^2 + x1^2\", vars = 2), [1, I]) == 0\n"
+     "  check subs(poly(\"x0*x1 + I\", vars = 2), [I, I]) == I - 1",
+     Verdict::pass},
+    {"subs", "check subs(poly(\"x0^2 + 3*x1\", vars = 2), [2, 1/3]) == 4", Verdict::fail},
+    // weights: a mixer's token matrix is N x N, its channel matrix d x d; LV eq. (12) for one layer, one head:
+    // Y = W^O W^V X X^T (W^K)^T W^Q X with X = [x^0 x^1] (d x N) is the network's output, Y[c][i] = y^i_c
+    {"weights",
+     "let net = mixer(layers = 2, tokens = 3, width = 2)\n  check len(weights(net, 1, \"W\")) == 3\n"
+     "  check len(weights(net, 2, \"W\")[0]) == 2",
+     Verdict::pass},
+    {"weights",
+     "let net = attention(layers = 1, width = 2, heads = 1, tokens = 2)\n  let X = transpose(symbols(2, 2))\n"
+     "  let Y = matmul(matmul(matmul(weights(net, 1, \"O\"), weights(net, 1, \"V\")), matmul(X, transpose(X))), "
+     "matmul(matmul(transpose(weights(net, 1, \"K\")), weights(net, 1, \"Q\")), X))\n"
+     "  for i in 0..1\n  for c in 0..1\n  check net[i, c] == Y[c][i]",
+     Verdict::pass},
+    {"weights",
+     "let net = attention(layers = 1, width = 2, heads = 1, tokens = 2)\n  let X = transpose(symbols(2, 2))\n"
+     "  let Y = matmul(matmul(weights(net, 1, \"V\"), matmul(X, transpose(X))), matmul(transpose(weights(net, 1, "
+     "\"K\")), matmul(weights(net, 1, \"Q\"), X)))\n  check net[0, 0] == Y[0][0]",
+     Verdict::fail},  // without W^O
+    // the grid matrix is what grid(...) takes the rank of: 3 templates, one token a side: 3 x 3
+    {"grid_matrix",
+     "let net = attention(layers = 1, width = 2, heads = 1, tokens = 2)\n  let M = grid_matrix(net; half; templates = 3)\n"
+     "  check len(M) == 3\n  check len(M[0]) == 3\n  check rank(M) == grid(net; half; templates = 3)",
+     Verdict::pass},
+    // AO's ε-rank of diag(3, 1) (σ = 3, 1, m n = 4; docs/math.md): sup norm, ε = 1/2: [#{σ > 1}, #{σ > 1/2}]
+    // = [1, 2]; ε = 1/4: [#{σ > 1/2}, #{σ > 1/4}] = 2; ε = 4: 0. Mean square, ε = 1/4: the tail 1 <= ε m n
+    // = 1 after r = 1; ε = 1/8: 2. Mean absolute, ε = 1/4: [1, 2] (rank 1 reaches mean error 1/4)
+    {"eps_rank",
+     "let M = [[3, 0], [0, 1]]\n  check 1 <= eps_rank(M, 1/2) <= 2\n  check eps_rank(M, 1/4) == 2\n"
+     "  check eps_rank(M, 4, norm = max) == 0\n  check eps_rank(M, 1/4, norm = mean_square) == 1\n"
+     "  check eps_rank(M, 1/8, norm = mean_square) == 2\n  check 1 <= eps_rank(M, 1/4, norm = mean_abs) <= 2",
+     Verdict::pass},
+    {"eps_rank", "check eps_rank([[3, 0], [0, 1]], 1/2) == 2", Verdict::inconclusive},  // the bracket [1, 2]
+    {"eps_rank", "check eps_rank([[3, 0], [0, 1]], 1/4, norm = mean_square) == 2", Verdict::fail},
+    // WS's expansion factor γ = 2 (mixing blocks W2 sigma2(W X)): token block 6 x 3 + 3 x 6, channel block
+    // 4 x 2 + 2 x 4: 52 weights; the wide form has 2 γ S C (S + C) = 120 non-zeros and equals the mixer
+    {"mixer",
+     "let net = mixer(layers = 2, tokens = 3, width = 2, expansion = 2)\n  check params(net) == 52\n"
+     "  check nonzeros(wide_sparse(net)) == 120\n  check wide_sparse(net) == net",
+     Verdict::pass},
     {"homogeneous",
      "let f = poly(\"x0^2 + 3*x0*x1 + x1 + 5\", vars = 2)\n  check homogeneous(f, 2) == poly(\"x0^2 + 3*x0*x1\", vars = 2)\n"
      "  check homogeneous(f, 0) == 5\n  check homogeneous(f, 3) == 0",
@@ -116,6 +219,12 @@ const std::vector<Known> kKnown = {
     {"heads", "for net in attention(layers = 1, width = 4, heads = 2, tokens = 2)\n  check heads(net) == 2", Verdict::pass},
     {"tokens", "for net in mixer(layers = 1, tokens = 5, width = 2)\n  check tokens(net) == 5", Verdict::pass},
     {"params", "for net in attention(layers = 2, width = 4, heads = 2, tokens = 3)\n  check params(net) == 128", Verdict::pass},
+    // L = 2, d = 3: (k + 1) L d^2 = 72 weights; AO eq. (4) 54, eq. (2) 36, LV eq. (2) 216 (bounds.hpp)
+    {"params",
+     "for net in attention(layers = 2, width = 3, heads = 1, tokens = 2)\n  check params(net) == 72\n"
+     "  check params(net, param_count = ao_eq4) == 54\n  check params(net, param_count = ao_eq2) == 36\n"
+     "  check params(net, param_count = lv) == 216",
+     Verdict::pass},
     {"nonzeros", "for net in mixer(layers = 1, tokens = 2, width = 2)\n  check 0 <= nonzeros(net) <= 4", Verdict::pass},
     {"block_degree", "for net in product(layers = 1, width = 2, degree = 4)\n  check block_degree(net) == 4", Verdict::pass},
     {"residual", "for net in mixer(layers = 1, tokens = 2, width = 2, residual = 1)\n  check residual(net) == 1", Verdict::pass},
@@ -246,6 +355,7 @@ TEST_CASE("claim functions: the parser's signature messages", "[claims][language
       {"check nosuch(1) == 1", "expected a known function"},
       {"check sep(poly(\"x0\", vars = 1); A = ) == 1", "expected a variable"},
       {"check 1 = 1", "expected a relation (== for equality)"},
+      {"check eps_rank([[1]], 1, norm = sup) == 1", "expected max or mean_square or mean_abs for norm, got 'sup'"},
       {"check (1 == 1", "expected ')'"},
       {"check poly(\"x0 +\", vars = 1) == 1", "expected a number"},
       {"check poly(\"y0\", vars = 1) == 1", "expected a variable x5 or x1_0, or I, in the polynomial, got 'y0'"},
@@ -296,6 +406,19 @@ TEST_CASE("claim functions: the evaluator's argument messages", "[claims][langua
       {"check bound(\"NB Thm 5.5\", mixer(layers = 1, tokens = 2, width = 2, permuted = true, perm_sum = 2)) >= 1",
        "is not known"},
       {"check layers(attention(layers = 1, width = 2, heads = 1, tokens = 2, permuted = true)) == 1", "permuted"},
+      {"check det([[1, 2, 3], [4, 5, 6]]) == 0", "det: a 2 x 3 matrix is not square"},
+      {"check rank([[1, log3(10)]]) == 1", "not an exact number"},
+      {"check len(compositions(40, 40)) == 1", "more than 10^6 tuples"},
+      {"check subs(poly(\"x0 + x1\", vars = 2), [1]) == 1", "expected a list of 2 values"},
+      {"let net = mixer(layers = 2, tokens = 2, width = 2)\n  check len(weights(net, 3, \"W\")) == 1",
+       "layer 3 out of range (1..2"},
+      {"let net = attention(layers = 1, width = 2, heads = 1, tokens = 2)\n  check len(weights(net, 1, \"W\")) == 1",
+       "an attention head has Q, K, V, O"},
+      {"let net = attention(layers = 1, width = 4, heads = 2, tokens = 2)\n  check len(weights(net, 1, \"Q\")) == 1",
+       "give the head (1..2)"},
+      {"check eps_rank([[1, 2]], 0) == 1", "eps must be an exact number > 0"},
+      {"check len(grid_matrix(model(\"../gaussian.json\"); half)) == 1", "Gaussian weights"},
+      {"check params(attention(layers = 1, width = 2, heads = 1, tokens = 2, expansion = 2)) == 1", "expansion"},
   };
   for (const auto& b : bad) {
     INFO(b.body);
@@ -333,4 +456,72 @@ TEST_CASE("claim functions: binom and multiset and the lemmas of K refuse a non-
   // binom(floor(log3(10)), 2) = binom(2, 2) = 1
   CHECK(run_body("check binom(6/2, 1) == 3\n  check binom(floor(log3(10)), 2) == 1\n  check multiset(4/2, 2) == 3")
             .verdict == Verdict::pass);
+}
+
+TEST_CASE("claim functions: eps_rank's certified ends agree with Eigen's singular values", "[claims][language]") {
+  // An independent evaluator: the singular values of seeded integer matrices in doubles (Eigen's
+  // JacobiSVD, not the exact eigenvalue counts eps_rank uses), and the rules of docs/math.md on
+  // them. Thresholds within 1e-6 (relative) of a singular value are skipped: there the doubles
+  // cannot say which side it is on.
+  std::uint64_t state = 12345;
+  auto next = [&]() {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<int>((state >> 33) % 21) - 10;
+  };
+  std::size_t compared = 0;
+  for (int trial = 0; trial < 12; ++trial) {
+    const int m = 2 + trial % 4, n = 2 + (trial / 2) % 5;
+    Eigen::MatrixXd D(m, n);
+    std::string lit = "[";
+    for (int i = 0; i < m; ++i) {
+      lit += i ? ", [" : "[";
+      for (int j = 0; j < n; ++j) {
+        const int x = next();
+        D(i, j) = x;
+        lit += (j ? ", " : "") + std::to_string(x);
+      }
+      lit += "]";
+    }
+    lit += "]";
+    const Eigen::VectorXd s = Eigen::JacobiSVD<Eigen::MatrixXd>(D).singularValues();
+    const int k = static_cast<int>(s.size());
+    auto near = [&](double t) {
+      for (int i = 0; i < k; ++i)
+        if (std::fabs(s(i) * s(i) - t) <= 1e-6 * std::max(1.0, t)) return true;
+      return false;
+    };
+    auto above = [&](double t) {  // #{s_i^2 > t}
+      int c = 0;
+      for (int i = 0; i < k; ++i) c += s(i) * s(i) > t;
+      return c;
+    };
+    for (const char* eps : {"1/2", "2", "5", "13"}) {
+      const double e = eps[1] == '/' ? 0.5 : std::atof(eps), mn = m * n;
+      // sup norm: [#{s^2 > e^2 m n}, #{s^2 > e^2}]
+      if (!near(e * e * mn) && !near(e * e)) {
+        INFO(lit << " eps " << eps);
+        const std::string c = "let M = " + lit + "\n  check " + std::to_string(above(e * e * mn)) +
+                              " <= eps_rank(M, " + eps + ") <= " + std::to_string(above(e * e));
+        CHECK(run_body(c).verdict == Verdict::pass);
+        ++compared;
+      }
+      // mean square: the least r with sum_{i > r} s_i^2 <= e m n (the exact value, when the ends meet)
+      double tail = s.squaredNorm();
+      int r = 0;
+      while (r < k && tail > e * mn) tail -= s(r) * s(r), ++r;
+      if (std::fabs(tail - e * mn) > 1e-6 * e * mn && !near(e * mn)) {
+        INFO(lit << " eps " << eps << " mean_square");
+        const ClaimResult res = run_body("let M = " + lit + "\n  let q = eps_rank(M, " + eps +
+                                         ", norm = mean_square)\n  check q >= " + std::to_string(above(e * mn)) +
+                                         "\n  check q <= " + std::to_string(k));
+        CHECK(res.verdict == Verdict::pass);
+        // The estimate (or the exact value) is Eigen's r: never contradicted.
+        CHECK(run_body("let M = " + lit + "\n  check eps_rank(M, " + eps + ", norm = mean_square) == " +
+                       std::to_string(r))
+                  .verdict != Verdict::fail);
+        ++compared;
+      }
+    }
+  }
+  CHECK(compared > 40);
 }

@@ -200,6 +200,17 @@ TEST_CASE("write then read gives the same network", "[model]") {
       o.permuted = true;
       models.push_back(make_preset(o));
     }
+  // WS's expansion factor: two-layer mixing blocks W2 sigma2(W X), W of γ N (γ d) rows.
+  for (const char* arch : {"mixer", "mlp"}) {
+    PresetOptions o;
+    o.shape.arch = parse_arch(arch);
+    o.shape.layers = 3;
+    o.shape.width = 3;
+    o.shape.tokens = 2;
+    o.expansion = 2;
+    models.push_back(make_preset(o));
+  }
+  models.push_back(read_model(kData + "token-mix-hidden.json"));
   // A model without layers and without a name.
   Model empty;
   empty.tokens = 1;
@@ -238,6 +249,24 @@ TEST_CASE("presets are deterministic in the seed and have the documented shapes"
   CHECK(std::holds_alternative<ChannelMix<Fmpq>>(m.layers[1].op));
   CHECK(std::holds_alternative<TokenMix<Fmpq>>(m.layers[2].op));
   CHECK(std::get<TokenMix<Fmpq>>(m.layers[0].op).activation == Activation::square);
+
+  // With an expansion factor γ = 2 (WS): token blocks W (2 N x N) and W2 (N x 2 N), channel blocks
+  // W (2 d x d) and W2 (d x 2 d): 2 (2 * 9) + 2 (2 * 4) = 52 weights for N = 3, d = 2, L = 2.
+  PresetOptions ex{.shape = {.arch = Arch::mixer, .layers = 2, .width = 2, .tokens = 3}};
+  ex.expansion = 2;
+  const Model e = make_preset(ex);
+  const auto& t = std::get<TokenMix<Fmpq>>(e.layers[0].op);
+  CHECK(t.W.rows == 6);
+  CHECK(t.W.cols == 3);
+  REQUIRE(t.W2);
+  CHECK(t.W2->rows == 3);
+  CHECK(t.W2->cols == 6);
+  CHECK(std::get<ChannelMix<Fmpq>>(e.layers[1].op).W.rows == 4);
+  CHECK(parameter_count(e) == 52);
+  CHECK(e.name == "mixer-p2-N3-d2-x2");
+  PresetOptions ex_bad = o;  // attention has no mixing blocks
+  ex_bad.expansion = 2;
+  CHECK_THROWS_WITH(make_preset(ex_bad), Catch::Contains("--expansion"));
 
   PresetOptions ml{.shape = {.arch = Arch::mlp, .width = 3, .tokens = 5}};
   CHECK(make_preset(ml).tokens == 1);
@@ -342,7 +371,11 @@ TEST_CASE("malformed model files are rejected with the JSON path", "[model]") {
       {with_layers(R"({"type": "attention", "heads": []})"), {"layers[0].heads", "non-empty list of heads"}},
       {with_layers(R"({"type": "token_mix", "W": [[1, 0, 0], [0, 1, 0], [0, 0, 1]]})"),
        {"layers[0].W", "W is N x N: a 2 x 2 matrix", "got 3 rows"}},
-      {with_layers(R"({"type": "token_mix", "W": [[1, 0], [0, 1]], "W2": [[1, 0]]})"), {"layers[0].W2", "W2 is N x N"}},
+      {with_layers(R"({"type": "token_mix", "W": [[1, 0], [0, 1]], "W2": [[1, 0]]})"), {"layers[0].W2", "W2 is N x h"}},
+      // with W2 (a two-layer token MLP) W is h x N: its rows must have N entries, and W2 N x h
+      {with_layers(R"({"type": "token_mix", "W": [[1, 0, 0]], "W2": [[1], [1]]})"), {"layers[0].W", "W is h x N"}},
+      {with_layers(R"({"type": "token_mix", "W": [[1, 0], [0, 1], [1, 1]], "W2": [[1, 0], [0, 1]]})"),
+       {"layers[0].W2", "W2 is N x h"}},
       {with_layers(R"({"type": "channel_mix", "W": [[1, 0, 2]]})"), {"layers[0].W[0]", "expected a row of 2 numbers"}},
       {with_layers(R"({"type": "channel_mix", "W": [[1, 0], [0, 1], [1, 1]], "W2": [[1, 0]]})"),
        {"layers[0].W2[0]", "expected a row of 3 numbers", "W2 is d' x h"}},

@@ -196,3 +196,48 @@ TEST_CASE("merge_tables joins shards and refuses rows that do not belong, naming
   const Merged me = merge_tables({dir.file("e.json"), s2});
   CHECK(cell(me.rows[0], "LV Thm 3").violated);
 }
+
+TEST_CASE("equal budgets record their parameter count; rows of two counts never merge (issue 32.5)", "[table][budget]") {
+  TempDir dir;
+  // Degree-3 attention, N = 2, B = 48, depth 1 only: AO eq. (4) (3 d^2) admits d = 4, netpoly's 4 d^2 d = 3.
+  SweepSpec s;
+  s.archs = {Arch::attention};
+  s.arch = Arch::attention;
+  s.budgets = {"48"};
+  s.tokens = {2};
+  s.max_depth = 1;
+  s.max_width = 4;
+  s.param_count = ParamCount::ao_eq4;
+  CHECK(s.sweep_json()["param_count"] == "ao-eq4");
+  CHECK(SweepSpec::from_sweep_json(s.sweep_json()).param_count == ParamCount::ao_eq4);
+  auto c = sweep_configs(s);
+  REQUIRE(c.size() == 1);
+  CHECK(c[0].key() == "B=48 attention L=1 d=4 H=1 N=2 seed=1");
+  SweepRunOptions o;
+  o.format = TableFormat::json;
+  o.out = dir.file("eq4.json");
+  auto rows = run_sweep(s, o);
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0].params == "48");  // under the model (the preset has (k + 1) d^2 = 64 weights)
+  CHECK(rows[0].params_text == "k L d^2 = 3 * 1 * 4^2 = 48");
+  const json j = rows[0].to_json();
+  CHECK(j["params_count"]["model"] == "ao-eq4");
+  CHECK(j["params_count"]["count"] == "k L d^2 = 3 * 1 * 4^2 = 48");
+  const std::string md = render_table(rows, TableFormat::md, "t");
+  CHECK(md.find("| count |") != std::string::npos);
+  CHECK(md.find("k L d^2 = 3 * 1 * 4^2 = 48") != std::string::npos);
+  CHECK(render_table(rows, TableFormat::csv, "t").find("params_count") != std::string::npos);
+  // The same budget under netpoly's count: another sweep, refused by a merge with a message naming both.
+  s.param_count = ParamCount::netpoly;
+  o.out = dir.file("np.json");
+  run_sweep(s, o);
+  const std::string err = merge_error({dir.file("eq4.json"), dir.file("np.json")});
+  CHECK(err.find("rows counted under --param-count netpoly") != std::string::npos);
+  CHECK(err.find("under ao-eq4") != std::string::npos);
+  // One model's table merges (its params re-derived under its recorded count).
+  CHECK(merge_tables({dir.file("eq4.json")}).rows.at(0).params == "48");
+  // A sweep that records no count (before --param-count) counted netpoly's way.
+  json old = s.sweep_json();
+  old.erase("param_count");
+  CHECK(row_param_count(old) == ParamCount::netpoly);
+}

@@ -98,10 +98,33 @@ Fmpz nb_lemma54_corrected(const Fmpz& sep_f, std::uint64_t n, std::uint64_t m);
 Fmpz nb_lemma52_square(const Fmpz& sep_f);
 
 // ------------------------------------------------------ parameter counts
-// Number of weights, matching parameter_count(make_preset(...)):
-// attention L*H*4*d*d_a = 4 L d^2; mixer ceil(L/2) N^2 + floor(L/2) d^2
-// (token and channel layers alternate, token first); mlp L d^2; product L k d^2.
-Fmpz parameter_count(const NetworkShape& p);
+// How a shape's parameters are counted at an equal budget (table
+// --param-budget, the claims' equal_budget and params). The seeds charge a
+// degree-k block differently, and AO's conclusion that k = 3 is optimal
+// depends on it (docs/findings.md §10); mixing layers (mixer, mlp) are one
+// N x N or d x d matrix under every model.
+//   netpoly  the presets' weights: attention (k + 1) L d^2 (odd k), k L d^2 + L H N d
+//            (even k: C is N x d a head); product k L d^2 (parameter_count(make_preset(...)))
+//   ao-eq4   AO eq. (4), N = L k N_d: k matrices of d x d a degree-k block (attention, product)
+//   ao-eq2   AO eq. (2)'s block X prod_{j=1}^{k-1} (W_j X^T): k - 1 matrices (k >= 2)
+//   lv       LV eq. (2): 12 d^2 a layer (attention 4 d^2 and its feed-forward 8 d^2),
+//            degree-3 attention only
+enum class ParamCount { netpoly, ao_eq4, ao_eq2, lv };
+// "netpoly", "ao-eq4", "ao-eq2", "lv" ('_' for '-' too, as the claims write it);
+// InputError naming `flag` otherwise.
+ParamCount parse_param_count(const std::string& s, const std::string& flag = "--param-count");
+const char* param_count_name(ParamCount m);  // "netpoly", "ao-eq4", "ao-eq2", "lv"
+
+// Number of weights, matching parameter_count(make_preset(...)) under the
+// netpoly model: attention L*H*4*d*d_a = 4 L d^2; mixer ceil(L/2) N^2 +
+// floor(L/2) d^2 (token and channel layers alternate, token first); mlp L d^2;
+// product L k d^2. Under another model, its count (InputError where the model
+// does not count the shape: lv beyond degree-3 attention, ao-eq2 at k = 1).
+Fmpz parameter_count(const NetworkShape& p, ParamCount model = ParamCount::netpoly);
+// InputError (naming --param-count) when the model does not count the shape's kind of block.
+void check_param_count(const NetworkShape& p, ParamCount model);
+// The count written out with the shape's numbers: "(k + 1) L d^2 = 4 * 2 * 3^2 = 72".
+std::string parameter_count_text(const NetworkShape& p, ParamCount model = ParamCount::netpoly);
 
 // --------------------------------------------- depth-to-width at a budget
 struct DepthWidthOptions {
@@ -114,6 +137,7 @@ struct DepthWidthOptions {
   bool all_widths = false;
   std::size_t max_points = 1000000;  // LimitError beyond this
   BoundOptions bound_options{0};     // log3 only by default: tables compare log3
+  ParamCount count = ParamCount::netpoly;  // what the budget counts
 };
 
 struct DepthWidthPoint {
@@ -122,7 +146,7 @@ struct DepthWidthPoint {
   std::vector<Bound> bounds;
 };
 
-// All (depth, width) shapes of base.arch with parameter_count <= budget,
+// All (depth, width) shapes of base.arch with parameter_count(., o.count) <= budget,
 // depth ascending (then width ascending), each with compute_bounds of that
 // shape; the other fields of `base` are kept. Pure: a caller takes the argmax
 // of whichever bound it compares.

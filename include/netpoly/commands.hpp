@@ -30,7 +30,8 @@ struct CheckCliOptions {  // `check`: the claims subsystem (claims.hpp) with jou
   bool json = false;
   std::string journal;
   bool resume = false;
-  bool coverage = false;  // end with every bound id and how many evaluations checked it
+  bool coverage = false;  // end with every bound id and every statement of the registry, and what checked it
+  std::string statements;  // --statements FILE: the registry (default: docs/statements.md next to the paths)
   std::string max_memory;
   std::string junit;        // --junit FILE: JUnit XML of the run
   std::string annotations;  // --annotations github: workflow commands per claim that does not pass
@@ -87,6 +88,7 @@ struct TableOptions {
   std::string format, out, shard = "1/1", plot, param_budget;
   std::string bounds;  // --bounds "LV Thm 3,NB Thm 5.5": the bound columns (default: every bound)
   std::uint64_t max_depth = 6, max_width = 16;  // equal-budget shapes
+  std::string param_count;                       // --param-count: how an equal budget counts (bounds.hpp)
   std::vector<std::string> merge;
   bool resume = false;
   unsigned jobs = 1, threads = 0;

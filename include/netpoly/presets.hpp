@@ -34,6 +34,10 @@ struct PresetOptions {
   // NB Remark 3.2 (ViP-style): with permuted, the mixing layer reads the sum
   // of this many random permutations of its input (1: NB eq. (3) itself).
   std::size_t perm_sum = 1;
+  // WS's expansion factor γ (mixer and mlp): 0 keeps NB Def 3.2's one-matrix
+  // mixing layers sigma2(W X); γ >= 1 makes every mixing layer a two-layer MLP
+  // W2 sigma2(W X) of hidden width γ N (tokens) or γ d (channels).
+  std::size_t expansion = 0;
   std::int64_t effective_range() const;
   // "integers in [-3, 3]", "nonzero integers in [-1024, 1024] (generic)"
   std::string weights_text() const;

@@ -34,6 +34,9 @@ struct SweepSpec {
   std::vector<Arch> archs;
   std::vector<std::string> budgets;  // decimal parameter counts
   std::uint64_t max_depth = 6, max_width = 16;
+  // How the budget counts a shape's parameters (--param-count; bounds.hpp):
+  // recorded in sweep_json(), so rows counted under two models never merge.
+  ParamCount param_count = ParamCount::netpoly;
   std::string partition = "half";
   // methods, budget (seconds), max_terms; a row's black-box stops at 1,024
   // points per block (seprank's default refines further), so a sweep's rows
@@ -99,6 +102,7 @@ struct TableRow : Bracket {
   // their violation marks), and whether the row is degenerate (y[0][0]
   // identically 0, or the two draws' certified brackets do not meet).
   std::string params;
+  std::string params_text;  // equal-budget rows: the count written out under the sweep's model
   std::vector<BoundCell> bounds;
   bool degenerate = false;
   std::string degenerate_why;
@@ -124,8 +128,10 @@ std::string judge_row(TableRow& r);
 // Marks each bound cell violated when a certified end contradicts it.
 void flag_violations(TableRow& r);
 
-// The shape's parameter count and bound cells as judge_row derives them.
-std::string row_params(const NetworkShape& p);
+// The shape's parameter count (under a counting model) and bound cells as judge_row derives them.
+std::string row_params(const NetworkShape& p, ParamCount model = ParamCount::netpoly);
+// The counting model a row's sweep records (netpoly when it records none).
+ParamCount row_param_count(const nlohmann::json& sweep);
 std::vector<BoundCell> row_bounds(const NetworkShape& p);
 nlohmann::json bound_cell_json(const BoundCell& b);
 

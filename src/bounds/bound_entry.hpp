@@ -25,6 +25,9 @@ struct Draft {
   Bound b;
   Real log3;
   std::function<Fmpq()> exact;  // empty for real-valued formulas
+  // Decimal digits of the largest number exact() builds, when far more than the value's
+  // own (0: about the value's). finish() skips exact() when either exceeds the digit cap.
+  double exact_digits = 0;
 };
 
 Draft draft(const char* id, const char* source, const char* applies, BoundKind kind, const char* formula,
@@ -69,8 +72,11 @@ struct RegisterBound {
 
 // LV Thm 1's lower side = NB Thm 5.7 (levine.cpp).
 Real lv_thm1_lower_log3(const Ctx& c);
-// The shapes LV App. B.2's lower-bound construction covers: L >= 2, d_a = d/H odd (levine.cpp).
+// The shapes LV App. B.2's lower-bound construction covers: L >= 2, d_a = d/H odd >= 3,
+// N >= 2 (levine.cpp).
 bool b2_shape(const Ctx& c);
+// Digits of the numerator (2C + d)^d LV Thm 4's and Thm 6's exact values pass through (levine.cpp).
+double lv_thm4_work_digits(const Ctx& c);
 
 constexpr const char* kAttn = "attention (no residual)";
 constexpr const char* kAttnRes = "attention (residual)";

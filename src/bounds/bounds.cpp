@@ -115,6 +115,8 @@ Bound finish(Draft d, const BoundOptions& o) {
   // Estimate the length from log3 (slightly low, so no value is missed), then check it exactly.
   const double digits = b.log3 <= 0 ? 1.0 : std::floor(b.log3 * std::log10(3.0) - 1e-9) + 1.0;
   if (!(digits <= static_cast<double>(o.max_exact_digits))) return b;
+  // ... and the numbers the exact computation passes through (LV Thm 4's (2C + d)^d).
+  if (!(d.exact_digits <= static_cast<double>(o.max_exact_digits))) return b;
   Fmpq q = d.exact();
   Fmpz v;
   fmpz_fdiv_q(v.get(), q.num(), q.den());

@@ -1,6 +1,8 @@
 // LV: Levine et al., "The depth-to-width interplay in self-attention"
 // (../shared/seeds/levine-depth-width-self-attention.txt): Theorems 1-6 and
 // the App. B.2 witness, for attention without and with residuals.
+#include <cmath>
+
 #include "bound_entry.hpp"
 
 namespace netpoly::bounds_detail {
@@ -14,9 +16,25 @@ Real lv_thm1_lower_log3(const Ctx& c) {
 // The shapes LV App. B.2 ("Proof of the lower bounds in theorems 1 and 2")
 // covers: its weight assignment starts at layer 3 with lambda = 3^(L-2)
 // ("for all l > 2"), so L >= 2; Lemma 6 splits each head's d_a coordinates
-// into (d_a - 1)/2 + (d_a - 1)/2 + 1, so d_a = d/H is odd. Every lower bound
-// derived from B.2 (LV Thm 1 and 2 lower, NB Thm 5.7) is in its regime only there.
-bool b2_shape(const Ctx& c) { return c.L >= 2 && c.H >= 1 && (c.d / c.H) % 2 == 1; }
+// into (d_a - 1)/2 + (d_a - 1)/2 + 1, so d_a = d/H is odd, and V has
+// d' = H (d_a - 1)/2 columns, so d_a >= 3 (at d_a = 1, H = d, V has no
+// columns, the sub-matrix ((0 lambda)) = 0 rows, and the bounds read log3 0:
+// docs/findings.md §13); its sub-matrix takes one token on each side of the
+// partition, so N >= 2. Every lower bound derived from B.2 (LV Thm 1 and 2
+// lower, NB Thm 5.7, the B.2 witness) is in its regime only there.
+bool b2_shape(const Ctx& c) {
+  if (c.H < 1) return false;
+  const std::uint64_t da = c.d / c.H;
+  return c.L >= 2 && da >= 3 && da % 2 == 1 && c.N >= 2;
+}
+
+// LV Thm 4's exact value divides (2C + d)^d by d^d: at L = 7, d = 9^7 that numerator has
+// 3.2e7 digits though the quotient has 9,208. Its digits, d log10(2C + d), are what the exact
+// computation costs (Draft::exact_digits), so it is skipped beyond the digit cap.
+double lv_thm4_work_digits(const Ctx& c) {
+  const Real twoC = Real(2.0) * c.C;
+  return (c.dr * bounds_detail::log3(twoC + c.dr)).to_double() * std::log10(3.0) + 1.0;
+}
 
 namespace {
 
@@ -62,6 +80,7 @@ Draft lv_thm4(const Ctx& c) {
                   "d (C(L)+1) ((d 2C(L))) (2C(L)/d + 1)^d", "N > 1", c.n_gt_1);
   x.log3 = log3(c.dr) + log3(c.C + Real(1.0)) + lv_thm4_core_log3(c);
   x.exact = [L, d]() { return lv_thm4_exact(L, d, 1); };
+  x.exact_digits = lv_thm4_work_digits(c);
   return x;
 }
 
@@ -78,7 +97,7 @@ Draft lv_thm1_lower(const Ctx& c) {
   const std::uint64_t d = c.d, H = c.H;
   Draft x = draft("LV Thm 1 (lower)", "LV §4.1, Theorem 1, eq. (7); proof in App. B.2", kAttn, BoundKind::lower,
                   "log3 sep >= 3^(L-2) (log3(d - H) - L + 2 - log3 2)",
-                  "L < log3 d, L >= 2, d_a odd (B.2)", c.shallow && b2_shape(c), kAE);
+                  "L < log3 d, L >= 2, d_a odd >= 3, N >= 2 (B.2)", c.shallow && b2_shape(c), kAE);
   x.b.defined = d > H;
   x.log3 = lv_thm1_lower_log3(c);
   return x;
@@ -98,7 +117,7 @@ Draft lv_thm2_lower(const Ctx& c) {
   const std::uint64_t d = c.d, H = c.H;
   Draft x = draft("LV Thm 2 (lower)", "LV §4.2, Theorem 2, eq. (8); proof in App. B.2", kAttn, BoundKind::lower,
                   "log3 sep >= d L/2 - L (H/2 + 1) - d (1 + log3((d - H)/2) / 2)",
-                  "L > log3 d, L >= 2, d_a odd (B.2)", c.deep && b2_shape(c), kAE);
+                  "L > log3 d, L >= 2, d_a odd >= 3, N >= 2 (B.2)", c.deep && b2_shape(c), kAE);
   x.b.defined = d > H;
   Real half(0.5);
   x.log3 = c.dr * c.Lr * half - c.Lr * (c.Hr * half + Real(1.0)) -
@@ -114,10 +133,8 @@ Draft lv_thm2_lower(const Ctx& c) {
 // the layer recursion starts at layer 3 with lambda = 3^(L-2), so L >= 2.
 Draft lv_b2_witness(const Ctx& c) {
   const std::uint64_t L = c.L, d = c.d, H = c.H;
-  const std::uint64_t da = d / H;
-  const bool in = L >= 2 && da % 2 == 1 && da >= 3 && c.N >= 2;
   Draft x = draft("LV B.2 witness", "LV App. B.2 and Lemma 6 (grid-tensor rank)", kAttn, BoundKind::lower,
-                  "((d' lambda)), d' = (d - H)/2, lambda = 3^(L-2)", "L >= 2, d_a = d/H odd >= 3, N >= 2", in,
+                  "((d' lambda)), d' = (d - H)/2, lambda = 3^(L-2)", "L >= 2, d_a = d/H odd >= 3, N >= 2", b2_shape(c),
                   "holds for all weights but a set of measure zero (LV Claim 2); "
                   "LV Thm 1 and Thm 2 lower bounds are relaxations of it");
   x.b.defined = L >= 2 && d > H && (d - H) % 2 == 0;
@@ -209,6 +226,7 @@ Draft lv_thm6(const Ctx& c) {
                   "d (C(L)+1)^2 ((d 2C(L))) (2C(L)/d + 1)^d", "none", true);
   x.log3 = log3(c.dr) + Real(2.0) * log3(c.C + Real(1.0)) + lv_thm4_core_log3(c);
   x.exact = [L, d]() { return lv_thm4_exact(L, d, 2); };
+  x.exact_digits = lv_thm4_work_digits(c);
   return x;
 }
 

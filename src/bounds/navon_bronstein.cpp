@@ -52,7 +52,7 @@ Draft nb_thm57(const Ctx& c) {
   const std::uint64_t d = c.d, H = c.H;
   Draft x = draft("NB Thm 5.7", "NB §5, Theorem 5.7, eq. (15)", kAttn, BoundKind::lower,
                   "log3 sep >= 3^(p-2) (log3(m - H) - p + 2 - log3 2)",
-                  "p < log3 m, p >= 2, d_a odd (LV B.2)",
+                  "p < log3 m, p >= 2, d_a odd >= 3, n >= 2 (LV B.2)",
                   c.shallow && b2_shape(c),
                   "holds for some weights, hence almost all; NB states it for y^R but proves it "
                   "without residual connections");

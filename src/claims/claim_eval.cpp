@@ -368,7 +368,6 @@ Value Evaluator::binary(const Expr& e, const Value& a, const Value& b) {
   const std::size_t na = pa ? static_cast<std::size_t>(pa->p.ctx()->nvars()) : 0,
                     nb = pb ? static_cast<std::size_t>(pb->p.ctx()->nvars()) : 0;
   const std::size_t n = std::max(na, nb);
-  const PolyVal& shape = (pa && na == n) ? *pa : *pb;
   auto C = ctx(n);
   auto lift = [&](const std::shared_ptr<const PolyVal>& p) { return lift_to(p->p, C); };
   auto constant = [&](const Quantity& q) {
@@ -379,9 +378,7 @@ Value Evaluator::binary(const Expr& e, const Value& a, const Value& b) {
   };
   FmpqMpoly x = pa ? lift(pa) : constant(a.num);
   auto out = std::make_shared<PolyVal>(FmpqMpoly(C));
-  out->tokens = shape.tokens;
-  out->width = shape.width;
-  out->flat = shape.flat;
+  result_shape(*out, pa, pb, n);
   if (op == '/') {
     fmpq_mpoly_scalar_div_fmpq(out->p.get(), x.get(), b.num.cert.lo.value().get(), C->get());
   } else {

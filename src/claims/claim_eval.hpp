@@ -170,6 +170,10 @@ Value gauss_binary(Evaluator& ev, const Expr& e, const Value& a, const Value& b)
 FmpqMpoly monomials_of(const PolyVal& p);
 // p in the context C of at least as many variables (variables kept by index).
 FmpqMpoly lift_to(const FmpqMpoly& p, const FmpqMpolyCtxPtr& C);
+// The shape of a OP b in n variables (claim_gauss.cpp): an operand's that has n
+// variables (the left one first), else n flat variables.
+void result_shape(PolyVal& out, const std::shared_ptr<const PolyVal>& a, const std::shared_ptr<const PolyVal>& b,
+                  std::size_t n);
 std::string gauss_poly_text(const PolyVal& p, std::size_t max_chars);  // claim_text.cpp
 // "x5" (flat) or "x1_2" (token 1, channel 2 of a width).
 std::string var_label(std::size_t k, std::size_t width, bool flat);

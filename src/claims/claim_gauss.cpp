@@ -41,6 +41,17 @@ FmpqMpoly lift_to(const FmpqMpoly& p, const FmpqMpolyCtxPtr& C) {
   return r;
 }
 
+// The variables of a OP b are the n of the larger side: the shape (tokens x width) of an
+// operand with n variables (the left one first), else n flat variables x0 .. x{n-1}.
+void result_shape(PolyVal& out, const std::shared_ptr<const PolyVal>& a, const std::shared_ptr<const PolyVal>& b,
+                  std::size_t n) {
+  auto fits = [n](const std::shared_ptr<const PolyVal>& p) { return p && p->tokens * p->width == n; };
+  const PolyVal* s = fits(a) ? a.get() : fits(b) ? b.get() : nullptr;
+  out.tokens = s ? s->tokens : n;
+  out.width = s ? s->width : 1;
+  out.flat = s ? s->flat : true;
+}
+
 Value gauss_binary(Evaluator& ev, const Expr& e, const Value& a, const Value& b) {
   const char op = e.op ? e.op : '-';
   auto polylike = [](const Value& v) {
@@ -51,7 +62,6 @@ Value gauss_binary(Evaluator& ev, const Expr& e, const Value& a, const Value& b)
   if (polylike(b)) pb = ev.as_poly(b, e.loc);
   const std::size_t n = std::max(pa ? static_cast<std::size_t>(pa->p.ctx()->nvars()) : 0,
                                  pb ? static_cast<std::size_t>(pb->p.ctx()->nvars()) : 0);
-  const PolyVal& shape = (pa && static_cast<std::size_t>(pa->p.ctx()->nvars()) == n) ? *pa : *pb;
   auto C = ev.ctx(n);
   auto operand = [&](const std::shared_ptr<const PolyVal>& p, const Value& v) {
     CPoly x{FmpqMpoly(C), FmpqMpoly(C)};
@@ -96,9 +106,7 @@ Value gauss_binary(Evaluator& ev, const Expr& e, const Value& a, const Value& b)
   }
   auto out = std::make_shared<PolyVal>(std::move(r.re));
   out->im = std::move(r.im);
-  out->tokens = shape.tokens;
-  out->width = shape.width;
-  out->flat = shape.flat;
+  result_shape(*out, pa, pb, n);
   return make_poly(out);
 }
 

@@ -26,6 +26,8 @@ inline std::vector<std::string> symbol_values(const std::string& option) {
   if (option == "at") return {"output", "input"};
   if (option == "last") return {"printed", "repaired"};
   if (option == "v") return {"omega", "rational"};
+  if (option == "norm") return {"max", "mean_square", "mean_abs"};
+  if (option == "param_count") return {"netpoly", "ao_eq4", "ao_eq2", "lv"};
   if (option == "methods") {
     std::vector<std::string> ids;
     for (const MethodInfo* m : method_registry()) ids.emplace_back(m->id.id());

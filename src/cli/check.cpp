@@ -10,7 +10,12 @@ void setup_check(CLI::App& app) {
   s->add_option("--filter", o->check.filter, "run only claims whose title contains TEXT (case-insensitive)");
   s->add_flag("--json", o->json, "machine-readable report");
   s->add_flag("--coverage", o->coverage,
-              "end with every bound id and how many evaluations checked it (exit 1 if one is checked by none)");
+              "end with every bound id and how many evaluations checked it, and every statement of the registry "
+              "(docs/statements.md next to the paths) with its claims or why it cannot be checked (exit 1 if a bound "
+              "id or a checkable statement is checked by none)");
+  s->add_option("--statements", o->statements,
+                "the statements registry for --coverage (implies it; default: docs/statements.md in the first "
+                "path's directory or the nearest one above it)");
   s->add_option("--jobs", o->check.jobs, "claims run in parallel (results still print in file order)")
       ->capture_default_str();
   s->add_option("--budget", o->check.budget,

@@ -35,6 +35,10 @@ void setup_make(CLI::App& app) {
       s->add_option("--perm-sum", o->preset.perm_sum,
                     "with --permuted: each mixing layer reads a sum of S random permutations (NB Remark 3.2, "
                     "ViP-style; default 1)");
+      s->add_option("--expansion", o->preset.expansion,
+                    "WS's expansion factor G: every mixing layer is a two-layer MLP W2 sigma2(W X) of hidden width "
+                    "G N (tokens) or G d (channels) (default: NB's one-matrix layers)")
+          ->check(CLI::Range(1, 64));
     }
     s->add_option("--seed", o->seed, "seed (0..2^64-1) of the SplitMix64 weight generator (default 1)");
     s->add_option("--weights", o->weights, "small (integers in [-R, R], default) | wide (nonzero, R = 100) | "

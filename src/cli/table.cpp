@@ -35,6 +35,10 @@ void setup_table(CLI::App& app) {
                 "the bound columns (and plotted bounds), e.g. \"LV Thm 3,NB Thm 5.5\" (default: every bound)");
   s->add_option("--param-budget", o->param_budget,
                 "B[,B2,...]: compare --arch a,b,... at equal parameter budgets (every depth, widest shapes)");
+  s->add_option("--param-count", o->param_count,
+                "equal budgets: how a shape's parameters are counted: netpoly (the presets' weights, default), "
+                "ao-eq4 (AO eq. (4): k matrices a degree-k block), ao-eq2 (AO eq. (2): k - 1), lv (LV eq. (2): "
+                "12 d^2 a degree-3 attention layer)");
   s->add_option("--max-depth", o->max_depth, "equal budgets: deepest shape tried")->capture_default_str();
   s->add_option("--max-width", o->max_width, "equal budgets: widest shape tried")->capture_default_str();
   s->add_option("--threads", o->threads, "threads (0 = all cores)")->capture_default_str();

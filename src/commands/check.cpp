@@ -17,6 +17,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "check_coverage.hpp"
 #include "netpoly/commands.hpp"
 #include "netpoly/claim_bounds.hpp"
 #include "netpoly/claim_report.hpp"
@@ -167,6 +168,9 @@ struct Report {
   std::string started;                  // ISO 8601 UTC, for --junit
   bool stopped = false;                 // --fail-fast: a claim did not pass
   std::string hint;                     // what an interruption keeps (after "K of N claims finished")
+  const std::vector<ClaimFile>* files = nullptr;  // every file loaded (--coverage looks up titles in all)
+  std::optional<StatementRegistry> registry;      // --coverage: docs/statements.md next to the paths
+  std::string registry_note;                      // why there is none
 };
 
 // The interruption's message names how many claims finished (kept current as they do).
@@ -280,49 +284,13 @@ void install_stop_report(const CheckCliOptions& o, Report& rep) {
 }
 
 // The summary (text or JSON) and the exit status of a finished run.
-// `--coverage`: every id bound(...) accepts, with the evaluations that checked
-// it over all claims; the ids no evaluation reached.
-std::vector<std::string> write_coverage(const std::vector<ClaimResult>& results, bool json_mode, nlohmann::json* j) {
-  std::map<std::string, std::pair<std::size_t, std::size_t>> total;
-  for (const auto& r : results)
-    for (const auto& [id, n] : r.bounds_used) {
-      total[id].first += n.first;
-      total[id].second += n.second;
-    }
-  std::vector<std::string> missing;
-  nlohmann::json cov = nlohmann::json::array();
-  std::ostringstream os;
-  os << "\ncoverage: bound(...) / log3bound(...) evaluations per bound id\n";
-  for (const auto& id : claim_bound_ids()) {
-    const auto [n, vac] = total.count(id) ? total[id] : std::pair<std::size_t, std::size_t>{0, 0};
-    std::string what;
-    if (n == 0) {
-      missing.push_back(id);
-      what = "NOT CHECKED (no instance evaluates it)";
-    } else if (vac == n) {
-      what = std::to_string(n) + (n == 1 ? " evaluation, every one" : " evaluations, every one") +
-             " vacuous (a lower bound <= 1 at every checked size)";
-    } else {
-      what = std::to_string(n - vac) + (n - vac == 1 ? " evaluation" : " evaluations") + (vac ? " (and " + std::to_string(vac) + " vacuous)" : "");
-    }
-    char b[64];
-    std::snprintf(b, sizeof b, "  %-28s ", id.c_str());
-    os << b << what << "\n";
-    cov.push_back({{"id", id}, {"evaluations", n}, {"vacuous", vac}});
-  }
-  os << (missing.empty() ? "every bound id is checked\n"
-                         : std::to_string(missing.size()) + " bound id(s) checked by no instance\n");
-  if (json_mode && j) (*j)["coverage"] = cov;
-  if (!json_mode) std::cout << os.str();
-  return missing;
-}
-
 void finish_check(const CheckCliOptions& o, Report& rep) {
   const std::vector<ClaimResult>& results = rep.done;
   const double secs = seconds_since(rep.t0);
   const int code = check_exit_code(results, o.check.strict);
   const std::size_t not_run = rep.claims.size() - results.size();
-  std::vector<std::string> missing;
+  CoverageProblems missing;
+  const bool coverage = (o.coverage || !o.statements.empty()) && !rep.stopped;
   if (o.json) {
     nlohmann::json j = report_json(results, rep.done_json, secs, code);
     if (rep.stopped) {
@@ -330,14 +298,14 @@ void finish_check(const CheckCliOptions& o, Report& rep) {
       j["not_run"] = not_run_json(rep);
       j["summary"]["not_run"] = not_run;
     }
-    if (o.coverage && !rep.stopped) missing = write_coverage(results, true, &j);
+    if (coverage) missing = write_coverage(results, *rep.files, rep.registry, rep.registry_note, &j);
     std::cout << j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else {
     std::cout << summary_line(results, secs);
     if (rep.stopped)
       std::cout << "; --fail-fast: " << not_run << " of " << rep.claims.size() << " claims not run";
     std::cout << "\n";
-    if (o.coverage && !rep.stopped) missing = write_coverage(results, false, nullptr);
+    if (coverage) missing = write_coverage(results, *rep.files, rep.registry, rep.registry_note, nullptr);
   }
   std::cout.flush();
   write_junit_file(o, rep, "not run: --fail-fast stopped at the first claim that did not pass");
@@ -357,11 +325,7 @@ void finish_check(const CheckCliOptions& o, Report& rep) {
     if (rep.stopped) why += "; --fail-fast: " + std::to_string(not_run) + " not run";
     throw CheckFailed("not every claim passed (" + why + ")");
   }
-  if (!missing.empty()) {
-    std::string list;
-    for (const auto& m : missing) list += (list.empty() ? "" : ", ") + ("\"" + m + "\"");
-    throw CheckFailed("--coverage: " + std::to_string(missing.size()) + " bound id(s) checked by no instance: " + list);
-  }
+  if (!missing.empty()) throw CheckFailed(missing.message());
 }
 
 // Claims finished in an earlier run (--journal FILE --resume), by index; the rest to run.
@@ -395,6 +359,22 @@ void plan_run(const CheckCliOptions& o, const std::vector<const Claim*>& claims,
   }
 }
 
+// --coverage: the statements registry (--statements FILE, else docs/statements.md
+// in the first path's directory or the nearest one above it), read before
+// anything runs so that a malformed one stops the run at once.
+void load_registry(const CheckCliOptions& o, Report& rep) {
+  std::string path = o.statements;
+  if (path.empty()) {
+    path = find_statements_file(o.paths.at(0));
+    if (path.empty()) {
+      rep.registry_note = "no docs/statements.md next to " + o.paths[0] +
+                          " or above it: statements not listed (give --statements FILE)";
+      return;
+    }
+  }
+  rep.registry = read_statements(path);
+}
+
 }  // namespace
 
 void run_check(const CheckCliOptions& o) {
@@ -418,6 +398,8 @@ void run_check(const CheckCliOptions& o) {
     if (rep.claims.empty())
       throw InputError(o.check.filter.empty() ? "no claims in the given files"
                                               : "--filter \"" + o.check.filter + "\": no claim title contains it");
+    rep.files = &files;
+    if (o.coverage || !o.statements.empty()) load_registry(o, rep);
   } catch (const InputError& e) {
     report_load_error(o, e.what(), rep.t0);
     throw;

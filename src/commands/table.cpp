@@ -105,7 +105,9 @@ SweepSpec table_spec(const TableOptions& o) {
     if (o.max_width < 1 || o.max_width > 4096) throw InputError("--max-width: must be in [1, 4096]");
     s.max_depth = o.max_depth;
     s.max_width = o.max_width;
+    if (!o.param_count.empty()) s.param_count = parse_param_count(o.param_count);
   } else {
+    if (!o.param_count.empty()) throw InputError("--param-count applies to equal budgets (--param-budget) only");
     if (o.arch.find(',') != std::string::npos)
       throw InputError("--arch " + o.arch + ": several architectures only with --param-budget (equal budgets)");
     s.arch = parse_arch(o.arch);

@@ -96,7 +96,8 @@ Model make_preset(const PresetOptions& o) {
   {
     const double d = static_cast<double>(s.width), N = static_cast<double>(s.tokens);
     const double k = static_cast<double>(std::max<std::size_t>(s.block_degree(), 4));
-    const double weights = static_cast<double>(s.layers) * std::max(k * d * d, N * N);
+    const double gamma = static_cast<double>(std::max<std::size_t>(1, 2 * o.expansion));
+    const double weights = static_cast<double>(s.layers) * std::max(k * d * d, gamma * std::max(N * N, d * d));
     check_memory_estimate(weights * 48.0, "a preset with up to " + std::to_string(static_cast<long long>(weights)) +
                                               " weights");
   }
@@ -104,6 +105,9 @@ Model make_preset(const PresetOptions& o) {
           "--permuted (NB eq. (3)'s permutations) is for mixer and mlp presets");
   require(o.perm_sum >= 1 && o.perm_sum <= 16, "--perm-sum must be in [1, 16]");
   require(o.perm_sum == 1 || o.permuted, "--perm-sum needs --permuted");
+  require(o.expansion == 0 || s.arch == Arch::mixer || s.arch == Arch::mlp,
+          "--expansion (WS's two-layer mixing blocks) is for mixer and mlp presets");
+  require(o.expansion <= 64, "--expansion must be in [1, 64]");
   SplitMix64 rng(o.seed);
   WeightDraw g{rng, o.effective_range(), o.weights != WeightDist::small};
   Model m;
@@ -146,14 +150,18 @@ Model make_preset(const PresetOptions& o) {
     SplitMix64 perm_rng(o.seed ^ UINT64_C(0x9e3779b97f4a7c15));
     for (std::size_t l = 0; l < s.layers; ++l) {
       Layer<Fmpq> mix;
+      // With an expansion factor γ: W2 sigma2(W X), W of γ N (γ d) rows, W2 back to N (d).
+      const std::size_t gamma = o.expansion;
       if (s.arch == Arch::mixer && l % 2 == 0) {
         TokenMix<Fmpq> t;
-        t.W = random_mat(g, s.tokens, s.tokens);
+        t.W = random_mat(g, gamma ? gamma * s.tokens : s.tokens, s.tokens);
+        if (gamma) t.W2 = random_mat(g, s.tokens, gamma * s.tokens);
         t.activation = Activation::square;
         mix.op = std::move(t);
       } else {
         ChannelMix<Fmpq> c;
-        c.W = random_mat(g, s.width, s.width);
+        c.W = random_mat(g, gamma ? gamma * s.width : s.width, s.width);
+        if (gamma) c.W2 = random_mat(g, s.width, gamma * s.width);
         c.activation = Activation::square;
         mix.op = std::move(c);
       }
@@ -187,7 +195,7 @@ Model make_preset(const PresetOptions& o) {
     }
   }
   m.name = shape_label(s, LabelStyle::model_name) + (o.permuted ? "-perm" : "") +
-           (o.perm_sum > 1 ? std::to_string(o.perm_sum) : "");
+           (o.perm_sum > 1 ? std::to_string(o.perm_sum) : "") + (o.expansion ? "-x" + std::to_string(o.expansion) : "");
   // Analyses default to y[0][0]; `--all` covers every entry.
   m.output = Entry{0, 0};
   return m;

@@ -30,9 +30,11 @@ std::vector<SweepConfig> budget_configs(const SweepSpec& s) {
         for (std::uint64_t k : (prod || att) && !s.degrees.empty() ? s.degrees : std::vector<std::uint64_t>{0}) {
           if ((att && k == 3) || (prod && k == 2)) k = 0;  // the architecture's default
           const NetworkShape base{a, 1, 1, H, N, k, s.residual && !prod};
+          check_param_count(base, s.param_count);  // a model that cannot count this block is an error, not "no fit"
           DepthWidthOptions o;
           o.max_depth = s.max_depth;
           o.max_width = s.max_width;
+          o.count = s.param_count;
           std::vector<DepthWidthPoint> pts;
           try {
             pts = depth_width_points(base, B, o);
@@ -138,7 +140,7 @@ std::string bound_mark(const std::string& kind, bool md) {
 
 void budget_csv(std::ostream& os, const std::vector<TableRow>& rows, const Best& best, const BoundColumns& cols) {
   std::vector<std::string> head{"budget", "arch", "layers", "width", "heads", "tokens", "degree", "residual", "seed",
-                                "params", "lower", "lower_method", "upper", "upper_method", "status", "best",
+                                "params", "params_count", "lower", "lower_method", "upper", "upper_method", "status", "best",
                                 "second_draw", "degenerate", "netpoly_version"};
   if (cols.ids.empty()) head.push_back("bounds");
   for (const auto& id : cols.ids)
@@ -150,7 +152,7 @@ void budget_csv(std::ostream& os, const std::vector<TableRow>& rows, const Best&
     const auto& p = r.config.params;
     std::vector<std::string> v{r.config.budget, arch_name(p.arch), std::to_string(p.layers), std::to_string(p.width),
                                std::to_string(p.heads), std::to_string(p.tokens), std::to_string(p.block_degree()),
-                               p.residual ? "true" : "false", std::to_string(r.config.seed), r.params,
+                               p.residual ? "true" : "false", std::to_string(r.config.seed), r.params, r.params_text,
                                r.lower.value ? std::to_string(*r.lower.value) : "", r.lower.method,
                                r.upper.value ? std::to_string(*r.upper.value) : "", r.upper.method,
                                status_name(r.status), best.mark(i), r.second_draw_text(), r.degenerate_why, r.version};
@@ -172,10 +174,10 @@ void budget_csv(std::ostream& os, const std::vector<TableRow>& rows, const Best&
 void budget_md(std::ostream& os, const std::vector<TableRow>& rows, const Best& best, const BoundColumns& cols,
                const std::string& title) {
   if (!title.empty()) os << "**" << title << "**\n\n";
-  os << "| budget | arch | shape | N | params | sep | status | log3 sep | | 2nd draw |";
+  os << "| budget | arch | shape | N | params | count | sep | status | log3 sep | | 2nd draw |";
   if (cols.ids.empty()) os << " bounds |";
   for (std::size_t k = 0; k < cols.ids.size(); ++k) os << " " << cols.ids[k] << " (" << bound_mark(cols.kinds[k], true) << ") |";
-  os << "\n|---:|---|---|---:|---:|---|---|---:|---|---|";
+  os << "\n|---:|---|---|---:|---:|---|---|---|---:|---|---|";
   for (std::size_t k = 0; k < std::max<std::size_t>(1, cols.ids.size()); ++k) os << "---|";
   os << "\n";
   for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -185,7 +187,7 @@ void budget_md(std::ostream& os, const std::vector<TableRow>& rows, const Best& 
     if (r.degenerate) sd += " **degenerate: " + r.degenerate_why + "**";
     const std::string m = best.mark(i);
     os << "| " << r.config.budget << " | " << arch_name(p.arch) << (p.residual ? " (res.)" : "") << " | "
-       << shape_text(p) << " | " << p.tokens << " | " << r.params << " | " << r.table_text() << " | "
+       << shape_text(p) << " | " << p.tokens << " | " << r.params << " | " << r.params_text << " | " << r.table_text() << " | "
        << status_name(r.status) << " | " << log3_text(r) << " | " << (m.empty() ? "" : "**" + m + "**") << " | " << sd
        << " |";
     if (cols.ids.empty()) os << " " << bounds_cell(r, true) << " |";
@@ -228,8 +230,8 @@ void budget_md(std::ostream& os, const std::vector<TableRow>& rows, const Best& 
 void budget_latex(std::ostream& os, const std::vector<TableRow>& rows, const Best& best, const BoundColumns& cols,
                   const std::string& title) {
   os << "% " << title << "\n% netpoly table; needs \\usepackage{booktabs,siunitx}"
-     << (cols.ids.empty() ? "; --bounds ID,... adds bound columns" : "") << "\n\\begin{tabular}{rllrrllrll"
-     << std::string(cols.ids.size(), 'r') << "}\n\\toprule\nbudget & arch & shape & \\(N\\) & params & sep & status & "
+     << (cols.ids.empty() ? "; --bounds ID,... adds bound columns" : "") << "\n\\begin{tabular}{rllrrlllrll"
+     << std::string(cols.ids.size(), 'r') << "}\n\\toprule\nbudget & arch & shape & \\(N\\) & params & count & sep & status & "
         "\\(\\log_3\\) sep & & 2nd draw";
   for (std::size_t k = 0; k < cols.ids.size(); ++k)
     os << " & " << tex_escape(cols.ids[k]) << " (" << bound_mark(cols.kinds[k], false) << ")";
@@ -245,7 +247,7 @@ void budget_latex(std::ostream& os, const std::vector<TableRow>& rows, const Bes
     const std::string m = best.mark(i);
     os << tex_num(r.config.budget) << " & " << arch_name(p.arch) << (p.residual ? " (res.)" : "") << " & "
        << shape_text(p) << " & " << tex_num(std::to_string(p.tokens)) << " & " << tex_num(r.params) << " & "
-       << tex_bracket(r) << " & " << status_name(r.status) << " & " << l3 << " & "
+       << tex_escape(r.params_text) << " & " << tex_bracket(r) << " & " << status_name(r.status) << " & " << l3 << " & "
        << (m.empty() ? "" : "\\textbf{" + m + "}") << " & " << sd;
     for (const auto& id : cols.ids) {
       const BoundCell* b = cell_for(r, id);

@@ -84,6 +84,10 @@ Merged merge_tables(const std::vector<std::string>& files) {
       if (sweep.is_null()) {
         sweep = r.sweep;
         sweep_file = f;
+      } else if (row_param_count(r.sweep) != row_param_count(sweep)) {
+        throw InputError(f + ": rows counted under --param-count " + param_count_name(row_param_count(r.sweep)) +
+                         ", " + sweep_file + "'s under " + param_count_name(row_param_count(sweep)) +
+                         ": equal budgets of two parameter counts are different sweeps; merge one of them");
       } else if (r.sweep != sweep) {
         throw InputError(f + ": rows of another sweep than " + sweep_file + " (" + r.sweep.dump() + " vs " +
                          sweep.dump() + "); only shards of one sweep can be merged");

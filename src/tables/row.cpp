@@ -41,6 +41,7 @@ json TableRow::to_json() const {
                  {"tokens", p.tokens},        {"degree", p.degree}, {"residual", p.residual}, {"seed", config.seed}};
   if (!config.budget.empty()) j["budget"] = config.budget;
   j["params"] = params;
+  if (!params_text.empty()) j["params_count"] = {{"model", param_count_name(row_param_count(sweep))}, {"count", params_text}};
   write_row_json(j);
   if (second) {
     j["second_draw"] = second->table_text();  // for reading; the bracket below is what counts
@@ -73,6 +74,7 @@ TableRow TableRow::from_json(const json& j) {
     r.config.params.degree = 0;
   r.config.budget = j.value("budget", std::string());
   r.params = j.at("params").get<std::string>();
+  if (j.contains("params_count")) r.params_text = j["params_count"].value("count", std::string());
   static_cast<Bracket&>(r) = Bracket::from_row_json(j);
   if (j.contains("second_draw_bracket")) r.second = Bracket::from_row_json(j["second_draw_bracket"]);
   if (j.contains("degenerate")) {
@@ -149,7 +151,7 @@ void flag_violations(TableRow& r) {
   }
 }
 
-std::string row_params(const NetworkShape& p) { return parameter_count(p).str(); }
+std::string row_params(const NetworkShape& p, ParamCount model) { return parameter_count(p, model).str(); }
 
 std::vector<BoundCell> row_bounds(const NetworkShape& p) {
   std::vector<BoundCell> cells;
@@ -180,7 +182,9 @@ std::string judge_row(TableRow& r) {
     if (!generic && r.second) return "a second draw, but the weights are not generic";
   }
   try {
-    r.params = row_params(r.config.params);
+    const ParamCount model = row_param_count(r.sweep);
+    r.params = row_params(r.config.params, model);
+    r.params_text = r.config.budget.empty() ? "" : parameter_count_text(r.config.params, model);
     r.bounds = row_bounds(r.config.params);
   } catch (const InputError& e) {
     return std::string("not a valid shape: ") + e.what();

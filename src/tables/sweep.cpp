@@ -35,6 +35,7 @@ json SweepSpec::sweep_json() const {
     j["budgets"] = budgets;
     j["max_depth"] = max_depth;
     j["max_width"] = max_width;
+    j["param_count"] = param_count_name(param_count);
   }
   return j;
 }
@@ -56,6 +57,7 @@ SweepSpec SweepSpec::from_sweep_json(const json& j) {
       s.budgets = j.at("budgets").get<std::vector<std::string>>();
       s.max_depth = j.at("max_depth").get<std::uint64_t>();
       s.max_width = j.at("max_width").get<std::uint64_t>();
+      s.param_count = row_param_count(j);
     }
     const auto& o = j.at("options");
     s.range = o.at("range").get<std::int64_t>();
@@ -80,11 +82,18 @@ std::string sweep_title(const SweepSpec& s) {
     for (Arch a : s.archs) archs += (archs.empty() ? "" : ", ") + std::string(arch_name(a));
     for (const auto& b : s.budgets) bs += (bs.empty() ? "" : ", ") + b;
     return "netpoly table: equal parameter budgets " + bs + " for " + archs + (s.residual ? " with residuals" : "") +
-           ", N = " + std::to_string(s.tokens.at(0)) + " tokens (mlp: 1), partition " + s.partition +
-           ", output y[0][0], weights " + po.weights_text();
+           ", N = " + std::to_string(s.tokens.at(0)) + " tokens (mlp: 1), parameters counted by " +
+           param_count_name(s.param_count) + ", partition " + s.partition + ", output y[0][0], weights " +
+           po.weights_text();
   }
   return std::string("netpoly table: ") + arch_name(s.arch) + (s.residual ? " with residuals" : "") +
          ", partition " + s.partition + ", output y[0][0], weights " + po.weights_text();
+}
+
+// Sweeps before --param-count record no model: they counted netpoly's way.
+ParamCount row_param_count(const json& sweep) {
+  if (!sweep.is_object() || !sweep.contains("param_count")) return ParamCount::netpoly;
+  return parse_param_count(sweep["param_count"].get<std::string>(), "the sweep's param_count");
 }
 
 std::string options_difference(const json& kept, const json& now) {

@@ -1,7 +1,9 @@
 // Token mixing (NB Def 3.2): Y = W2 act(W X), mixing the N tokens of each
 // channel. Format: {"type": "token_mix", "W", "W2"?, "activation"?, "b"?,
-// "b2"?}, W and W2 N x N, activation "none" or "square"; with biases
-// Y = W2 act(W X + b 1^T) + b2 1^T (b, b2: N entries, one per output token,
+// "b2"?}: without W2, W is N x N; with W2 (a two-layer MLP over the tokens,
+// WS's expansion factor), W is h x N and W2 N x h for a hidden number of
+// tokens h; activation "none" or "square". With biases
+// Y = W2 act(W X + b 1^T) + b2 1^T (b: one entry per row of W, b2: N entries,
 // the same for every channel: a PyTorch Linear over the token axis).
 #pragma once
 #include <optional>
@@ -32,8 +34,13 @@ struct TokenMix : MixWeights<S> {
   static TokenMix read(const Rd& r, const Json& o, const std::string& lp, std::size_t N, std::size_t) {
     r.keys(o, lp, {"type", "residual", "W", "W2", "activation", "b", "b2"}, {"W"});
     TokenMix tm;
-    tm.W = r.matrix(o["W"], Rd::join(lp, "W"), N, N, "W is N x N");
-    if (o.contains("W2")) tm.W2 = r.matrix(o["W2"], Rd::join(lp, "W2"), N, N, "W2 is N x N");
+    if (o.contains("W2")) {
+      const std::size_t h = r.row_count(o["W"], Rd::join(lp, "W"));
+      tm.W = r.matrix(o["W"], Rd::join(lp, "W"), h, N, "W is h x N (h hidden tokens)");
+      tm.W2 = r.matrix(o["W2"], Rd::join(lp, "W2"), N, h, "W2 is N x h (h the rows of W)");
+    } else {
+      tm.W = r.matrix(o["W"], Rd::join(lp, "W"), N, N, "W is N x N");
+    }
     tm.activation = r.activation(o, lp);
     tm.read_biases(r, o, lp);
     return tm;
@@ -44,17 +51,18 @@ struct TokenMix : MixWeights<S> {
                                          std::size_t d, const Need& need) const {
     using E = typename Ring::Elem;
     using detail::wanted, detail::lin_row;
-    Need needZ(N * d, need.empty() ? 1 : 0);
+    const std::size_t h = W.rows;  // hidden tokens (N without W2)
+    Need needZ(h * d, need.empty() ? 1 : 0);
     if (!need.empty())
       for (std::size_t i = 0; i < N; ++i)
         for (std::size_t c = 0; c < d; ++c) {
           if (!need[i * d + c]) continue;
           if (!W2) { needZ[i * d + c] = 1; continue; }
-          for (std::size_t k = 0; k < N; ++k)
+          for (std::size_t k = 0; k < h; ++k)
             if (!R.is_zero((*W2)(i, k))) needZ[k * d + c] = 1;
         }
-    std::vector<E> Z(N * d, R.zero());
-    detail::tasks(R, N * d, [&](std::size_t k) {
+    std::vector<E> Z(h * d, R.zero());
+    detail::tasks(R, h * d, [&](std::size_t k) {
       if (!needZ[k]) return;
       detail::affine_row(R, Z[k], W, this->b, k / d, X, k % d, d);
       detail::activate(R, Z[k], activation);

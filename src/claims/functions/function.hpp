@@ -11,6 +11,14 @@
 
 namespace netpoly::claims_detail {
 
+// Matrices are lists of rows (matrices.cpp): a non-empty list of non-empty
+// rows of one length, entries numbers or polynomials (`what` names the call
+// in the message); and a matrix as a value.
+using Row = std::vector<Value>;
+using Matrix = std::vector<Row>;
+Matrix need_matrix(const Value& v, const SrcLoc& at, const std::string& what);
+Value matrix_value(const Matrix& m);
+
 // Named arguments of bound(...), log3bound(...) and regime(...).
 const std::vector<std::string>& bound_option_names();
 
@@ -25,5 +33,7 @@ std::vector<FunctionInfo> bound_functions();          // bounds.cpp
 std::vector<FunctionInfo> network_measures();         // networks.cpp
 std::vector<FunctionInfo> arithmetic_functions();     // arithmetic.cpp
 std::vector<FunctionInfo> matrix_functions();         // matrices.cpp
+std::vector<FunctionInfo> linalg_functions();         // linalg.cpp
+std::vector<FunctionInfo> grid_functions();           // grid_matrix.cpp
 
 }  // namespace netpoly::claims_detail

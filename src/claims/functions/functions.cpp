@@ -22,7 +22,7 @@ const std::vector<FunctionInfo>& claim_functions() {
     std::vector<FunctionInfo> t;
     for (auto section : {network_constructors, polynomial_constructors, partition_functions, network_transforms,
                          sep_functions, polynomial_measures, bound_functions, network_measures, arithmetic_functions,
-                         matrix_functions})
+                         matrix_functions, linalg_functions, grid_functions})
       for (auto& f : section()) t.push_back(std::move(f));
     return t;
   }();

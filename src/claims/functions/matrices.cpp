@@ -6,10 +6,6 @@
 #include "function.hpp"
 
 namespace netpoly::claims_detail {
-namespace {
-
-using Row = std::vector<Value>;
-using Matrix = std::vector<Row>;
 
 // A matrix: a non-empty list of non-empty rows of one length, entries numbers or polynomials.
 Matrix need_matrix(const Value& v, const SrcLoc& at, const std::string& what) {
@@ -35,6 +31,8 @@ Value matrix_value(const Matrix& m) {
   for (const auto& r : m) rows.push_back(make_list(r));
   return make_list(std::move(rows));
 }
+
+namespace {
 
 Value sum_prod(Evaluator& ev, const Expr& e, const Env& env) {
   const CallArgs a(ev, e, env);
@@ -113,9 +111,10 @@ Value symbols_fn(Evaluator& ev, const Expr& e, const Env& env) {
   Matrix X(r, Row(c));
   for (std::size_t i = 0; i < r; ++i)
     for (std::size_t j = 0; j < c; ++j) {
-      FmpqMpoly p(C);
-      fmpq_mpoly_gen(p.get(), static_cast<slong>(i * c + j), C->get());
-      X[i][j] = make_poly(std::make_shared<PolyVal>(std::move(p)));
+      auto p = std::make_shared<PolyVal>(FmpqMpoly(C));
+      fmpq_mpoly_gen(p->p.get(), static_cast<slong>(i * c + j), C->get());
+      p->tokens = r * c;  // r c flat variables x0 .. x{r c - 1}, like poly(..., vars = r c)
+      X[i][j] = make_poly(p);
     }
   return matrix_value(X);
 }

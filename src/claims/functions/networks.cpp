@@ -1,5 +1,6 @@
 // Functions on networks: the presets and model files (generators), the
 // transformations (permute, prefix, wide_sparse), and their shape.
+#include <type_traits>
 #include <variant>
 
 #include "function.hpp"
@@ -83,6 +84,8 @@ std::vector<Value> gen_presets(Evaluator& ev, const Expr& e, const Env& env) {
         o.perm_sum = x;
       else if (n == "range")
         o.range = static_cast<std::int64_t>(x);
+      else if (n == "expansion")
+        o.expansion = x;
       desc += (k ? ", " : "") + n + " = " + (n == "residual" || n == "permuted" ? std::string(x ? "true" : "false") : std::to_string(x));
     }
     if (activation == "none") desc += std::string(ps.empty() ? "" : ", ") + "activation = none";
@@ -95,8 +98,9 @@ std::vector<Value> gen_presets(Evaluator& ev, const Expr& e, const Env& env) {
       Model m = make_preset(o);
       if (activation == "none") no_activation(m.layers);
       // NB eq. (3) is the mixer family (its bounds cover pi_o, pi_e, pi_r); a
-      // ViP-style sum of permutations is not (NB Remark 3.2): no family bounds.
-      NetFamily fam{.known = o.perm_sum == 1, .shape = o.shape};
+      // ViP-style sum of permutations is not (NB Remark 3.2), nor are WS's
+      // two-layer mixing blocks (expansion = γ): no family bounds.
+      NetFamily fam{.known = o.perm_sum == 1 && o.expansion == 0, .shape = o.shape};
       if (f != "attention") fam.shape.heads = 1;
       fam.shape.tokens = m.tokens;
       out.push_back(make_net(std::move(m), fam, desc));
@@ -132,6 +136,10 @@ std::vector<Value> gen_equal_budget(Evaluator& ev, const Expr& e, const Env& env
       s.weights = parse_weight_dist(a.value->str);
       continue;
     }
+    if (a.name == "param_count") {
+      s.param_count = parse_param_count(a.value->str, "param_count");  // the parser checked the word
+      continue;
+    }
     const std::size_t x = need_size(ev.eval(*a.value, env), a.loc, a.name);
     if (a.name == "params") s.budgets = {std::to_string(x)};
     else if (a.name == "tokens") s.tokens = {x};
@@ -145,7 +153,13 @@ std::vector<Value> gen_equal_budget(Evaluator& ev, const Expr& e, const Env& env
   if (s.max_depth < 1 || s.max_depth > 64 || s.max_width < 1 || s.max_width > 4096)
     fail(e.loc, "equal_budget(...): max_depth must be in [1, 64] and max_width in [1, 4096]");
   std::vector<Value> out;
-  for (const auto& c : budget_configs(s)) {
+  std::vector<SweepConfig> configs;
+  try {
+    configs = budget_configs(s);
+  } catch (const InputError& x) {
+    fail(e.loc, std::string("equal_budget(...): ") + x.what());
+  }
+  for (const auto& c : configs) {
     PresetOptions o = preset_options(c.params, seed, 0, s.weights);
     Model m = make_preset(o);
     NetFamily fam{.known = true, .shape = c.params};
@@ -157,6 +171,9 @@ std::vector<Value> gen_equal_budget(Evaluator& ev, const Expr& e, const Env& env
     if (c.params.arch == Arch::product) desc += ", degree = " + std::to_string(c.params.block_degree());
     desc += ", seed = " + std::to_string(seed) + (s.weights == WeightDist::generic ? "" : std::string(", weights = ") +
                                                      weight_dist_name(s.weights)) + ")";
+    if (s.param_count != ParamCount::netpoly)
+      desc += " (" + parameter_count_text(c.params, s.param_count) + " parameters, " +
+              param_count_name(s.param_count) + ")";
     out.push_back(make_net(std::move(m), fam, desc));
   }
   if (out.empty()) ev.notes.push_back(e.text + ": no shape fits this budget");
@@ -240,10 +257,107 @@ Value net_measure(Evaluator& ev, const Expr& e, const Env& env) {
   if (f == "width") return make_int(static_cast<slong>(n.model.width));
   if (f == "heads") return make_int(static_cast<slong>(n.fam.shape.heads));
   if (f == "tokens") return make_int(static_cast<slong>(n.model.tokens));
-  if (f == "params") return make_int(static_cast<slong>(parameter_count(n.model)));
+  if (f == "params") {
+    const Arg* pc = named(e, "param_count");
+    if (!pc) return make_int(static_cast<slong>(parameter_count(n.model)));
+    // Under a counting model: the count of the network's shape (a preset's architecture).
+    if (!n.fam.known) fail(e.loc, "params(net, param_count = ...): the network's architecture is not known");
+    try {
+      Fmpz c = parameter_count(n.fam.shape, parse_param_count(pc->value->str, "param_count"));
+      return Value::number(Quantity::exact(XRat(c)));
+    } catch (const InputError& x) {
+      fail(e.loc, x.what());
+    }
+  }
   if (f == "nonzeros") return make_int(static_cast<slong>(nonzero_count(n.model)));
   if (f == "block_degree") return make_int(static_cast<slong>(n.fam.shape.degree));
   return make_int(n.fam.shape.residual ? 1 : 0);
+}
+
+// The named matrix of one layer (1-based layer and head, as the papers write
+// W^{Q,l,h}), or a message saying what the layer has.
+const Mat<Fmpq>* layer_matrix(const Layer<Fmpq>& L, const std::string& name, std::size_t head, bool head_given,
+                              std::string& why) {
+  const Mat<Fmpq>* out = nullptr;
+  std::visit(
+      [&](const auto& op) {
+        using T = std::decay_t<decltype(op)>;
+        if constexpr (std::is_same_v<T, Attention<Fmpq>>) {
+          const std::size_t H = op.heads.size();
+          if (!head_given && H > 1) {
+            why = "an attention layer of " + std::to_string(H) + " heads: give the head (1.." + std::to_string(H) + ")";
+            return;
+          }
+          if (head < 1 || head > H) {
+            why = "head " + std::to_string(head) + " out of range (1.." + std::to_string(H) + ")";
+            return;
+          }
+          const AttentionHead<Fmpq>& h = op.heads[head - 1];
+          if (name == "Q") out = &h.Q;
+          else if (name == "K") out = &h.K;
+          else if ((name == "V" || name == "O") && !h.C) out = name == "V" ? &h.V : &h.O;
+          else if (name == "C" && h.C) out = &*h.C;
+          else if (name.size() > 1 && (name[0] == 'Q' || name[0] == 'K') &&
+                   name.find_first_not_of("0123456789", 1) == std::string::npos) {
+            const std::size_t j = std::stoul(name.substr(1));  // Q2, K2: the second score pair
+            if (j >= 2 && j - 2 < h.extra.size()) out = name[0] == 'Q' ? &h.extra[j - 2].Q : &h.extra[j - 2].K;
+          }
+          if (!out)
+            why = "an attention head has Q, K" + std::string(h.C ? ", C" : ", V, O") +
+                  (h.extra.empty() ? "" : ", Q2..Q" + std::to_string(h.extra.size() + 1) + ", K2..K" +
+                                              std::to_string(h.extra.size() + 1));
+        } else if constexpr (std::is_same_v<T, TokenMix<Fmpq>> || std::is_same_v<T, ChannelMix<Fmpq>>) {
+          if (name == "W" || name == "W1") out = &op.W;
+          else if (name == "W2" && op.W2) out = &*op.W2;
+          else why = std::string("a ") + T::kind + " layer has W" + (op.W2 ? " and W2" : "");
+        } else if constexpr (std::is_same_v<T, Product<Fmpq>>) {
+          const std::size_t k = name.size() > 1 && name[0] == 'W' &&
+                                        name.find_first_not_of("0123456789", 1) == std::string::npos
+                                    ? std::stoul(name.substr(1))
+                                    : 0;
+          if (k >= 1 && k <= op.Ws.size()) out = &op.Ws[k - 1];
+          else why = "a product layer has W1..W" + std::to_string(op.Ws.size());
+        } else {
+          why = std::string("a ") + T::kind + " layer has no weight matrix";
+        }
+      },
+      L.op);
+  return out;
+}
+
+// weights(net, layer, name [, head]): a weight matrix as a matrix value (exact
+// numbers; over Q(i) the entries with an imaginary part are constants re + I im).
+Value weights_fn(Evaluator& ev, const Expr& e, const Env& env) {
+  const CallArgs a(ev, e, env);
+  const Value t = a.arg(0);
+  const NetVal& n = need_net(t, a.pos[0]->loc, "weights(...)");
+  const std::size_t l = need_size(a.arg(1), a.pos[1]->loc, "the layer of weights(net, layer, name)");
+  const Value nv = a.arg(2);
+  if (nv.kind != Value::Kind::string) fail(a.pos[2]->loc, "weights(net, layer, name): the name is a string (\"Q\")");
+  const bool head_given = a.pos.size() > 3;
+  const std::size_t h = head_given ? need_size(a.arg(3), a.pos[3]->loc, "the head of weights(...)") : 1;
+  const auto& layers = n.model.layers;
+  if (l < 1 || l > layers.size())
+    fail(a.pos[1]->loc, "weights: layer " + std::to_string(l) + " out of range (1.." + std::to_string(layers.size()) +
+                            ", the model's layers counted from 1)");
+  std::string why;
+  const Mat<Fmpq>* W = layer_matrix(layers[l - 1], nv.str, h, head_given, why);
+  if (!W) fail(e.loc, "weights: no matrix \"" + nv.str + "\" in layer " + std::to_string(l) + ": " + why);
+  const Mat<Fmpq>* Wi = n.model.gaussian() ? layer_matrix(n.model.imag[l - 1], nv.str, h, head_given, why) : nullptr;
+  Matrix M(W->rows);
+  for (std::size_t i = 0; i < W->rows; ++i)
+    for (std::size_t j = 0; j < W->cols; ++j) {
+      Value x = Value::number(Quantity::exact(XRat((*W)(i, j))));
+      if (Wi && !(*Wi)(i, j).is_zero()) {
+        auto p = std::make_shared<PolyVal>(FmpqMpoly(ev.ctx(1)));
+        fmpq_mpoly_set_fmpq(p->p.get(), (*W)(i, j).get(), p->p.c());
+        p->im = FmpqMpoly(ev.ctx(1));
+        fmpq_mpoly_set_fmpq(p->im->get(), (*Wi)(i, j).get(), p->p.c());
+        x = make_poly(p);
+      }
+      M[i].push_back(std::move(x));
+    }
+  return matrix_value(M);
 }
 
 }  // namespace
@@ -263,18 +377,21 @@ std::vector<FunctionInfo> network_constructors() {
        0,
        0,
        P::none,
-       {"layers", "tokens", "width", "seed", "residual", "permuted", "perm_sum", "range", "activation", "weights"},
+       {"layers", "tokens", "width", "seed", "residual", "permuted", "perm_sum", "range", "activation", "weights",
+        "expansion"},
        {"activation", "weights"},
        "MLP-Mixer presets (NB Def 3.2); activation = square (default) or none; permuted = true: NB eq. (3) "
        "(random pi_o, pi_e before each layer, pi_r in each residual); perm_sum = s: ViP-style sums of s "
-       "permutations (NB Remark 3.2)", nullptr, gen_presets},
+       "permutations (NB Remark 3.2); expansion = γ: WS's two-layer mixing blocks W2 sigma2(W X) of hidden "
+       "widths γ N and γ d", nullptr, gen_presets},
       {"mlp",
        0,
        0,
        P::none,
-       {"layers", "width", "seed", "residual", "permuted", "perm_sum", "range", "activation", "weights"},
+       {"layers", "width", "seed", "residual", "permuted", "perm_sum", "range", "activation", "weights", "expansion"},
        {"activation", "weights"},
-       "MLP presets (NB Def 3.1), one token", nullptr, gen_presets},
+       "MLP presets (NB Def 3.1), one token; expansion = γ: two-layer blocks of hidden width γ d", nullptr,
+       gen_presets},
       {"product",
        0,
        0,
@@ -286,9 +403,10 @@ std::vector<FunctionInfo> network_constructors() {
        0,
        0,
        P::none,
-       {"arch", "params", "tokens", "heads", "degree", "max_depth", "max_width", "seed", "weights"},
-       {"arch", "weights"},
-       "the shapes of one architecture within a parameter budget, every depth (table --param-budget)", nullptr,
+       {"arch", "params", "tokens", "heads", "degree", "max_depth", "max_width", "seed", "weights", "param_count"},
+       {"arch", "weights", "param_count"},
+       "the shapes of one architecture within a parameter budget, every depth (table --param-budget); param_count = "
+       "netpoly (default), ao_eq4, ao_eq2 or lv: how the budget counts a shape (table --param-count)", nullptr,
        gen_equal_budget},
       {"model", 1, 1, P::none, {}, {}, "a model file, relative to the .np file", nullptr, gen_model},
   };
@@ -322,10 +440,16 @@ std::vector<FunctionInfo> network_measures() {
       {"width", 1, 1, P::none, {}, {}, "input width d of a network", net_measure},
       {"heads", 1, 1, P::none, {}, {}, "heads of an attention network (1 otherwise)", net_measure},
       {"tokens", 1, 1, P::none, {}, {}, "tokens N of a network", net_measure},
-      {"params", 1, 1, P::none, {}, {}, "number of weights of a network", net_measure},
+      {"params", 1, 1, P::none, {"param_count"}, {"param_count"},
+       "number of weights of a network; param_count = ao_eq4, ao_eq2, lv: its shape's count under that model",
+       net_measure},
       {"nonzeros", 1, 1, P::none, {}, {}, "number of non-zero weights of a network", net_measure},
       {"block_degree", 1, 1, P::none, {}, {}, "degree k of a product network's blocks", net_measure},
       {"residual", 1, 1, P::none, {}, {}, "1 if some layer has a residual connection, else 0", net_measure},
+      {"weights", 3, 4, P::none, {}, {},
+       "weights(net, layer, name [, head]): a weight matrix (\"Q\", \"K\", \"V\", \"O\" of attention head h; \"W\", "
+       "\"W2\" of a mixing layer; \"W1\"..\"Wk\" of a product block), layers and heads counted from 1",
+       weights_fn},
   };
 }
 

@@ -1,0 +1,87 @@
+// The registry of the seeds' statements (docs/statements.md, its format at
+// the top of that file): every statement with its status and the claims that
+// check it, or why it cannot be checked; `netpoly check --coverage` lists it
+// against the claims of the files checked.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "netpoly/claim_interval.hpp"
+#include "netpoly/claim_parser.hpp"
+#include "netpoly/claims.hpp"
+
+namespace netpoly {
+
+struct StatementClaim {
+  std::string title;  // byte for byte a claim's title
+  int line = 0;       // of its `  - "TITLE"` line in the registry
+};
+
+struct StatementEntry {
+  std::string id;     // the `### ID` heading
+  std::string paper;  // the `## PAPER: ...` heading it is under ("LV"), "" before any
+  int line = 0;       // of the heading
+  std::string source, statement, quantifier, status, reason, proposal, notes;
+  std::vector<std::string> needs;  // `needs:` split at commas
+  std::vector<StatementClaim> claims, related;
+};
+
+struct StatementRegistry {
+  std::string path;
+  std::vector<StatementEntry> entries;
+};
+
+// The statuses and quantifiers the format allows.
+inline constexpr const char* kStatusChecked = "checked";
+inline constexpr const char* kStatusNoClaim = "checkable, no claim yet";
+inline constexpr const char* kStatusNotCheckable = "not checkable";
+
+// Parses a registry; `path` names it in messages. A malformed file is an
+// InputError "path:line: ..." naming the line and what was expected.
+StatementRegistry parse_statements(const std::string& text, const std::string& path);
+StatementRegistry read_statements(const std::string& path);
+
+// The registry next to a checked path: docs/statements.md in the path's
+// directory (the path itself when it is one) or the nearest directory above
+// it that has one, up to the repository's root (a directory with .git); ""
+// when there is none.
+std::string find_statements_file(const std::string& path);
+
+// What a `needs:` name asks for: a function of the claim language ("det"),
+// or a function and one of its named arguments ("mixer expansion"). True when
+// the language has it now.
+bool claim_language_has(const std::string& need);
+
+// One statement against the claims of the files checked.
+enum class StatementState {
+  checked,         // `checked`, every listed claim found
+  missing_claims,  // `checked`, but a listed title is in no file checked (a failure)
+  blocked,         // `checkable, no claim yet` with `needs:` the language lacks
+  no_claim,        // `checkable, no claim yet` that could be written today (a failure)
+  not_checkable,
+};
+const char* statement_state_name(StatementState s);  // "checked", "missing claims", ...
+bool statement_state_fails(StatementState s);        // missing_claims, no_claim
+
+struct StatementClaimRef {
+  std::string title;
+  bool found = false;
+  std::string file;  // where the claim is (when found)
+  int line = 0;
+  std::string verdict;  // of this run: "PASS", ..., "ERROR", or "not run"
+};
+
+struct StatementCoverage {
+  const StatementEntry* entry = nullptr;
+  StatementState state = StatementState::not_checkable;
+  std::vector<StatementClaimRef> claims;  // the `claims:` titles, found or not
+  std::vector<std::string> blocked_on;    // the `needs:` names the language lacks
+};
+
+// Every entry of the registry against the claims of `files` (all of them,
+// whatever --filter ran) and the results of this run.
+std::vector<StatementCoverage> statement_coverage(const StatementRegistry& reg, const std::vector<ClaimFile>& files,
+                                                  const std::vector<ClaimResult>& results);
+
+}  // namespace netpoly
