@@ -253,6 +253,25 @@ Expansion expand_watched(const PolyRing& R, const Model& m, const Entry& e, cons
   return Expansion{};
 }
 
+// Validate before any work: a partition or an entry of another shape would
+// index out of range; methods must fit the mode and the number field.
+void validate_request(const Model& m, const std::vector<Entry>& outputs, const std::vector<Partition>& partitions,
+                      const SepOptions& o) {
+  if (o.generic)
+    for (Method x : o.methods)
+      if (method_info(x).plan.generic < 0)
+        throw InputError(std::string("method ") + method_name(x) +
+                         " speaks of one network, not of the generic sep of its shape (--generic takes " +
+                         generic_methods() + ")");
+  for (const auto& P : partitions) check_partition(P, m.num_inputs(), "the model");
+  for (const auto& e : outputs)
+    if (e.token >= m.tokens || e.channel >= m.output_width())
+      throw InputError("output " + std::to_string(e.token) + "," + std::to_string(e.channel) +
+                       ": out of range (the model has " + std::to_string(m.tokens) + " tokens and " +
+                       std::to_string(m.output_width()) + " output channels)");
+  check_methods_for(m, o.methods, o.prime);  // Gaussian weights: the methods that take them
+}
+
 }  // namespace
 
 std::vector<SepResult> analyse_network(const Model& m_in, const std::vector<Entry>& outputs,
@@ -263,21 +282,8 @@ std::vector<SepResult> analyse_network(const Model& m_in, const std::vector<Entr
   // its weights mod its prime (GenericDraws).
   const std::optional<Model> shape = o.generic ? std::optional<Model>(shape_with_ones(m_in)) : std::nullopt;
   const Model& m = shape ? *shape : m_in;
-  if (o.generic)
-    for (Method x : o.methods)
-      if (method_info(x).plan.generic < 0)
-        throw InputError(std::string("method ") + method_name(x) +
-                         " speaks of one network, not of the generic sep of its shape (--generic takes " +
-                         generic_methods() + ")");
+  validate_request(m, outputs, partitions, o);
   if (!o.blackbox_seed) o.blackbox_seed = os_random_seed();
-  // Validate before any work: a partition or an entry of another shape would index out of range.
-  for (const auto& P : partitions) check_partition(P, m.num_inputs(), "the model");
-  for (const auto& e : outputs)
-    if (e.token >= m.tokens || e.channel >= m.output_width())
-      throw InputError("output " + std::to_string(e.token) + "," + std::to_string(e.channel) +
-                       ": out of range (the model has " + std::to_string(m.tokens) + " tokens and " +
-                       std::to_string(m.output_width()) + " output channels)");
-  check_methods_for(m, o.methods, o.prime);  // Gaussian weights: the methods that take them
   const auto est = estimate_expansion(m);
   const bool by_default = o.methods.empty();
   const bool expandable = est.terms <= o.max_terms;
