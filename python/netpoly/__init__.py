@@ -25,7 +25,7 @@ import inspect as _inspect
 import json as _json
 import os as _os
 from fractions import Fraction
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from . import _netpoly
 from ._netpoly import CheckFailed, Error, InputError, InternalError, LimitError
@@ -287,6 +287,15 @@ class Network:
 _with_options(Network.seprank, ["partition", "partitions", "output", "outputs", "progress"])
 
 
+def _short(o) -> str:
+    """A value as an error message shows it: repr, cut at 80 characters (an int too long for text: its size)."""
+    try:
+        r = repr(o)
+    except ValueError:
+        return f"an integer of about {int(o.bit_length() * 0.30103)} digits" if isinstance(o, int) else type(o).__name__
+    return r if len(r) <= 80 else r[:77] + "..."
+
+
 def _entry(o, what):
     try:
         t, c = o
@@ -294,13 +303,13 @@ def _entry(o, what):
             raise TypeError
         return (int(_index(t)), int(_index(c)))
     except (TypeError, ValueError):
-        raise InputError(f"{what} expected (token, channel), got {o!r}") from None
+        raise InputError(f"{what} expected (token, channel), got {_short(o)}") from None
 
 
 def _index(x):
     import operator
     v = operator.index(x)
-    if v < 0:
+    if v < 0 or v >= 2**63:  # beyond any size or index netpoly takes (and beyond int-to-text limits)
         raise ValueError
     return v
 
@@ -374,8 +383,14 @@ def _exact_text(x, where: str) -> str | int:
 
 
 def _matrix(a, where: str) -> list:
-    rows = a.tolist() if hasattr(a, "tolist") and not (hasattr(a, "dtype") and a.dtype.kind == "O") \
-        else [list(r) for r in a]
+    try:
+        rows = a.tolist() if hasattr(a, "tolist") and not (hasattr(a, "dtype") and a.dtype.kind == "O") \
+            else [list(r) for r in a]
+        if not isinstance(rows, list) or any(isinstance(r, (str, bytes)) for r in rows):
+            raise TypeError
+        rows = [list(r) for r in rows]
+    except TypeError:
+        raise InputError(f"{where}: expected a matrix (a list of rows of numbers), got {_short(a)}") from None
     return [[_exact_text(x, f"{where}[{i}][{j}]") for j, x in enumerate(r)] for i, r in enumerate(rows)]
 
 
@@ -384,7 +399,13 @@ _VECTORS = ("b", "b2", "bQ", "bK", "bV", "bO")  # biases (docs/model-format.md)
 
 
 def _vector(a, where: str) -> list:
-    return [_exact_text(x, f"{where}[{i}]") for i, x in enumerate(a.tolist() if hasattr(a, "tolist") else a)]
+    try:
+        xs = a.tolist() if hasattr(a, "tolist") else a
+        if not isinstance(xs, (list, tuple)):
+            raise TypeError
+    except TypeError:
+        raise InputError(f"{where}: expected a vector (a list of numbers), got {_short(a)}") from None
+    return [_exact_text(x, f"{where}[{i}]") for i, x in enumerate(xs)]
 
 
 def _head(h: dict, at: str) -> dict:
@@ -403,7 +424,11 @@ def _head(h: dict, at: str) -> dict:
 
 def _layers(layers: Sequence[dict], where: str = "layers") -> list:
     out = []
+    if isinstance(layers, (str, bytes, Mapping)) or not hasattr(layers, "__iter__"):
+        raise InputError(f"{where}: expected a list of layers (dicts), got {_short(layers)}")
     for n, layer in enumerate(layers):
+        if not isinstance(layer, Mapping):
+            raise InputError(f"{where}[{n}]: expected a layer (a dict with a 'type'), got {_short(layer)}")
         d = {}
         at = f"{where}[{n}]"
         for k, v in layer.items():

@@ -159,9 +159,25 @@ class Poly:
     """
 
     def __init__(self, terms: Mapping, nvars: int, tokens: int = 1, width: int | None = None):
+        def whole(v, what, lo=0):
+            if isinstance(v, bool) or not isinstance(v, int) or v < lo or v >= 2**62:
+                shown = type(v).__name__ if not isinstance(v, (int, float, str)) or isinstance(v, int) and v >= 2**62 \
+                    else repr(v)[:60]
+                raise InputError(f"Poly: {what}: expected a whole number in [{lo}, 2^62), got {shown}")
+            return v
+        whole(nvars, "nvars")
+        whole(tokens, "tokens", 1)
+        if width is not None:
+            whole(width, "width", 1)
+        if tokens * (width if width is not None else nvars) != nvars:
+            raise InputError(f"Poly: tokens * width must be nvars ({nvars})")
+        if not isinstance(terms, Mapping):
+            raise InputError(f"Poly: terms: expected a dict {{exponent tuple: coefficient}}, got {type(terms).__name__}")
         self._terms = {}
         for e, c in terms.items():
-            e = tuple(int(k) for k in e)
+            if not isinstance(e, tuple):
+                raise InputError(f"Poly: an exponent must be a tuple of whole numbers, got {type(e).__name__}")
+            e = tuple(whole(k, "an exponent") for k in e)
             if len(e) != nvars:
                 raise InputError(f"Poly: an exponent tuple of length {len(e)}, expected {nvars}")
             c = _exact(c, "Poly coefficient")

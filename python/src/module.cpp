@@ -7,6 +7,7 @@
 // run on a worker thread with the GIL released; the calling thread polls
 // Python's signal handlers and shows progress, and Ctrl-C cancels the work
 // through the AnalysisContext (what finished is returned with `interrupted`).
+#include <cctype>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -193,6 +194,18 @@ std::pair<std::vector<Term>, std::string> parse_poly(const std::string& text, co
   std::vector<const char*> v;
   for (const auto& n : names) v.push_back(n.c_str());
   if (names.empty()) v.push_back("x_unused");
+  // FLINT's parser divides by any polynomial and aborts on a zero divisor
+  // ("1/0", "1/(x0 - x0)"): only division by a nonzero whole number is taken.
+  for (std::size_t k = text.find('/'); k != std::string::npos; k = text.find('/', k + 1)) {
+    std::size_t j = k + 1;
+    while (j < text.size() && text[j] == ' ') ++j;
+    const std::size_t digits = j;
+    bool nonzero = false;
+    while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) nonzero |= text[j++] != '0';
+    if (j == digits || !nonzero)
+      return {{}, "division is by a nonzero whole number only (p/q coefficients), at character " +
+                      std::to_string(k + 1)};
+  }
   if (fmpq_mpoly_set_str_pretty(p.get(), text.c_str(), v.data(), p.c()) != 0)
     return {{}, "expected a polynomial in " + std::to_string(names.size()) +
                     " variables with rational coefficients (numbers, names, + - * ^ and parentheses)"};

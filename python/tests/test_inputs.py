@@ -34,6 +34,14 @@ def child(code: str) -> subprocess.CompletedProcess:
     ("netpoly.seprank(net.expand(), side_a=[99])", "side_a="),     # analysed A={} before
     ("net.expand(threads=100000)", "threads="),                    # hung, memory growing
     ("netpoly.table('attention', seeds=-2)", "seeds="),            # MemoryError before
+    # found by fuzz/fuzz_python.py:
+    ("netpoly.seprank('1/0', side_a=[0])", "division"),              # FLINT abort (SIGABRT) before
+    ("netpoly.seprank('x0/(x1 - x1)', side_a=['x0'])", "division"),  # FLINT abort before
+    ("netpoly.from_numpy([{'type': 'token_mix', 'W': [[1, 0], [0, 1]], 'b': 3}], tokens=2, width=1)",
+     "layers[0].b"),                                                 # TypeError before
+    ("netpoly.from_numpy([7], tokens=2, width=1)", "layers[0]"),     # AttributeError before
+    ("netpoly.Poly({('x',): 1}, 1)", "exponent"),                    # ValueError before
+    ("netpoly.Poly({(1,): 1}, -1)", "nvars"),                        # accepted before
 ])
 def test_calls_that_crashed_raise_input_error(call, named):
     r = child(f"""
