@@ -146,3 +146,26 @@ TEST_CASE("resolved(): the refinement defaults apply to what was not given", "[o
   CHECK(!q.budget_is_default);
   CHECK(budget_text(q) == "--budget 5 s");
 }
+
+TEST_CASE("a value quoted in a message is cut at a character, never inside one", "[options]") {
+  // "é" is the two bytes C3 A9: 50 of them are 100 bytes. Cut to 60 bytes,
+  // the prefix is 28 whole characters (56 bytes; byte 57 would split one)
+  // and "...".
+  std::string e50;
+  for (int k = 0; k < 50; ++k) e50 += "\xC3\xA9";
+  const std::string c = clip(e50, 60);
+  CHECK(c.size() == 56 + 3);
+  CHECK(c.substr(56) == "...");
+  CHECK(nlohmann::json(c).dump().size() > 0);  // valid UTF-8: dump() throws on a split character
+  CHECK(clip("short", 60) == "short");
+  // Through the option table: the message names the option and stays valid UTF-8.
+  SepOptions so;
+  try {
+    set_option(so, "generic", nlohmann::json::array({e50}), Spelling::python, kPython);
+    FAIL("a list for a flag was accepted");
+  } catch (const InputError& err) {
+    const std::string msg = err.what();
+    CHECK(msg.find("generic=") != std::string::npos);
+    CHECK_NOTHROW(nlohmann::json(msg).dump());
+  }
+}

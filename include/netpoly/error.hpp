@@ -5,6 +5,15 @@
 
 namespace netpoly {
 
+// A user's text cut for a message: at most n bytes, never inside a UTF-8
+// character (a message is printed and written into JSON), "..." when cut.
+inline std::string clip(const std::string& s, std::size_t n) {
+  if (s.size() <= n) return s;
+  std::size_t k = n >= 3 ? n - 3 : 0;
+  while (k > 0 && (static_cast<unsigned char>(s[k]) & 0xC0) == 0x80) --k;  // a continuation byte
+  return s.substr(0, k) + "...";
+}
+
 enum class ExitCode : int {
   ok = 0,
   check_failed = 1,  // a claim or verification did not hold

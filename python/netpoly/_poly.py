@@ -310,17 +310,25 @@ class Poly:
     evaluate = __call__
 
     # ---- SymPy
-    def to_sympy(self):
-        """The polynomial as a SymPy expression, built in one step (linear in the number of terms)."""
+    def to_sympy(self, poly: bool = False):
+        """The polynomial as a SymPy expression, built in one step (no sum rebuilt per term).
+
+        With ``poly=True``, a ``sympy.Poly`` over QQ (or QQ_I) in the variables ``x{token}_{channel}``:
+        SymPy's sparse representation, about ten times faster to build for large polynomials (100,000
+        terms: about 1 s, against about 15 s for the expression; ``bench/to-sympy``).
+        """
         import sympy
         xs = sympy.symbols(self.var_names())
         gens = list(xs) if isinstance(xs, (list, tuple)) else [xs]
         rep = {}
         for e, c in self._terms.items():
             rep[e] = c.to_sympy() if isinstance(c, GaussianRational) else sympy.Rational(c.numerator, c.denominator)
+        domain = "QQ_I" if self.gaussian else "QQ"
+        if poly:
+            return sympy.Poly.from_dict(rep or {(0,) * len(gens): 0}, *gens, domain=domain)
         if not rep:
             return sympy.Integer(0)
-        return sympy.Poly.from_dict(rep, *gens, domain="QQ_I" if self.gaussian else "QQ").as_expr()
+        return sympy.Poly.from_dict(rep, *gens, domain=domain).as_expr()
 
     def _sympy_(self):
         return self.to_sympy()

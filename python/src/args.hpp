@@ -28,7 +28,7 @@ inline std::string py_repr(py::handle v) {
   } catch (const py::error_already_set&) {
     r = py_type(v);
   }
-  return r.size() > 60 ? r.substr(0, 57) + "..." : r;
+  return clip(r, 60);
 }
 
 // A Python integer (or anything with __index__, numpy's integers included;

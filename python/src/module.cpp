@@ -177,7 +177,7 @@ FmpqMpoly poly_from(const std::vector<Term>& terms, std::size_t nvars, const Fmp
       throw InputError("a term has " + std::to_string(e.size()) + " exponents, expected " + std::to_string(nvars));
     for (ulong x : e)
       if (x >= (UWORD(1) << 62)) throw InputError("an exponent of 2^62 or more: the polynomial is refused");
-    if (!parse_rational(s, c)) throw InputError("coefficient '" + s.substr(0, 40) + "': expected an integer or p/q");
+    if (!parse_rational(s, c)) throw InputError("coefficient '" + clip(s, 40) + "': expected an integer or p/q");
     fmpq_mpoly_push_term_fmpq_ui(p.get(), c.get(), e.data(), ctx->get());
   }
   fmpq_mpoly_sort_terms(p.get(), ctx->get());
@@ -431,7 +431,7 @@ py::list options_table() {
 std::string decimal(const std::string& hex) {
   Fmpz z;
   const bool neg = !hex.empty() && hex[0] == '-';
-  if (fmpz_set_str(z.get(), hex.c_str() + (neg ? 1 : 0), 16) != 0) throw InputError("not an integer: " + hex.substr(0, 40));
+  if (fmpz_set_str(z.get(), hex.c_str() + (neg ? 1 : 0), 16) != 0) throw InputError("not an integer: " + clip(hex, 40));
   if (neg) fmpz_neg(z.get(), z.get());
   return z.str();
 }
@@ -439,7 +439,7 @@ std::string decimal(const std::string& hex) {
 // The other way: a decimal integer's hexadecimal text (int(h, 16) has no size limit).
 std::string hexadecimal(const std::string& dec) {
   Fmpz z;
-  if (!z.set_str(dec)) throw InputError("not an integer: " + dec.substr(0, 40));
+  if (!z.set_str(dec)) throw InputError("not an integer: " + clip(dec, 40));
   char* s = fmpz_get_str(nullptr, 16, z.get());
   std::string r(s);
   flint_free(s);

@@ -42,6 +42,7 @@ def child(code: str) -> subprocess.CompletedProcess:
     ("netpoly.from_numpy([7], tokens=2, width=1)", "layers[0]"),     # AttributeError before
     ("netpoly.Poly({('x',): 1}, 1)", "exponent"),                    # ValueError before
     ("netpoly.Poly({(1,): 1}, -1)", "nvars"),                        # accepted before
+    ("net.seprank(generic=['\u00e9' * 50])", "generic="),            # cut inside a character: RuntimeError before
 ])
 def test_calls_that_crashed_raise_input_error(call, named):
     r = child(f"""

@@ -63,8 +63,11 @@ def test_expansion_equals_sympys_expansion_of_the_same_network(layers, width, he
     Y = eval_attention(model, X)
     for t in range(tokens):
         for c in range(width):
-            got = net.expand(output=(t, c)).to_sympy()
+            p = net.expand(output=(t, c))
+            got = p.to_sympy()
             assert sympy.expand(got - Y[t, c]) == 0
+            # the sympy.Poly form: the same polynomial, term for term
+            assert p.to_sympy(poly=True) == sympy.Poly(sympy.expand(Y[t, c]), *sympy.symbols(p.var_names()), domain="QQ")
 
 
 def coefficient_matrix_rank(expr, A, B):

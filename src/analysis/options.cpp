@@ -155,7 +155,7 @@ json method_names(const json& v) {
 
 std::string shown(const json& v) {
   std::string t = v.dump();
-  return t.size() > 60 ? t.substr(0, 57) + "..." : t;
+  return clip(t, 60);
 }
 
 // A whole number of the JSON value (an integer, never a float or a bool).
@@ -284,7 +284,7 @@ void set_option(SepOptions& so, const std::string& name, const OptionValue& v, S
 OptionValue option_from_text(const OptionSpec& o, const std::string& text, Spelling s) {
   auto digits = [&] {
     if (text.empty() || text.size() > 40 || text.find_first_not_of("0123456789") != std::string::npos)
-      bad(o, s, "\"" + text.substr(0, 40) + "\"");
+      bad(o, s, "\"" + clip(text, 40) + "\"");
     // 2^64 and beyond: refused as out of range, not wrapped.
     std::uint64_t v = 0;
     for (char c : text) {
@@ -309,10 +309,10 @@ OptionValue option_from_text(const OptionSpec& o, const std::string& text, Spell
       // a plain decimal number: strtod alone would take " 8", "0x8" and "nan"
       if (text.empty() || text.find_first_not_of("0123456789.eE+-") != std::string::npos ||
           !(std::isdigit(static_cast<unsigned char>(text[0])) || text[0] == '.' || text[0] == '-'))
-        bad(o, s, "\"" + text.substr(0, 40) + "\"");
+        bad(o, s, "\"" + clip(text, 40) + "\"");
       char* end = nullptr;
       const double x = std::strtod(text.c_str(), &end);
-      if (!end || *end) bad(o, s, "\"" + text.substr(0, 40) + "\"");
+      if (!end || *end) bad(o, s, "\"" + clip(text, 40) + "\"");
       return x;
     }
     case OptionType::methods:

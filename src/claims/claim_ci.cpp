@@ -10,6 +10,7 @@
 #include <sstream>
 #include <unistd.h>
 
+#include "netpoly/error.hpp"
 #include "netpoly/claim_report.hpp"
 
 namespace netpoly {
@@ -45,8 +46,7 @@ std::string seconds(double s) {
 // The first line, cut to n characters.
 std::string first_line(const std::string& s, std::size_t n = 300) {
   std::string l = s.substr(0, s.find('\n'));
-  if (l.size() > n) l = l.substr(0, n) + " ...";
-  return l;
+  return clip(l, n + 3);
 }
 
 // A claim file's path as CI tools resolve it against the checkout: "./x.np"

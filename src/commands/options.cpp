@@ -67,7 +67,7 @@ double limit_option(double v, const std::string& flag, bool zero_ok) {
 std::uint64_t parse_u64(const std::string& s, const std::string& flag, std::uint64_t lo, std::uint64_t hi) {
   auto range = [&] { return "[" + std::to_string(lo) + ", " + std::to_string(hi) + "]"; };
   if (s.empty() || s.size() > 40 || s.find_first_not_of("0123456789") != std::string::npos)
-    throw InputError(flag + " \"" + s.substr(0, 40) + "\": expected a whole number in " + range());
+    throw InputError(flag + " \"" + clip(s, 40) + "\": expected a whole number in " + range());
   std::uint64_t v = 0;
   for (char c : s) {
     const std::uint64_t d = static_cast<std::uint64_t>(c - '0');

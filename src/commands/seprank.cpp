@@ -140,7 +140,7 @@ struct TerminalProgress {
     if (!isatty(STDERR_FILENO)) return;
     run.progress = [this](const std::string& line) {
       std::lock_guard<std::mutex> lock(mu);
-      std::cerr << "\r" << line.substr(0, 100) << "\033[K" << std::flush;
+      std::cerr << "\r" << clip(line, 100) << "\033[K" << std::flush;
       shown = true;
     };
   }
@@ -153,7 +153,7 @@ struct TerminalProgress {
     if (!isatty(STDERR_FILENO)) return;
     const std::string line = "y" + std::to_string(r.output.token) + "_" + std::to_string(r.output.channel) + " " +
                              r.partition.label() + ": " + r.compact_text() + " so far (" + status_name(r.status) + ")";
-    std::cerr << "\r" << line.substr(0, 100) << "\033[K" << std::flush;
+    std::cerr << "\r" << clip(line, 100) << "\033[K" << std::flush;
     shown = true;
   }
 };

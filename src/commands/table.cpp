@@ -187,7 +187,7 @@ void run_table(const TableOptions& o) {
     const int width = 24;
     int filled = total ? static_cast<int>(width * done / total) : width;
     std::cerr << "\r[" << std::string(filled, '#') << std::string(width - filled, '.') << "] " << done << "/" << total
-              << " ETA " << eta << "  " << what.substr(0, 40) << "\033[K" << std::flush;
+              << " ETA " << eta << "  " << clip(what, 40) << "\033[K" << std::flush;
     if (done == total) std::cerr << "\n";
   };
   auto rows = run_sweep(s, r);

@@ -105,7 +105,7 @@ class DomBuilder : public nlohmann::json_sax<json> {
   bool end_array() override { stack_.pop_back(); path_.pop_back(); return true; }
   bool parse_error(std::size_t pos, const std::string&, const nlohmann::detail::exception& ex) override {
     std::string what = ex.what();
-    if (what.size() > 200) what = what.substr(0, 200) + "...";  // the parser quotes the whole token
+    what = clip(what, 203);  // the parser quotes the whole token
     error = "invalid JSON at byte " + std::to_string(pos) + ": " + what;
     return false;
   }
