@@ -85,6 +85,7 @@ struct TableOptions {
   std::string partition = "half";
   std::string methods;
   double budget = 0, max_terms = 5e7;
+  std::string max_points;  // the option table's max_points, as text (empty: tables' 1,024)
   std::string format, out, shard = "1/1", plot, param_budget;
   std::string bounds;  // --bounds "LV Thm 3,NB Thm 5.5": the bound columns (default: every bound)
   std::uint64_t max_depth = 6, max_width = 16;  // equal-budget shapes

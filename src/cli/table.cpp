@@ -1,5 +1,6 @@
 // netpoly table: its command-line options (the work is run_table, src/commands/table.cpp).
 #include "commands.hpp"
+#include "netpoly/options.hpp"
 
 namespace netpoly::cli {
 
@@ -23,6 +24,8 @@ void setup_table(CLI::App& app) {
   s->add_option("--methods", o->methods, "separation-rank methods (default: what is affordable)");
   s->add_option("--budget", o->budget, "seconds: skip a method whose estimated cost exceeds this");
   s->add_option("--max-terms", o->max_terms, "refuse expansions estimated larger than this")->capture_default_str();
+  s->add_option("--max-points", o->max_points,
+                find_option("max_points")->help + " (default for tables: 1024, so that a sweep's rows keep their cost)");
   s->add_option("--format", o->format, "md | csv | latex | json (default: from the file extension)");
   s->add_option("-o,--output", o->out, "table file (rows are written as they finish; journal FILE.jsonl)");
   s->add_flag("--resume", o->resume, "skip rows already in FILE's journal");

@@ -14,8 +14,11 @@ json SweepSpec::row_options() const {
   std::string ms;
   for (Method m : sep.methods) ms += (ms.empty() ? "" : ",") + std::string(method_name(m));
   json b = std::isfinite(sep.budget) ? json(sep.budget) : json(nullptr);
-  return {{"range", range},          {"weights", weight_dist_name(weights)}, {"partition", partition}, {"output", "0,0"},
-          {"methods", ms.empty() ? "default" : ms}, {"budget", b}, {"max_terms", sep.max_terms}};
+  json o = {{"range", range},          {"weights", weight_dist_name(weights)}, {"partition", partition}, {"output", "0,0"},
+            {"methods", ms.empty() ? "default" : ms}, {"budget", b}, {"max_terms", sep.max_terms}};
+  // Recorded only when not the tables' 1,024, so journals from before the option still resume.
+  if (sep.max_points != SweepSpec{}.sep.max_points) o["max_points"] = sep.max_points;
+  return o;
 }
 
 json SweepSpec::sweep_json() const {
@@ -67,6 +70,7 @@ SweepSpec SweepSpec::from_sweep_json(const json& j) {
     if (ms != "default") s.sep.methods = parse_methods(ms);
     if (!o.at("budget").is_null()) s.sep.budget = o["budget"].get<double>();
     s.sep.max_terms = o.at("max_terms").get<double>();
+    s.sep.max_points = o.value("max_points", SweepSpec{}.sep.max_points);
   } catch (const json::exception& e) {
     throw InputError(std::string("not a netpoly sweep description: ") + e.what());
   }
@@ -99,7 +103,8 @@ ParamCount row_param_count(const json& sweep) {
 std::string options_difference(const json& kept, const json& now) {
   static const std::vector<std::pair<const char*, const char*>> names{
       {"range", "--range"},     {"weights", "--weights"},     {"partition", "--partition"}, {"output", "the output entry"},
-      {"methods", "--methods"}, {"budget", "--budget"},       {"max_terms", "--max-terms"}};
+      {"methods", "--methods"}, {"budget", "--budget"},       {"max_terms", "--max-terms"},
+      {"max_points", "--max-points"}};
   auto text = [](const json& v) { return v.is_null() ? std::string("none") : v.is_string() ? v.get<std::string>() : v.dump(); };
   if (!kept.is_object()) return "the options it was made with (an older journal does not record them)";
   for (const auto& [k, flag] : names) {
