@@ -8,8 +8,8 @@ The convention (README.md, "Output samples in this README"):
   `$ ` is a command (a trailing `\\` continues it on the next line); the lines
   up to the next command are its output as shown. Commands run in bash, in a
   scratch directory of their document (files written by one sample are there
-  for the next ones) where `proofs/`, `tests/`, `examples/` and `docs/` are
-  links to the repository's, with this build's directory first on PATH (so
+  for the next ones) holding copies of the repository's `proofs/`, `tests/`,
+  `examples/` and `docs/` (so that paths print as from the repository's root), with this build's directory first on PATH (so
   `netpoly` is the build's `netpoly`). Standard output and standard error are
   compared together, in the order written.
 * In the output shown, a line `...` (alone on its line, any indentation)
@@ -145,7 +145,7 @@ def run_doc(root, bindir, doc):
     text = open(os.path.join(root, doc), encoding="utf-8").read()
     work = tempfile.mkdtemp(prefix="docs-samples-")
     for name in LINKS:
-        os.symlink(os.path.join(root, name), os.path.join(work, name))
+        shutil.copytree(os.path.join(root, name), os.path.join(work, name), symlinks=True)
     env = dict(os.environ, PATH=bindir + os.pathsep + os.environ.get("PATH", ""),
                LC_ALL="C.UTF-8", COLUMNS="80")
     env.pop("NETPOLY_SEED", None)
