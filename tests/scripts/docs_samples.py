@@ -207,6 +207,9 @@ def main():
         for k, v in enumerate(run_doc(root, bindir, doc)):
             total[k] += v
     f, r, s = total
+    if r == 0:
+        print("FAIL: no ```console sample found (a test that cannot fail is no test)")
+        f += 1
     print(f"docs samples: {r} commands run, {s} blocks not run, {f} failed ({time.time() - t0:.1f} s)")
     return 1 if f else 0
 
