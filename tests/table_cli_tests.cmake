@@ -31,7 +31,7 @@ netpoly_expect(cli_table_param_count_no_budget 2 "--param-count applies to equal
 netpoly_expect(cli_table_param_count_lv_product 2 "--param-count lv: LV eq. (2) counts degree-3 attention"
   table --arch product --param-budget 48 --param-count lv)
 # --max-points: the option table's range and spelling (the same message as seprank's)
-netpoly_expect(cli_table_max_points_range 2 "--max-points: expected a whole number in \\[1, 1048576\\]"
+netpoly_expect(cli_table_max_points_range 2 "--max-points: expected a whole number in [1, 1048576], got 0"
   table --arch attention --max-points 0)
 netpoly_expect(cli_table_weights_bad 2 "--weights: expected small, wide or generic" table --weights gaussian)
 netpoly_expect(cli_make_weights_bad 2 "--weights: expected small, wide or generic" make mlp --layers 1 --width 2 --weights normal)

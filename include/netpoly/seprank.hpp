@@ -115,6 +115,8 @@ std::vector<SepResult> analyse_network(const Model& m, const std::vector<Entry>&
 // 4); analyse_network checks it
 // too, a command calls it before printing anything.
 void check_methods_for(const Model& m, const std::vector<Method>& methods, ulong prime = 0);
+// The same for a whole request: also the methods --generic takes.
+void check_methods_for(const Model& m, const SepOptions& o);
 
 // A polynomial re + i im over Q(i), its separation rank over C (the methods
 // that accept a polynomial, on the realified polynomial; docs/math.md).

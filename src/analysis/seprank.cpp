@@ -257,22 +257,26 @@ Expansion expand_watched(const PolyRing& R, const Model& m, const Entry& e, cons
 // index out of range; methods must fit the mode and the number field.
 void validate_request(const Model& m, const std::vector<Entry>& outputs, const std::vector<Partition>& partitions,
                       const SepOptions& o) {
-  if (o.generic)
-    for (Method x : o.methods)
-      if (method_info(x).plan.generic < 0)
-        throw InputError(std::string("method ") + method_name(x) +
-                         " speaks of one network, not of the generic sep of its shape (--generic takes " +
-                         generic_methods() + ")");
   for (const auto& P : partitions) check_partition(P, m.num_inputs(), "the model");
   for (const auto& e : outputs)
     if (e.token >= m.tokens || e.channel >= m.output_width())
       throw InputError("output " + std::to_string(e.token) + "," + std::to_string(e.channel) +
                        ": out of range (the model has " + std::to_string(m.tokens) + " tokens and " +
                        std::to_string(m.output_width()) + " output channels)");
-  check_methods_for(m, o.methods, o.prime);  // Gaussian weights: the methods that take them
+  check_methods_for(m, o);
 }
 
 }  // namespace
+
+void check_methods_for(const Model& m, const SepOptions& o) {
+  if (o.generic)
+    for (Method x : o.methods)
+      if (method_info(x).plan.generic < 0)
+        throw InputError(std::string("method ") + method_name(x) +
+                         " speaks of one network, not of the generic sep of its shape (--generic takes " +
+                         generic_methods() + ")");
+  check_methods_for(m, o.methods, o.prime);  // Gaussian weights: the methods that take them
+}
 
 std::vector<SepResult> analyse_network(const Model& m_in, const std::vector<Entry>& outputs,
                                        const std::vector<Partition>& partitions, const SepOptions& o_in,

@@ -185,7 +185,7 @@ void run_seprank(const SeprankOptions& o) {
   std::vector<std::string> specs = o.partitions;
   if (o.all_balanced) specs.push_back("all-balanced");
   const std::vector<Partition> parts = request_partitions(m, specs);
-  check_methods_for(m, sep.methods, sep.prime);
+  check_methods_for(m, sep);
   // Every entry of a wide model by default: refused up front beyond --max-pairs.
   check_pairs(outs.size(), parts.size(), sep, Spelling::cli);
   const bool seed_given = sep.blackbox_seed.has_value();
