@@ -17,6 +17,7 @@
 #include "netpoly/options.hpp"
 #include "netpoly/request.hpp"
 #include "netpoly/seprank.hpp"
+#include "terminal_progress.hpp"
 
 namespace netpoly::cli {
 
@@ -130,33 +131,12 @@ nlohmann::json results_json(const Model& m, const std::vector<SepResult>& rs) {
   return j;
 }
 
-// Progress lines of long methods on a terminal (stderr), one line rewritten
-// in place and cleared before a result is printed; nothing when stderr is not
-// a terminal.
-struct TerminalProgress {
-  std::mutex& mu;  // the output's lock
-  bool shown = false;
-  void attach(AnalysisContext& run) {
-    if (!isatty(STDERR_FILENO)) return;
-    run.progress = [this](const std::string& line) {
-      std::lock_guard<std::mutex> lock(mu);
-      std::cerr << "\r" << line.substr(0, 100) << "\033[K" << std::flush;
-      shown = true;
-    };
-  }
-  void clear() {  // under mu
-    if (shown) std::cerr << "\r\033[K" << std::flush;
-    shown = false;
-  }
-  // A pair's bracket so far (under mu): the cheap certified ends at once.
-  void show(const SepResult& r) {
-    if (!isatty(STDERR_FILENO)) return;
-    const std::string line = "y" + std::to_string(r.output.token) + "_" + std::to_string(r.output.channel) + " " +
-                             r.partition.label() + ": " + r.compact_text() + " so far (" + status_name(r.status) + ")";
-    std::cerr << "\r" << line.substr(0, 100) << "\033[K" << std::flush;
-    shown = true;
-  }
-};
+// A pair's bracket so far, for the terminal's progress line: the cheap
+// certified ends at once.
+std::string so_far_line(const SepResult& r) {
+  return "y" + std::to_string(r.output.token) + "_" + std::to_string(r.output.channel) + " " + r.partition.label() +
+         ": " + r.compact_text() + " so far (" + status_name(r.status) + ")";
+}
 
 }  // namespace
 
@@ -235,7 +215,7 @@ void run_seprank(const SeprankOptions& o) {
   set_stop_report(report);
   install_interrupt_handler("seprank", "the finished results are printed above");
   AnalysisContext run = AnalysisContext::process();
-  TerminalProgress progress{mu};
+  TerminalProgress<std::mutex> progress{mu};
   progress.attach(run);
   std::vector<SepResult> rs;
   try {
@@ -243,7 +223,7 @@ void run_seprank(const SeprankOptions& o) {
       std::lock_guard<std::mutex> lock(mu);
       if (!finished) {
         partial[key(r)] = r;
-        progress.show(r);  // the bracket so far, at once, on a terminal
+        progress.show(so_far_line(r));  // the bracket so far, at once, on a terminal
         return;
       }
       partial.erase(key(r));
