@@ -165,11 +165,13 @@ void run_expand(const ExpandOptions& options) {
   // JSON is closed; an output being written when the stop comes is finished
   // if that takes under half a second, else said to be cut.
   std::timed_mutex mu;
+  TerminalProgress<std::timed_mutex> progress{mu};
   std::size_t printed = 0;
   auto report = [&](int code) {
     const bool got = mu.try_lock_for(std::chrono::milliseconds(500));
     const std::string why = code == static_cast<int>(ExitCode::interrupted) ? "interrupted" : "stopped";
     if (got) {
+      progress.clear();
       if (o.json) os << "\n],\"" << (why == "interrupted" ? "interrupted" : "stopped") << "\":true}\n";
       os.flush();
     }
@@ -185,7 +187,6 @@ void run_expand(const ExpandOptions& options) {
   // A long expansion shows its progress on a terminal (the analysis's
   // expansion_watch lines); the watch also stops it near the memory limit.
   AnalysisContext run = AnalysisContext::process();
-  TerminalProgress<std::timed_mutex> progress{mu};
   progress.attach(run);
   const double entry_seconds = expansion_seconds_estimate(estimate_expansion(m).terms);
   auto watched = [&](auto ring, std::size_t k) {
@@ -227,10 +228,6 @@ void run_expand(const ExpandOptions& options) {
     // The watch's stop near the memory limit: what finished is printed whole
     // (the JSON closed), as when the watchdog stops the run.
     set_stop_report({});
-    {
-      std::lock_guard<std::timed_mutex> lock(mu);
-      progress.clear();
-    }
     report(static_cast<int>(ExitCode::limit));
     throw;
   }

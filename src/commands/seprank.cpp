@@ -177,6 +177,7 @@ void run_seprank(const SeprankOptions& o) {
   // the finished results are printed, with the methods that finished for the
   // pair in flight, before the exit code (3 or 130).
   std::mutex mu;
+  TerminalProgress<std::mutex> progress{mu};
   std::vector<SepResult> done;
   // The pairs in flight, with the methods that finished for each (the cheap
   // ones run for every partition of an entry before its expansion).
@@ -191,6 +192,7 @@ void run_seprank(const SeprankOptions& o) {
   }
   auto report = [&](int code) {
     std::lock_guard<std::mutex> lock(mu);
+    progress.clear();
     const std::string why = code == static_cast<int>(ExitCode::interrupted) ? "interrupted" : "stopped at a limit";
     if (o.json) {
       auto j = results_json(m, done);
@@ -203,7 +205,8 @@ void run_seprank(const SeprankOptions& o) {
       os << j.dump(1) << "\n";
     } else {
       for (const auto& [k, r] : partial) {
-        os << "(" << why << " during this pair: the methods below finished, the one running was dropped)\n";
+        os << "(" << why << " during this pair: the methods below finished, the one running was dropped "
+           "unless it shows its bound so far)\n";
         print_result(os, r, label_width);
       }
       print_footer(os, done, seed_given);
@@ -215,7 +218,6 @@ void run_seprank(const SeprankOptions& o) {
   set_stop_report(report);
   install_interrupt_handler("seprank", "the finished results are printed above");
   AnalysisContext run = AnalysisContext::process();
-  TerminalProgress<std::mutex> progress{mu};
   progress.attach(run);
   std::vector<SepResult> rs;
   try {
@@ -238,7 +240,6 @@ void run_seprank(const SeprankOptions& o) {
     // A limit met inside the analysis (an estimate refused by name): what
     // finished is printed, as when the watchdog stops the run.
     set_stop_report({});
-    progress.clear();
     report(static_cast<int>(ExitCode::limit));
     throw;
   }
