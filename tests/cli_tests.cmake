@@ -96,6 +96,13 @@ add_test(NAME cli_expand_stdin COMMAND ${CMAKE_COMMAND} "-DCMD=$<TARGET_FILE:net
   -DCODE=0 "-DEXPECT=y0_0: terms 10, degree 3" -DSTDIN=${EX} -P ${NETPOLY_EXPECT_SCRIPT})
 
 # failing cases: exit code 2 (input) or 3 (limit), and the message
+# expand --estimate against the expansion's own count (tests/scripts/expand_estimate.sh):
+# exact where derived by hand, an upper bound elsewhere, and the refusal quoted.
+foreach(s exact_attention exact_mlp upper text refused)
+  add_test(NAME cli_expand_estimate_${s}
+           COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/scripts/expand_estimate.sh $<TARGET_FILE:netpoly> ${NETPOLY_TEST_DATA} ${s})
+  set_tests_properties(cli_expand_estimate_${s} PROPERTIES PASS_REGULAR_EXPRESSION "^OK ${s}" FAIL_REGULAR_EXPRESSION "FAIL")
+endforeach()
 netpoly_expect(cli_expand_bad_row 2
   "bad-row.json: layers[0].heads[0].Q[1]: expected a row of 2 numbers"
   expand ${NETPOLY_TEST_DATA}/bad-row.json)

@@ -891,3 +891,45 @@ TEST_CASE("the README's method table lists exactly the registered methods, with 
     CHECK(rows[i].second.find(kind) != std::string::npos);
   }
 }
+
+TEST_CASE("a black-box stopped between its rounds keeps the certified bound of the rounds that finished",
+          "[seprank][context][blackbox]") {
+  // attention L=2, d=2, H=1, N=4, half: sep 18 (the exact rank below) is above
+  // the first round's 8 points, so the black-box needs several rounds. Cancelled right after the
+  // first bound it reports, the run throws Interrupted; the partial result
+  // the caller kept must hold that bound, and it must not exceed the exact
+  // rank of the coefficient matrix (a second method, run to the end).
+  const Model m = make_preset(preset("attention", 2, 2, 4));
+  const Partition P = parse_partition("half", m.tokens, m.width);
+  SepOptions o;
+  o.blackbox_seed = 1;
+  o.methods = {Method::blackbox};
+  o.blackbox_split = false;  // the whole matrix: full rank at 8 and 16 points, closed at 32
+  bool cancel = false;
+  std::optional<SepResult> kept;
+  AnalysisContext run;
+  run.cancelled = [&] { return cancel; };
+  auto progress = [&](const SepResult& r, bool finished) {
+    if (finished) return;
+    kept = r;
+    for (const auto& x : r.runs)
+      if (x.method == Method::blackbox && x.value) cancel = true;
+  };
+  CHECK_THROWS_AS(analyse_network(m, {Entry{0, 0}}, {P}, o, progress, run), Interrupted);
+  REQUIRE(kept);
+  REQUIRE(kept->runs.size() == 1);
+  const MethodRun& b = kept->runs[0];
+  CHECK(b.kind == RunKind::lower);
+  REQUIRE(b.value);
+  CHECK(*b.value >= 1);
+  CHECK(b.details.value("unfinished", false));
+  CHECK_THAT(b.how, Catch::Contains("certified lower bound"));
+  SepOptions exact = o;
+  exact.methods = {Method::exact};
+  const auto full = analyse_network(m, {Entry{0, 0}}, {P}, exact, {}, AnalysisContext{});
+  REQUIRE(full.at(0).lower.value);
+  CHECK(*b.value <= *full[0].lower.value);
+  // The bound so far is below the rank here (the run was cut short), so the
+  // test sees a bound from the middle of the method, not its end.
+  CHECK(*b.value < *full[0].lower.value);
+}

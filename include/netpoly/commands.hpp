@@ -43,6 +43,7 @@ struct ExpandOptions {
   std::string model;
   std::string output;
   bool all = false, stats = false, json = false;
+  bool estimate = false;  // --estimate: the expansion's estimate only, no expansion
   std::string format = "text";
   ulong modulus = 0;
   std::string modulus_text;

@@ -408,6 +408,7 @@ struct ModPolyRing {
   static bool worth_threads(const Elem& a, const Elem& b) { return PolyRing::worth_threads_len(a.length(), b.length()); }
   NmodMpolyCtxPtr ctx;
   ModpRing base;
+  std::shared_ptr<const ProductWatch> watch;  // as PolyRing's (expand --modulus shows progress)
   ModPolyRing(slong nvars, ulong p) : ctx(std::make_shared<NmodMpolyCtx>(nvars, p)), base(p) {}
   Scalar scalar(const Fmpq& w) const { return base.scalar(w); }
   bool is_zero(Scalar s) const { return s == 0; }
@@ -437,6 +438,7 @@ struct ModPolyRing {
   Elem mul(const Elem& a, const Elem& b) const {
     NmodMpoly t(ctx);
     nmod_mpoly_mul(t.get(), a.get(), b.get(), ctx->get());
+    if (watch) watch->after_product(t.length());
     return t;
   }
 };

@@ -79,12 +79,17 @@ void run_methods(SepResult& res, methods::MethodContext& ctx, const std::vector<
     const MethodInfo& info = method_info(mm);
     if (ctx.by_default && info.applies && !info.applies(ctx)) continue;
     const auto t0 = std::chrono::steady_clock::now();
+    // What runs now, for a terminal's progress line (a method may run long
+    // without lines of its own).
+    const std::string pair = "y" + std::to_string(ctx.e.token) + "_" + std::to_string(ctx.e.channel) + " " +
+                             ctx.P.label() + ": ";
     if (info.needs_expansion) {
       if (!matrix) {
         res.runs.push_back(skipped(mm, expand_skip));
         continue;
       }
       if (!ctx.matrix->C) {
+        ctx.run.progress(pair + "building the coefficient matrix");
         ctx.matrix->C = matrix();
         ctx.matrix->blocks = split_blocks(*ctx.matrix->C);
         res.sizes["coefficient_matrix"] = {ctx.matrix->C->rows, ctx.matrix->C->cols};
@@ -106,13 +111,28 @@ void run_methods(SepResult& res, methods::MethodContext& ctx, const std::vector<
         continue;
       }
     }
+    ctx.run.progress(pair + "running " + method_name(mm));
+    // Its certified bound so far, shown and kept (the caller's partial
+    // result) until the method returns its own.
+    ctx.provisional = [&](const MethodRun& so_far) {
+      if (!after_each) return;
+      res.runs.push_back(so_far);
+      res.runs.back().seconds = seconds_since(t0);
+      after_each();
+      res.runs.pop_back();
+    };
     MethodRun r;
     try {
       r = info.run(ctx);
     } catch (const InputError& err) {
+      ctx.provisional = {};
       if (!ctx.by_default) throw;
       r = skipped(mm, std::string("not run by default: ") + err.what());
+    } catch (...) {
+      ctx.provisional = {};
+      throw;
     }
+    ctx.provisional = {};
     r.seconds = seconds_since(t0);
     if (ctx.realified && info.needs_expansion) halve_realified(r);
     if (!r.size_key.empty()) res.sizes[r.size_key] = r.size;

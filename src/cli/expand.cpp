@@ -10,6 +10,8 @@ void setup_expand(CLI::App& app) {
   s->add_option("--output", o->output, "one output entry TOKEN,CHANNEL");
   s->add_flag("--all", o->all, "every output entry (default: the model's output, else all)");
   s->add_flag("--stats", o->stats, "statistics only, no polynomial");
+  s->add_flag("--estimate", o->estimate,
+              "the estimate only (terms, degree, memory, seconds; what the limits are checked against), no expansion");
   s->add_option("--format", o->format, "text|json|sympy|singular|latex")->capture_default_str();
   s->add_option("--modulus", o->modulus_text, "expand mod this prime instead of over Q");
   s->add_flag("--json", o->json, "machine-readable output");

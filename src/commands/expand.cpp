@@ -11,6 +11,7 @@
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
 #include "netpoly/limits.hpp"
+#include "terminal_progress.hpp"
 
 namespace netpoly::cli {
 
@@ -72,6 +73,58 @@ void preamble(std::ostream& os, const ExpandOptions& o, const Model& m) {
   }
 }
 
+// The estimate the limits are checked against, as JSON (its own object in
+// --json output, with and without --estimate).
+// Seconds rounded to milliseconds (a rough estimate).
+nlohmann::ordered_json estimate_json(const Model& m) {
+  const auto est = estimate_expansion(m);
+  nlohmann::ordered_json j;
+  j["terms"] = est.terms;
+  j["bytes"] = expansion_memory_estimate(m);
+  j["degree"] = est.degree;
+  j["homogeneous"] = est.homogeneous;
+  j["seconds"] = std::round(expansion_seconds_estimate(est.terms) * 1000) / 1000;
+  return j;
+}
+
+std::string g3(double x) {
+  char b[64];
+  std::snprintf(b, sizeof b, x < 0x1p53 ? "%.0f" : "%.3g", x);
+  return b;
+}
+
+// --estimate: what an expansion would cost, without expanding; `refusal` is
+// the message `expand` would stop with (empty: it would start).
+void print_estimate(std::ostream& os, const ExpandOptions& o, const Model& m, const std::vector<Entry>& outs,
+                    const std::string& refusal) {
+  const auto est = estimate_expansion(m);
+  const double bytes = expansion_memory_estimate(m);
+  const double secs = expansion_seconds_estimate(est.terms);
+  if (o.json) {
+    nlohmann::ordered_json j;
+    j["model"] = m.name;
+    j["estimate_only"] = true;
+    j["estimate"] = estimate_json(m);
+    j["outputs"] = nlohmann::json::array();
+    for (const auto& e : outs) j["outputs"].push_back({{"token", e.token}, {"channel", e.channel}});
+    j["refused"] = refusal.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(refusal);
+    os << j.dump() << "\n";
+    return;
+  }
+  char t[64];
+  std::snprintf(t, sizeof t, "%.1f", secs);
+  os << "estimate (no expansion done) for " << (m.name.empty() ? "the model" : m.name) << ", " << outs.size()
+     << (outs.size() == 1 ? " output entry" : " output entries") << "\n"
+     << "  terms   <= " << (std::isfinite(est.terms) ? g3(est.terms) : std::string("inf"))
+     << " per output entry (an upper bound)\n"
+     << "  degree  <= " << format_degree(est.degree)
+     << (est.homogeneous ? " (homogeneous: every term has the same degree)" : " (lower degrees too)") << "\n"
+     << "  memory  about " << format_bytes(bytes) << " at the peak (an estimate)\n"
+     << "  time    about " << t << " s per output entry (a rough estimate)\n"
+     << "  expand  " << (refusal.empty() ? "would start (within --max-terms and the memory limit)" : "would refuse: " + refusal)
+     << "\n";
+}
+
 }  // namespace
 
 void run_expand(const ExpandOptions& options) {
@@ -93,19 +146,32 @@ void run_expand(const ExpandOptions& options) {
   if (o.modulus && m.gaussian())
     throw InputError(o.model + " has Gaussian weights (a+bi): --modulus expands over the rationals mod p only; "
                      "drop --modulus");
+  std::ostream& os = std::cout;
+  if (o.estimate) {
+    std::string refusal;
+    try {
+      check_expansion_size(m, o.max_terms);
+      check_memory_estimate(expansion_memory_estimate(m), "the expansion");
+    } catch (const LimitError& e) {
+      refusal = e.what();
+    }
+    print_estimate(os, o, m, outs, refusal);
+    return;
+  }
   check_expansion_size(m, o.max_terms);
   check_memory_estimate(expansion_memory_estimate(m), "the expansion");
-  std::ostream& os = std::cout;
   // Outputs are printed whole, one at a time, under `mu`. Stopped early (a
   // limit, SIGINT, SIGTERM), the outputs printed so far are complete and the
   // JSON is closed; an output being written when the stop comes is finished
   // if that takes under half a second, else said to be cut.
   std::timed_mutex mu;
+  TerminalProgress<std::timed_mutex> progress{mu};
   std::size_t printed = 0;
-  set_stop_report([&](int code) {
+  auto report = [&](int code) {
     const bool got = mu.try_lock_for(std::chrono::milliseconds(500));
     const std::string why = code == static_cast<int>(ExitCode::interrupted) ? "interrupted" : "stopped";
     if (got) {
+      progress.clear();
       if (o.json) os << "\n],\"" << (why == "interrupted" ? "interrupted" : "stopped") << "\":true}\n";
       os.flush();
     }
@@ -115,40 +181,59 @@ void run_expand(const ExpandOptions& options) {
     ssize_t n = write(STDERR_FILENO, msg.data(), msg.size());
     (void)n;
     if (got) mu.unlock();
-  });
+  };
+  set_stop_report(report);
   install_interrupt_handler("expand", "");
+  // A long expansion shows its progress on a terminal (the analysis's
+  // expansion_watch lines); the watch also stops it near the memory limit.
+  AnalysisContext run = AnalysisContext::process();
+  progress.attach(run);
+  const double entry_seconds = expansion_seconds_estimate(estimate_expansion(m).terms);
+  auto watched = [&](auto ring, std::size_t k) {
+    ring.watch = expansion_watch(run, "y" + std::to_string(outs[k].token) + "_" + std::to_string(outs[k].channel),
+                                 entry_seconds);
+    return ring;
+  };
   {
     std::lock_guard<std::timed_mutex> lock(mu);
     preamble(os, o, m);
     if (o.json) {
       // The estimates the limits are checked against, next to what the work
       // then measures (bench/memory compares them with the peak).
-      const auto est = estimate_expansion(m);
-      os << "{\"model\":" << nlohmann::json(m.name).dump() << ",\"estimate\":{\"terms\":"
-         << nlohmann::json(est.terms).dump() << ",\"bytes\":" << nlohmann::json(expansion_memory_estimate(m)).dump()
-         << "},\"outputs\":[";
+      os << "{\"model\":" << nlohmann::json(m.name).dump() << ",\"estimate\":" << estimate_json(m).dump()
+         << ",\"outputs\":[";
     }
     os.flush();
   }
   auto emit = [&](std::size_t k, const auto& p, const std::string& dom) {
     std::lock_guard<std::timed_mutex> lock(mu);
+    progress.clear();
     print_one(os, o, m, outs[k], p, k == 0, dom);
     os.flush();
     ++printed;
   };
-  if (o.modulus) {
-    ModPolyRing R(static_cast<slong>(m.num_inputs()), o.modulus);
-    std::string dom = "mod " + std::to_string(o.modulus);
-    for (std::size_t k = 0; k < outs.size(); ++k) emit(k, expand_mod(R, m, {outs[k]})[0], dom);
-  } else if (m.gaussian()) {
-    PolyRing R(static_cast<slong>(m.num_inputs()));
-    for (std::size_t k = 0; k < outs.size(); ++k) emit(k, expand_gauss(R, m, {outs[k]})[0], "exact over Q(i)");
-  } else {
-    PolyRing R(static_cast<slong>(m.num_inputs()));
-    for (std::size_t k = 0; k < outs.size(); ++k) emit(k, expand(R, m, {outs[k]})[0], "exact");
+  try {
+    if (o.modulus) {
+      ModPolyRing R(static_cast<slong>(m.num_inputs()), o.modulus);
+      std::string dom = "mod " + std::to_string(o.modulus);
+      for (std::size_t k = 0; k < outs.size(); ++k) emit(k, expand_mod(watched(R, k), m, {outs[k]})[0], dom);
+    } else if (m.gaussian()) {
+      PolyRing R(static_cast<slong>(m.num_inputs()));
+      for (std::size_t k = 0; k < outs.size(); ++k) emit(k, expand_gauss(watched(R, k), m, {outs[k]})[0], "exact over Q(i)");
+    } else {
+      PolyRing R(static_cast<slong>(m.num_inputs()));
+      for (std::size_t k = 0; k < outs.size(); ++k) emit(k, expand(watched(R, k), m, {outs[k]})[0], "exact");
+    }
+  } catch (const LimitError&) {
+    // The watch's stop near the memory limit: what finished is printed whole
+    // (the JSON closed), as when the watchdog stops the run.
+    set_stop_report({});
+    report(static_cast<int>(ExitCode::limit));
+    throw;
   }
   set_stop_report({});
   std::lock_guard<std::timed_mutex> lock(mu);
+  progress.clear();
   if (o.json) os << "\n]}\n";
   if (!o.json && !o.stats && o.format == "latex") os << "\\end{align*}\n";
 }

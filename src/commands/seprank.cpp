@@ -17,6 +17,7 @@
 #include "netpoly/options.hpp"
 #include "netpoly/request.hpp"
 #include "netpoly/seprank.hpp"
+#include "terminal_progress.hpp"
 
 namespace netpoly::cli {
 
@@ -130,33 +131,12 @@ nlohmann::json results_json(const Model& m, const std::vector<SepResult>& rs) {
   return j;
 }
 
-// Progress lines of long methods on a terminal (stderr), one line rewritten
-// in place and cleared before a result is printed; nothing when stderr is not
-// a terminal.
-struct TerminalProgress {
-  std::mutex& mu;  // the output's lock
-  bool shown = false;
-  void attach(AnalysisContext& run) {
-    if (!isatty(STDERR_FILENO)) return;
-    run.progress = [this](const std::string& line) {
-      std::lock_guard<std::mutex> lock(mu);
-      std::cerr << "\r" << clip(line, 100) << "\033[K" << std::flush;
-      shown = true;
-    };
-  }
-  void clear() {  // under mu
-    if (shown) std::cerr << "\r\033[K" << std::flush;
-    shown = false;
-  }
-  // A pair's bracket so far (under mu): the cheap certified ends at once.
-  void show(const SepResult& r) {
-    if (!isatty(STDERR_FILENO)) return;
-    const std::string line = "y" + std::to_string(r.output.token) + "_" + std::to_string(r.output.channel) + " " +
-                             r.partition.label() + ": " + r.compact_text() + " so far (" + status_name(r.status) + ")";
-    std::cerr << "\r" << clip(line, 100) << "\033[K" << std::flush;
-    shown = true;
-  }
-};
+// A pair's bracket so far, for the terminal's progress line: the cheap
+// certified ends at once.
+std::string so_far_line(const SepResult& r) {
+  return "y" + std::to_string(r.output.token) + "_" + std::to_string(r.output.channel) + " " + r.partition.label() +
+         ": " + r.compact_text() + " so far (" + status_name(r.status) + ")";
+}
 
 }  // namespace
 
@@ -197,6 +177,7 @@ void run_seprank(const SeprankOptions& o) {
   // the finished results are printed, with the methods that finished for the
   // pair in flight, before the exit code (3 or 130).
   std::mutex mu;
+  TerminalProgress<std::mutex> progress{mu};
   std::vector<SepResult> done;
   // The pairs in flight, with the methods that finished for each (the cheap
   // ones run for every partition of an entry before its expansion).
@@ -211,6 +192,7 @@ void run_seprank(const SeprankOptions& o) {
   }
   auto report = [&](int code) {
     std::lock_guard<std::mutex> lock(mu);
+    progress.clear();
     const std::string why = code == static_cast<int>(ExitCode::interrupted) ? "interrupted" : "stopped at a limit";
     if (o.json) {
       auto j = results_json(m, done);
@@ -223,7 +205,8 @@ void run_seprank(const SeprankOptions& o) {
       os << j.dump(1) << "\n";
     } else {
       for (const auto& [k, r] : partial) {
-        os << "(" << why << " during this pair: the methods below finished, the one running was dropped)\n";
+        os << "(" << why << " during this pair: the methods below finished, the one running was dropped "
+           "unless it shows its bound so far)\n";
         print_result(os, r, label_width);
       }
       print_footer(os, done, seed_given);
@@ -235,7 +218,6 @@ void run_seprank(const SeprankOptions& o) {
   set_stop_report(report);
   install_interrupt_handler("seprank", "the finished results are printed above");
   AnalysisContext run = AnalysisContext::process();
-  TerminalProgress progress{mu};
   progress.attach(run);
   std::vector<SepResult> rs;
   try {
@@ -243,7 +225,7 @@ void run_seprank(const SeprankOptions& o) {
       std::lock_guard<std::mutex> lock(mu);
       if (!finished) {
         partial[key(r)] = r;
-        progress.show(r);  // the bracket so far, at once, on a terminal
+        progress.show(so_far_line(r));  // the bracket so far, at once, on a terminal
         return;
       }
       partial.erase(key(r));
@@ -258,7 +240,6 @@ void run_seprank(const SeprankOptions& o) {
     // A limit met inside the analysis (an estimate refused by name): what
     // finished is printed, as when the watchdog stops the run.
     set_stop_report({});
-    progress.clear();
     report(static_cast<int>(ExitCode::limit));
     throw;
   }

@@ -103,7 +103,30 @@ struct Outcome {
   std::vector<Block> first;      // the small-prime phase's blocks when they are classes
   std::string ring;
   std::string small_note;        // why the small-prime phase did not run, if it was skipped
+  std::size_t provisional = 0;   // the largest certified rank sum told to ctx.provisional so far
 };
+
+// Goal::on_round for a phase mod `p`: the rank sum so far (a certified lower
+// bound, as the finished method's: a rank mod any prime at any points) to the
+// scheduler, the largest of the phases. Not in generic mode (the bound there
+// needs its witness network, made when the method finishes).
+std::function<void(std::size_t, std::size_t)> tell_provisional(MethodContext& ctx, Outcome& out, ulong p,
+                                                                 bool split) {
+  if (!ctx.provisional || ctx.generic) return {};
+  return [&ctx, &out, p, split](std::size_t rank, std::size_t points) {
+    if (rank <= out.provisional) return;
+    out.provisional = rank;
+    MethodRun r;
+    r.method = Method::blackbox;
+    r.kind = RunKind::lower;
+    r.value = rank;
+    r.how = "certified lower bound (" + std::string(split ? "sum of per-block ranks" : "rank") + " mod " +
+            std::to_string(p) + " at up to " + std::to_string(points) + " points per side)";
+    r.note = "the rounds finished so far; the method was still running";
+    r.details = {{"points", points}, {"prime", p}, {"unfinished", true}};
+    ctx.provisional(r);
+  };
+}
 
 // The components grouped into classes of A-degrees mod m (a component whose
 // degrees meet several residues joins their classes): each class costs one
@@ -193,7 +216,8 @@ bool small_prime_phase(MethodContext& ctx, const Layout& L, std::vector<Block>& 
   auto t = set_weights(L, blocks, q, g);
   if (!t) return false;
   Points pts;
-  const Goal goal{static_cast<std::size_t>(target), ctx.o.budget};
+  Goal goal{static_cast<std::size_t>(target), ctx.o.budget};
+  goal.on_round = tell_provisional(ctx, out, q, !L.as.empty());
   out.rounds = double_points(*eval, blocks, *t, q, g, na, nb, std::min<std::size_t>(cap, 256), ctx.o, ctx.run, goal, pts);
   const auto open = [](const std::vector<Block>& bs) {
     return std::any_of(bs.begin(), bs.end(), [](const Block& c) { return !c.done && !c.exact; });
@@ -269,8 +293,9 @@ std::optional<Outcome> blackbox_rounds(MethodContext& ctx, const Layout& L, std:
   const auto eval = make_batch_eval(ctx.weights_for(bp.p), ctx.e, ctx.P, bp.p);
   const double spent = out.rounds.spent;
   Points pts;
-  out.rounds =
-      double_points(*eval, blocks, *t, bp.p, g, na, nb, cap, ctx.o, ctx.run, Goal{0, ctx.o.budget - spent, 1.5}, pts);
+  Goal goal{0, ctx.o.budget - spent, 1.5};
+  goal.on_round = tell_provisional(ctx, out, bp.p, !L.as.empty());
+  out.rounds = double_points(*eval, blocks, *t, bp.p, g, na, nb, cap, ctx.o, ctx.run, goal, pts);
   out.rounds.spent += spent;
   out.ring = eval->ring();
   return out;

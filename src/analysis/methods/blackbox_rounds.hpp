@@ -1,6 +1,7 @@
 // The black-box's doubling driver (methods/blackbox.cpp): batched forward
 // passes mod p, the blocks it sees, and the rounds that grow their points.
 #pragma once
+#include <functional>
 #include <limits>
 #include <memory>
 #include <string>
@@ -67,6 +68,9 @@ struct Goal {
   // `growth` of rank + 1) at the price of more rounds: worth it where the
   // eliminations are dear (the large prime, FLINT).
   double growth = 2;
+  // After each round: the blocks' certified rank sum so far and the points
+  // per side (none: nothing is told).
+  std::function<void(std::size_t rank, std::size_t points)> on_round;
 };
 
 // The random points per side so far (a block's matrix is the top-left square

@@ -85,6 +85,11 @@ struct MethodContext {
   // runs its small-prime phase only, whose certified bound is kept only when
   // it meets the best upper bound.
   bool small_prime_only = false;
+  // Set by the scheduler while a method runs: a long method (the black-box)
+  // hands it its certified bound so far after each step, so that a run
+  // stopped in the middle (SIGINT, a limit) prints and keeps that bound
+  // instead of nothing. Never read back by the method.
+  std::function<void(const MethodRun&)> provisional;
 
   const BlackboxPrime& blackbox_prime() const { return blackbox->prime(); }
   double blackbox_height() const { return blackbox->height(e); }
