@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "netpoly/claim_report.hpp"
 #include "netpoly/claims.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
@@ -56,9 +57,9 @@ TEST_CASE("a degenerate draw: sep 0 where the shape's generic sep is 18, and the
   //    is at most gsep (lower semicontinuity).
   const Model generic_draw = make_preset(shape_options(WeightDist::generic, 2));
   SepOptions gram;
-  gram.methods = {Method::gram};
+  gram.methods = {Method("gram")};
   const SepResult g = analyse_network(generic_draw, {e}, {P}, gram).at(0);
-  const MethodRun* gr = run_of(g, Method::gram);
+  const MethodRun* gr = run_of(g, Method("gram"));
   REQUIRE(gr);
   const std::size_t gram_generic = std::stoull(gr->details.at("generic_bound").get<std::string>());
   SepOptions exact;
@@ -69,12 +70,13 @@ TEST_CASE("a degenerate draw: sep 0 where the shape's generic sep is 18, and the
   CHECK(gram_generic == gsep);
   CHECK(gsep == 18);
 
-  // The generic analysis of the degenerate draw's shape (its weights play no part):
-  // a certified bracket containing gsep, above the draw's sep, and the
-  // black-box's probabilistic value equal to gsep.
+  // The generic analysis of the degenerate draw's shape (its weights play no
+  // part). With support and the black-box only: a certified bracket containing
+  // gsep, above the draw's sep, and the black-box's probabilistic value equal to gsep.
   SepOptions gen;
   gen.generic = true;
   gen.blackbox_seed = 11;
+  gen.methods = {Method::support, Method::blackbox};
   const SepResult r = analyse_network(drawn, {e}, {P}, gen).at(0);
   CHECK(r.generic);
   CHECK(quantity_name(r) == "generic sep of this shape");
@@ -83,10 +85,19 @@ TEST_CASE("a degenerate draw: sep 0 where the shape's generic sep is 18, and the
   CHECK(*r.lower.value > *d.upper.value);  // the draw's sep is below gsep
   CHECK(*r.lower.value <= gsep);
   CHECK(gsep <= *r.upper.value);
+  CHECK(*r.upper.value > gsep);  // support alone does not close it (70, the test below)
   CHECK(r.status == BracketStatus::probabilistic);
   CHECK(*r.lower.value == gsep);
   CHECK(r.failure_probability > 0);
   CHECK(r.failure_probability < 1e-6);
+  // The default generic plan adds gram's weight-independent bound: certified gsep = 18.
+  SepOptions gen_default;
+  gen_default.generic = true;
+  gen_default.blackbox_seed = 11;
+  const SepResult rd = analyse_network(drawn, {e}, {P}, gen_default).at(0);
+  CHECK(rd.status == BracketStatus::exact);
+  CHECK(*rd.lower.value == gsep);
+  CHECK(*rd.upper.value == gsep);
 
   // The black-box's witness: an integer network whose own sep (exact, over Q)
   // is at least the witness value. It is what a failed "every weight" claim writes.
@@ -129,11 +140,12 @@ TEST_CASE("weight quantifiers in claims: every verdict", "[generic][claims]") {
     std::ofstream f(dir / "att.json");
     f << write_model(make_preset(shape_options(WeightDist::small, 1)));
   }
-  // gsep(y0_1; A = {0, 1}) = 18 (the test above); the support bound of the
-  // shape is 70 (the weight-independent upper end the generic plan uses:
-  // checked by PASS at 70 and not at 69, below). The drawn network's sep is 0.
+  // gsep(y0_1; A = {0, 1}) = 18 (the test above); with the methods support
+  // and blackbox the upper end is support's 70 (the test above: above 18;
+  // PASS certified at 70 and only probabilistic at 69, below). The drawn
+  // network's sep is 0.
   const std::string head = "  let net = model(\"att.json\")\n";
-  const std::string sep = "sep(net[0, 1]; A = tokens 0, 1; seed = 3)";
+  const std::string sep = "sep(net[0, 1]; A = tokens 0, 1; methods = support, blackbox, seed = 3)";
   auto claim = [&](const std::string& quant, const std::string& check) {
     return "claim \"t\"\n" + head + "  for " + quant + " weight\n  check " + check + "\n";
   };
@@ -203,7 +215,8 @@ TEST_CASE("weight quantifiers in claims: every verdict", "[generic][claims]") {
     CHECK(r.verdict == Verdict::inconclusive);
   }
   SECTION("negation keeps the label: != against the probabilistic value is at best probabilistic") {
-    const ClaimResult r = run_text(claim("almost every", sep + " != 17"), dir.string());
+    // gsep in [18, 70] holds 19; only the probabilistic value 18 says it differs
+    const ClaimResult r = run_text(claim("almost every", sep + " != 19"), dir.string());
     CHECK(r.verdict == Verdict::pass_probabilistic);
   }
   SECTION("the drawn network's sep, without a quantifier, is 0") {
@@ -219,6 +232,18 @@ TEST_CASE("weight quantifiers in claims: every verdict", "[generic][claims]") {
                                    dir.string());
     CHECK(p.error);
     CHECK(p.error_message.find("t.np:4:") != std::string::npos);
+  }
+  SECTION("the default generic plan (gram's weight-independent bound) certifies sep <= 18 for every weight") {
+    const ClaimResult r =
+        run_text(claim("every", "sep(net[0, 1]; A = tokens 0, 1) <= 18"), dir.string());
+    CHECK(r.verdict == Verdict::pass);
+    const ClaimResult f = run_text(claim("almost every", "sep(net[0, 1]; A = tokens 0, 1) == 18"), dir.string());
+    CHECK(f.verdict == Verdict::pass);
+  }
+  SECTION("a method that speaks of one network is refused under a quantifier") {
+    const ClaimResult r = run_text(claim("every", "sep(net[0, 1]; A = tokens 0, 1; methods = exact) <= 18"), dir.string());
+    CHECK(r.error);
+    CHECK(r.error_message.find("t.np:4:") != std::string::npos);
   }
   SECTION("parse errors name the line and column") {
     CHECK_THROWS_WITH(parse_claims("claim \"t\"\n  for every weight x\n  check 1 == 1\n", "t.np", "."),
