@@ -343,7 +343,7 @@ bool same_network(const std::shared_ptr<const Model>& a, const std::shared_ptr<c
 }
 
 std::string gsep_text(const Quantity& g) {
-  std::string s = "generic sep of this shape " + iv_str(g.cert);
+  std::string s = "generic sep of this shape " + std::string(g.cert.is_point() ? "= " : "in ") + iv_str(g.cert);
   if (g.trust == Trust::probabilistic)
     s += ", = " + iv_str(g.likely) + " with probability >= 1 - " + probability_str(g.failure_probability);
   return s;
@@ -412,6 +412,8 @@ std::vector<Quantity> Evaluator::quantified_seps(const Expr& call, const std::sh
       qs.push_back(q);
     }
   const Quantity g = outs.size() * parts.size() == 1 ? gs.at(0) : extreme_of(gs, call.str != "min_sep" && call.str != "inf_sep");
+  // Status counts (`N evaluations: ...`) are gsep's, once per call (the witness view re-evaluates).
+  if (view_ == View::range || weights_ == WeightQuantifier::almost_every) record(call, g.status());
   const std::string line = call.text + ": " + gsep_text(g);
   if (std::find(weight_notes.begin(), weight_notes.end(), line) == weight_notes.end()) weight_notes.push_back(line);
   return qs;

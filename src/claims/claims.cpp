@@ -245,9 +245,10 @@ class Runner {
         std::string a;
         for (const auto& n : wit->P.a_names()) a += (a.empty() ? "" : ",") + n;
         rep.recheck = "--partition A=" + a;
-        o2.note = "fails for every weight in a dense open set; counterexample: a drawn integer network whose sep of y" +
-                  std::to_string(wit->e.token) + "_" + std::to_string(wit->e.channel) + " for " + wit->P.label() +
-                  " is certified >= " + std::to_string(wit->value) + (o2.note.empty() ? "" : "; " + o2.note);
+        o2.note = "counterexample: a drawn integer network whose sep of y" + std::to_string(wit->e.token) + "_" +
+                  std::to_string(wit->e.channel) + " for " + wit->P.label() + " is certified >= " +
+                  std::to_string(wit->value) + " (so the check fails on a dense open set of weights)" +
+                  (o2.note.empty() ? "" : "; " + o2.note);
       } else {
         o2.note = "fails for every weight" + (o2.note.empty() ? "" : "; " + o2.note);
       }

@@ -39,8 +39,7 @@ Value sep_like(Evaluator& ev, const Expr& e, const Env& env) {
         : f == "sep"                       ? std::vector<Entry>{default_output(target.net->model)}
                                            : resolve_outputs(target.net->model, std::nullopt, true);
     q = extreme_of(ev.quantified_seps(e, target.net, outs, {P.P}, so), f != "min_sep");
-    ev.record(e, q.status());
-    return Value::number(q);
+    return Value::number(q);  // quantified_seps records gsep's status
   }
   if (f == "sep") {
     q = ev.sep_quantity(e, target, P, so, &status);
@@ -94,9 +93,7 @@ Value sup_inf(Evaluator& ev, const Expr& e, const Env& env) {
     fail(e.loc, x.what());
   }
   if (ev.weights() != WeightQuantifier::drawn) {
-    const Quantity q = extreme_of(ev.quantified_seps(e, target.net, outs, parts, so), f == "sup_sep");
-    ev.record(e, q.status());
-    return Value::number(q);
+    return Value::number(extreme_of(ev.quantified_seps(e, target.net, outs, parts, so), f == "sup_sep"));
   }
   std::vector<Entry> zeros;
   auto qs = network_seps(n.model, outs, parts, so, &zeros);
