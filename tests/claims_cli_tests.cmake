@@ -62,3 +62,12 @@ netpoly_expect(cli_check_statements_malformed 2 "malformed.md:7: the key 'quanti
   check ${STATEMENTS}/proofs --statements ${STATEMENTS}/malformed.md)
 netpoly_expect(cli_check_statements_json 1 "\"state\": \"no claim yet\""
   check ${STATEMENTS}/proofs --coverage --json)
+
+# Weight quantifiers (tests/scripts/weights_counterexample.sh): a false
+# "for every weight" claim fails with exit 1 and writes its drawn network,
+# whose certified sep `netpoly seprank` confirms above the stated bound.
+foreach(s every_false every_default json)
+  add_test(NAME cli_check_weights_${s}
+           COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/scripts/weights_counterexample.sh $<TARGET_FILE:netpoly> ${s})
+  set_tests_properties(cli_check_weights_${s} PROPERTIES PASS_REGULAR_EXPRESSION "OK ${s}" FAIL_REGULAR_EXPRESSION "FAIL ${s}")
+endforeach()

@@ -88,8 +88,13 @@ struct Condition {
   std::vector<Rel> rels;
 };
 
+// Which weight assignments a claim's sep(...) of a network speaks of, from a
+// `for every weight` / `for almost every weight` clause on (proofs/README.md,
+// *Weight quantifiers*); `drawn` (no such clause): the network's own weights.
+enum class WeightQuantifier { drawn, every, almost_every };
+
 struct Clause {
-  enum class Kind { for_all, exists, let, assume, check, using_, show };
+  enum class Kind { for_all, exists, let, assume, check, using_, show, weights };
   Kind kind = Kind::check;
   SrcLoc loc;
   std::string text;            // the clause as written (one line)
@@ -99,6 +104,7 @@ struct Clause {
   Condition cond;              // assume / check
   std::vector<Arg> options;    // using
   std::vector<ExprPtr> shows;  // show: values printed for every instance
+  WeightQuantifier weights = WeightQuantifier::drawn;  // weights: every | almost_every
 };
 
 struct Claim {

@@ -21,6 +21,7 @@
 
 #include "netpoly/claim_parser.hpp"
 #include "netpoly/claim_interval.hpp"
+#include "netpoly/model.hpp"
 
 namespace netpoly {
 
@@ -29,7 +30,10 @@ struct CheckOptions {
   double max_terms = 5e7;           // expansions estimated above this are refused (the quantity stays a bracket)
   std::string filter;               // run only claims whose title contains this (case-insensitive)
   unsigned jobs = 1;                // claims run in parallel
-  std::string counterexamples_dir;  // where to write counterexamples ("" = nowhere)
+  std::string counterexamples_dir;  // where to write counterexamples ("" = nowhere, but see below)
+  // A failed `for every weight` check's drawn network is always written: to
+  // counterexamples_dir, or when that is empty, to this directory.
+  std::string weight_counterexamples_default = "netpoly-counterexamples";
   bool strict = false;              // PASS (probabilistic) does not count as passed
 };
 
@@ -41,6 +45,15 @@ struct CheckReport {
   std::string note;
   std::vector<std::pair<std::string, std::string>> values;  // expression text, value
   double failure_probability = 0;  // PASS (probabilistic): wrong with at most this probability
+  // Under a weight quantifier: "every weight" | "almost every weight" ("" otherwise).
+  std::string weights;
+  // FAIL of a `for every weight` check: the drawn integer network (its
+  // output set) whose certified sep contradicts the check, and the seprank
+  // options that re-check it ("--partition A=0,1"); written out when the
+  // claim fails (run_claim), the file's path then in `counterexample_file`.
+  std::shared_ptr<const Model> counterexample;
+  std::string recheck;
+  std::string counterexample_file;
 };
 
 // A counterexample (FAIL), a witness (exists ... PASS) or an example (INCONCLUSIVE).

@@ -33,6 +33,9 @@ class Result:
         Each method's run: value, kind, how it was obtained, details.
     json : dict
         The CLI's JSON of this result.
+    quantity : str
+        ``"sep of this network"``, or with ``generic=True`` ``"generic sep of this shape"`` (gsep: the
+        sep of the layers with every weight an indeterminate; printed as ``gsep``).
     """
 
     def __init__(self, d: dict):
@@ -48,6 +51,11 @@ class Result:
         primes = [m["details"].get("prime") for m in self.methods if "prime" in m.get("details", {})]
         self.prime = primes[0] if primes else None
         self.how = {m["method"]: m.get("how", "") for m in self.methods}
+        self.quantity = d.get("quantity", "sep of this network")
+
+    @property
+    def _name(self) -> str:
+        return "gsep" if self.quantity == "generic sep of this shape" else "sep"
 
     @property
     def value(self):
@@ -55,11 +63,11 @@ class Result:
 
     def _text(self) -> str:
         if self.status == "exact":
-            return f"sep = {_fmt(self.lower)} (exact)"
+            return f"{self._name} = {_fmt(self.lower)} (exact)"
         if self.status == "probabilistic":
-            return (f"sep = {_fmt(self.lower)} (probabilistic: certified >= {_fmt(self.lower)}, equal with "
+            return (f"{self._name} = {_fmt(self.lower)} (probabilistic: certified >= {_fmt(self.lower)}, equal with "
                     f"probability >= 1 - {self.eps:.3g}; certified <= {_fmt(self.upper)})")
-        return f"sep in [{_fmt(self.lower)}, {_fmt(self.upper)}] (certified bracket)"
+        return f"{self._name} in [{_fmt(self.lower)}, {_fmt(self.upper)}] (certified bracket)"
 
     def __repr__(self) -> str:
         where = ""
@@ -74,12 +82,13 @@ class Result:
                 f"<th>how</th></tr>{rows}</table>")
 
     def _repr_latex_(self) -> str:
+        n = self._name
         if self.status == "exact":
-            return rf"$\mathrm{{sep}} = {self.lower}$ (exact)"
+            return rf"$\mathrm{{{n}}} = {self.lower}$ (exact)"
         if self.status == "probabilistic":
-            return rf"$\mathrm{{sep}} = {self.lower}$ (probabilistic, $\varepsilon \le {self.eps:.3g}$)"
+            return rf"$\mathrm{{{n}}} = {self.lower}$ (probabilistic, $\varepsilon \le {self.eps:.3g}$)"
         hi = str(self.upper) if self.upper is not None else "\\infty"
-        return rf"$\mathrm{{sep}} \in [{self.lower}, {hi}]$ (certified)"
+        return rf"$\mathrm{{{n}}} \in [{self.lower}, {hi}]$ (certified)"
 
 
 class Results(list):

@@ -131,6 +131,30 @@ def test_model_round_trip_and_save(tmp_path):
         assert cli == net.to_json()
 
 
+def test_generic_seprank_of_a_degenerate_draw(tmp_path):
+    """seprank(generic=True) speaks of the shape: a draw (small weights, seed 1) whose y0_1 is 0 here (SymPy,
+    from the file's weights) has sep 0, while the shape's generic sep is at least the black-box's certified
+    lower end (>= 1) and at most its weight-independent upper end; the same as the CLI's --generic JSON."""
+    net = netpoly.make("attention", layers=2, width=2, heads=1, tokens=4, seed=1, weights="small")
+    model = json.loads(net.to_json())
+    Y = eval_attention(model, symbols_for(4, 2))
+    assert sympy.expand(Y[0, 1]) == 0
+    drawn = net.seprank("A=0,1", output=(0, 1))
+    assert drawn.value == 0 and drawn.quantity == "sep of this network" and "sep = 0" in repr(drawn)
+    g = net.seprank("A=0,1", output=(0, 1), generic=True, seed=3)
+    assert g.quantity == "generic sep of this shape"
+    assert repr(g).split(": ", 1)[1].startswith("gsep = ")
+    assert g.lower >= 1 > drawn.value
+    assert g.lower <= g.upper
+    p = tmp_path / "att.json"
+    net.save(str(p))
+    cli = json.loads(subprocess.run([CLI, "seprank", str(p), "--output", "0,1", "--partition", "A=0,1", "--generic",
+                                     "--seed", "3", "--json"], capture_output=True, text=True, check=True).stdout)
+    r = cli["results"][0]
+    assert r["quantity"] == g.quantity
+    assert (r["lower"]["value"], r["upper"]["value"], r["status"]) == (g.lower, g.upper, g.status)
+
+
 def test_from_numpy_is_exact():
     np = pytest.importorskip("numpy")
     W = np.array([[0.1, -2.0], [0.5, 3]])

@@ -186,6 +186,7 @@ const FmpqMpoly& expansion(Evaluator& ev, const NetVal& n, const Entry& e, doubl
 std::shared_ptr<const PolyVal> Evaluator::as_poly(const Value& v, const SrcLoc& at) {
   if (v.kind == Value::Kind::poly) return v.poly;
   if (v.kind == Value::Kind::net || v.kind == Value::Kind::output) {
+    drawn_weights(at, "a network used as a polynomial (its expansion)");
     const Entry e = v.kind == Value::Kind::output ? v.entry : default_output(v.net->model);
     std::shared_ptr<PolyVal> p;
     if (v.net->model.gaussian()) {  // over Q(i): not cached
@@ -491,6 +492,7 @@ RelOutcome Evaluator::condition(const Condition& c, const Env& env,
     bool equal = true;
     std::string note;
     if (a.kind == Value::Kind::net && b.kind == Value::Kind::net) {
+      drawn_weights(at.loc, "comparing networks");
       // Networks: every output entry, variables identified by flat index.
       const Model &ma = a.net->model, &mb = b.net->model;
       const std::size_t oa = ma.tokens * ma.output_width(), ob = mb.tokens * mb.output_width();

@@ -109,6 +109,41 @@ class Evaluator {
   void record(const Expr& e, const std::string& status);
   const Claim& claim() const { return claim_; }
 
+  // ---------------------------------------------------------- weight quantifiers
+  // Under `for every weight` / `for almost every weight` (proofs/README.md,
+  // *Weight quantifiers*), sep-like calls of a network speak of the generic
+  // sep gsep of its shape (generic.hpp), brackets [L, U] (U weight-independent,
+  // L the black-box at drawn weights). `almost every`: sep = gsep outside a
+  // null set, so the value is gsep's bracket. `every`: the values sep takes
+  // over all weights lie in [0, gsep], evaluated in two views:
+  //   range    [0, U], estimate [0, L] (probabilistic): decides PASS;
+  //   witness  one drawn integer network w* (the first black-box witness met
+  //            in the condition): [witness_value, U] for the pairs whose
+  //            witness is w*, [0, U] for the others (every network's sep is
+  //            in [0, U]): decides FAIL, with w* the counterexample.
+  enum class View { range, witness };
+  WeightQuantifier weights() const { return weights_; }
+  void set_weights(WeightQuantifier w) { weights_ = w; }
+  void set_view(View v) {
+    view_ = v;
+    witness_.reset();
+  }
+  struct WeightWitness {
+    std::shared_ptr<const Model> model;  // the drawn integer network
+    std::size_t value = 0;               // its certified sep for (e, P) is at least this
+    Entry e;
+    Partition P;
+  };
+  // The witness view's w* (set by the first sep-like call that has one).
+  const std::optional<WeightWitness>& witness() const { return witness_; }
+  // Per condition: "sep(net; P): generic sep of this shape [18, 70], ..." lines.
+  std::vector<std::string> weight_notes;
+  // Under a weight quantifier, an InputError: `what` reads the weights of one drawn network.
+  void drawn_weights(const SrcLoc& at, const std::string& what) const;
+  // sep of network outputs for partitions, under the weight quantifier (in the current view).
+  std::vector<Quantity> quantified_seps(const Expr& call, const std::shared_ptr<const NetVal>& net, const std::vector<Entry>& outs,
+                                        const std::vector<Partition>& parts, SepOptions so);
+
  private:
   Value call(const Expr& e, const Env& env);
   Value binary(const Expr& e, const Value& a, const Value& b);
@@ -123,6 +158,17 @@ class Evaluator {
   std::vector<std::pair<SepKey, Quantity>> sep_cache_;
   std::optional<Quantity> cached(const std::shared_ptr<const NetVal>& n, const std::string& key) const;
   void remember(const std::shared_ptr<const NetVal>& n, const std::string& key, const Quantity& q);
+
+  struct GenericSep {
+    Quantity gsep;                        // certified [L, U] with the black-box's probabilistic estimate
+    std::shared_ptr<const Model> witness;  // the drawn network of the black-box run (may be null)
+    std::size_t witness_value = 0;
+  };
+  std::vector<std::pair<SepKey, GenericSep>> generic_cache_;
+  WeightQuantifier weights_ = WeightQuantifier::drawn;
+  View view_ = View::range;
+  std::optional<WeightWitness> witness_;
+  std::uint64_t claim_seed_ = 0;  // the black-box seed of the claim's generic analyses (one draw per shape)
 
   const Claim& claim_;
   const CheckOptions& opts_;

@@ -2,6 +2,7 @@
 // quantities (networks through analyse_network with the plan's follow-up,
 // polynomials through analyse_polynomial), cached per network.
 #include <algorithm>
+#include <random>
 #include <sstream>
 
 #include "claim_eval.hpp"
@@ -322,6 +323,100 @@ Quantity Evaluator::sep_quantity(const Expr& call, const Value& target, const Pa
   }
   *status = q.status();
   return q;
+}
+
+// ------------------------------------------------------------------ weight quantifiers
+void Evaluator::drawn_weights(const SrcLoc& at, const std::string& what) const {
+  if (weights_ == WeightQuantifier::drawn) return;
+  fail(at, what + " reads the weights of one drawn network; under `for " +
+               std::string(weights_ == WeightQuantifier::every ? "" : "almost ") +
+               "every weight` only sep, max_sep, min_sep, sup_sep and inf_sep of a network (its shape's generic sep) "
+               "and the shape's numbers (bound, layers, width, ...) are defined: put this clause before `for " +
+               std::string(weights_ == WeightQuantifier::every ? "" : "almost ") + "every weight`");
+}
+
+namespace {
+
+bool same_network(const std::shared_ptr<const Model>& a, const std::shared_ptr<const Model>& b) {
+  if (!a || !b) return false;
+  return a == b || write_model(*a) == write_model(*b);
+}
+
+std::string gsep_text(const Quantity& g) {
+  std::string s = "generic sep of this shape " + std::string(g.cert.is_point() ? "= " : "in ") + iv_str(g.cert);
+  if (g.trust == Trust::probabilistic)
+    s += ", = " + iv_str(g.likely) + " with probability >= 1 - " + probability_str(g.failure_probability);
+  return s;
+}
+
+}  // namespace
+
+std::vector<Quantity> Evaluator::quantified_seps(const Expr& call, const std::shared_ptr<const NetVal>& net, const std::vector<Entry>& outs,
+                                                 const std::vector<Partition>& parts, SepOptions so) {
+  so.generic = true;
+  if (!so.blackbox_seed) {
+    // One seed per claim: every sep of a shape draws the same weights (the
+    // same prime), so the pairs of one condition can share one witness.
+    if (!claim_seed_) {
+      std::random_device rd;
+      claim_seed_ = ((static_cast<std::uint64_t>(rd()) << 32) ^ rd()) | 1;
+    }
+    so.blackbox_seed = claim_seed_;
+  }
+  const NetVal& n = *net;
+  std::vector<Quantity> qs, gs;
+  for (const auto& e : outs)
+    for (const auto& P : parts) {
+      const std::string key = sep_key(e, P, so);
+      const GenericSep* g = nullptr;
+      for (const auto& [k, v] : generic_cache_)
+        if (k.net == net && k.key == key) g = &v;
+      GenericSep fresh;
+      if (!g) {
+        SepResult r;
+        try {
+          r = analyse_network(n.model, {e}, {P}, so).at(0);
+        } catch (const InputError& x) {
+          fail(call.loc, x.what());
+        }
+        fresh.gsep = from_result(r);
+        for (const auto& run : r.runs)
+          if (run.witness && (!fresh.witness || run.witness_value > fresh.witness_value)) {
+            fresh.witness = run.witness;
+            fresh.witness_value = run.witness_value;
+          }
+        if (generic_cache_.size() >= 64) generic_cache_.erase(generic_cache_.begin());
+        generic_cache_.push_back({{net, key}, fresh});  // keeps the network alive while cached
+        g = &generic_cache_.back().second;
+      }
+      gs.push_back(g->gsep);
+      const XRat U = g->gsep.cert.hi;
+      Quantity q;
+      if (weights_ == WeightQuantifier::almost_every) {
+        q = g->gsep;
+      } else if (view_ == View::range) {
+        q = Quantity::bracket(XRat(0), U);
+        if (g->gsep.trust == Trust::probabilistic) {
+          q.trust = Trust::probabilistic;
+          q.likely = Interval(XRat(0), g->gsep.likely.hi);
+          q.failure_probability = g->gsep.failure_probability;
+        }
+      } else {
+        XRat lo(0);
+        if (g->witness) {
+          if (!witness_) witness_ = WeightWitness{g->witness, g->witness_value, e, P};
+          if (same_network(witness_->model, g->witness)) lo = XRat(static_cast<slong>(g->witness_value));
+        }
+        q = Quantity::bracket(lo, U);
+      }
+      qs.push_back(q);
+    }
+  const Quantity g = outs.size() * parts.size() == 1 ? gs.at(0) : extreme_of(gs, call.str != "min_sep" && call.str != "inf_sep");
+  // Status counts (`N evaluations: ...`) are gsep's, once per call (the witness view re-evaluates).
+  if (view_ == View::range || weights_ == WeightQuantifier::almost_every) record(call, g.status());
+  const std::string line = call.text + ": " + gsep_text(g);
+  if (std::find(weight_notes.begin(), weight_notes.end(), line) == weight_notes.end()) weight_notes.push_back(line);
+  return qs;
 }
 
 }  // namespace netpoly::claims_detail

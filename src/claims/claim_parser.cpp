@@ -66,7 +66,17 @@ class Parser : public ExprParser {
     if (cur().kind != Token::Kind::ident || !kKeywords.count(cur().text) || cur().text == "claim")
       fail("a clause: for, exists, let, where, assume, check, show or using");
     const std::string kw = t_[p_++].text;
-    if (kw == "for" || kw == "forall" || kw == "exists") {
+    const bool every = (kw == "for" || kw == "forall") && is_ident("every") && peek().kind == Token::Kind::ident &&
+                       peek().text == "weight";
+    const bool almost = (kw == "for" || kw == "forall") && is_ident("almost") && peek().kind == Token::Kind::ident &&
+                        peek().text == "every" && peek(2).kind == Token::Kind::ident && peek(2).text == "weight";
+    if (every || almost) {  // for every weight / for almost every weight
+      cl.kind = Clause::Kind::weights;
+      cl.weights = every ? WeightQuantifier::every : WeightQuantifier::almost_every;
+      p_ += every ? 2 : 3;
+      if (!at_end_of_clause())
+        fail("the end of the clause after `for " + std::string(every ? "" : "almost ") + "every weight`");
+    } else if (kw == "for" || kw == "forall" || kw == "exists") {
       cl.kind = kw == "exists" ? Clause::Kind::exists : Clause::Kind::for_all;
       cl.name = expect_ident("a name to bind (for NAME in ...)");
       if (!is_ident("in")) fail("'in'");
@@ -122,6 +132,8 @@ class Scope {
           break;
         case Clause::Kind::show:
           for (const auto& t : cl.shows) expr(*t);
+          break;
+        case Clause::Kind::weights:
           break;
         case Clause::Kind::using_:
           for (const auto& o : cl.options) {

@@ -155,6 +155,8 @@ nlohmann::json claim_json(const ClaimResult& r) {
                     {"note", c.note},
                     {"values", vals}});
       if (c.verdict == Verdict::pass_probabilistic) cs.back()["failure_probability"] = c.failure_probability;
+      if (!c.weights.empty()) cs.back()["weights"] = c.weights;
+      if (!c.counterexample_file.empty()) cs.back()["counterexample"] = c.counterexample_file;
     }
     j["report"] = {{"kind", p.kind}, {"instance", p.index}, {"bindings", b}, {"checks", cs}, {"files", p.files}};
     if (!p.error.empty()) j["report"]["error"] = p.error;

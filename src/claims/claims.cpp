@@ -135,7 +135,7 @@ class Runner {
         }
         case Clause::Kind::check: {
           CheckReport rep{cl.loc, cl.text, Verdict::inconclusive, "", {}};
-          RelOutcome o = ev_.condition(cl.cond, env_, &rep.values);
+          RelOutcome o = quantified_condition(cl, rep);
           rep.verdict = o.verdict;
           rep.note = o.note;
           rep.failure_probability = o.failure_probability;
@@ -157,6 +157,16 @@ class Runner {
             out_.shown.push_back(line);
           else if (out_.shown.size() == kMaxShown)
             out_.shown.push_back("... (more not shown)");
+          return walk(i + 1);
+        }
+        case Clause::Kind::weights: {
+          const WeightQuantifier saved = ev_.weights();
+          ev_.set_weights(cl.weights);
+          struct Restore {
+            Evaluator& ev;
+            WeightQuantifier w;
+            ~Restore() { ev.set_weights(w); }
+          } restore{ev_, saved};
           return walk(i + 1);
         }
         case Clause::Kind::using_: {
@@ -183,6 +193,76 @@ class Runner {
       throw InputError(cl.loc.str() + ": " + msg);
     }
     return Res::inconclusive;
+  }
+
+  // A check's condition under the claim's weight quantifier (claim_eval.hpp,
+  // Evaluator::View). `every`: PASS from the range [0, U] of sep over all
+  // weights (probabilistic from [0, L]); otherwise FAIL when one drawn
+  // integer network's certified sep contradicts it (that network is the
+  // counterexample); otherwise INCONCLUSIVE. `almost every`: the condition on
+  // gsep itself. The note gives gsep's bracket of each sep-like call.
+  RelOutcome quantified_condition(const Clause& cl, CheckReport& rep) {
+    const WeightQuantifier w = ev_.weights();
+    if (w == WeightQuantifier::drawn) return ev_.condition(cl.cond, env_, &rep.values);
+    rep.weights = w == WeightQuantifier::every ? "every weight" : "almost every weight";
+    struct Reset {
+      Evaluator& ev;
+      ~Reset() { ev.set_view(Evaluator::View::range); }
+    } reset{ev_};
+    ev_.set_view(Evaluator::View::range);
+    ev_.weight_notes.clear();
+    RelOutcome o = ev_.condition(cl.cond, env_, &rep.values);
+    std::vector<std::string> gnotes = ev_.weight_notes;
+    auto with_notes = [&](std::string head) {
+      for (const auto& n : gnotes) head += (head.empty() ? "" : "; ") + n;
+      return head;
+    };
+    if (w == WeightQuantifier::almost_every) {
+      const std::string what = o.verdict == Verdict::pass                 ? "holds for almost every weight (gsep decides it)"
+                               : o.verdict == Verdict::pass_probabilistic ? "holds for almost every weight if gsep equals the black-box's rank"
+                               : o.verdict == Verdict::fail ? "fails for almost every weight (on a dense open set; gsep decides it)"
+                                                            : "for almost every weight: gsep's bracket does not decide it";
+      o.note = with_notes(o.note.empty() ? what : what + "; " + o.note);
+      return o;
+    }
+    if (o.verdict == Verdict::pass || o.verdict == Verdict::pass_probabilistic) {
+      o.note = with_notes(std::string(o.verdict == Verdict::pass
+                                          ? "holds for every weight: sep is at most the weight-independent upper end"
+                                          : "holds for every weight if gsep equals the black-box's rank") +
+                          (o.note.empty() ? "" : "; " + o.note));
+      return o;
+    }
+    ev_.set_view(Evaluator::View::witness);
+    std::vector<std::pair<std::string, std::string>> values;
+    RelOutcome o2 = ev_.condition(cl.cond, env_, &values);
+    const auto wit = ev_.witness();
+    if (o2.verdict == Verdict::fail) {
+      rep.values = values;
+      if (wit) {
+        Model m = *wit->model;
+        m.output = wit->e;
+        rep.counterexample = std::make_shared<const Model>(std::move(m));
+        std::string a;
+        for (const auto& n : wit->P.a_names()) a += (a.empty() ? "" : ",") + n;
+        rep.recheck = "--partition A=" + a;
+        o2.note = "counterexample: a drawn integer network whose sep of y" + std::to_string(wit->e.token) + "_" +
+                  std::to_string(wit->e.channel) + " for " + wit->P.label() + " is certified >= " +
+                  std::to_string(wit->value) + " (so the check fails on a dense open set of weights)" +
+                  (o2.note.empty() ? "" : "; " + o2.note);
+      } else {
+        o2.note = "fails for every weight" + (o2.note.empty() ? "" : "; " + o2.note);
+      }
+      o2.note = with_notes(o2.note);
+      return o2;
+    }
+    o.verdict = Verdict::inconclusive;
+    o.failure_probability = 0;
+    o.note = with_notes(
+        "for every weight: not decided; PASS needs a weight-independent upper end that decides it, FAIL a drawn "
+        "network whose certified sep contradicts it" +
+        std::string(wit ? " (the drawn network's certified sep >= " + std::to_string(wit->value) + " does not)" : "") +
+        (o.note.empty() ? "" : "; " + o.note));
+    return o;
   }
 
   // for / exists over the union of the generators' values. A `for` none of
@@ -355,6 +435,27 @@ class Runner {
     r.files.push_back(p.string());
   }
 
+  // A failed `for every weight` check's drawn network, written to
+  // --counterexamples DIR (else CheckOptions::weight_counterexamples_default).
+  void write_weight_counterexamples(InstanceReport& r) const {
+    namespace fs = std::filesystem;
+    for (auto& ch : r.checks) {
+      if (!ch.counterexample) continue;
+      const fs::path dir(o_.counterexamples_dir.empty() ? o_.weight_counterexamples_default : o_.counterexamples_dir);
+      std::error_code ec;
+      fs::create_directories(dir, ec);
+      if (ec) throw InputError("--counterexamples " + dir.string() + ": " + ec.message());
+      const fs::path p = dir / (file_stem(c_.loc.file) + "-line" + std::to_string(ch.loc.line) + "-weights.json");
+      std::ofstream f(p);
+      f << write_model(*ch.counterexample);
+      f.close();
+      if (!f) throw InputError("--counterexamples: could not write " + p.string());
+      ch.counterexample_file = p.string();
+      ch.note += "; written: " + p.string() + " (re-check: netpoly seprank " + p.string() + " " + ch.recheck + ")";
+      r.files.push_back(p.string());
+    }
+  }
+
 
  private:
   const Claim& c_;
@@ -387,6 +488,7 @@ ClaimResult run_claim(const Claim& c, const CheckOptions& o) {
     }
     if (out.verdict == Verdict::fail) {
       out.report = run.fail_report;
+      if (out.report) run.write_weight_counterexamples(*out.report);
       if (out.report && !o.counterexamples_dir.empty()) run.write_files(*out.report);
     }
     else if (out.verdict == Verdict::inconclusive)

@@ -40,12 +40,16 @@ MethodRun run(MethodContext& ctx) {
   std::string why;
   const auto shape = shape_of(ctx, why);
   if (!shape) throw InputError("method gram: " + why);
-  const bool exact_weights = !ctx.model->gaussian();
+  // Generic mode (the shape, weights 1): only the weight-independent parts,
+  // so the bound and the per-degree weights hold for every weight assignment.
+  const bool exact_weights = !ctx.model->gaussian() && !ctx.generic;
   const gram::Bound b = gram::gram_bound(*ctx.model, *shape, exact_weights);
   MethodRun r;
   r.method = Method("gram");
   r.kind = RunKind::upper;
-  r.how = "certified upper bound (dimensions of the tokens' Gram-matrix polynomials per degree)";
+  r.how = ctx.generic ? "certified upper bound for every weight assignment (dimensions of the tokens' Gram-matrix "
+                        "polynomials per degree, weight-independent parts)"
+                      : "certified upper bound (dimensions of the tokens' Gram-matrix polynomials per degree)";
   json codims = {{"output_side", json::object()}, {"other_side", json::object()}};
   for (const auto& [j, c] : b.codims.out) codims["output_side"][std::to_string(j)] = c;
   for (const auto& [k, c] : b.codims.other) codims["other_side"][std::to_string(k)] = c;
@@ -75,7 +79,7 @@ const MethodInfo info{
     .summary = "attention networks, no expansion: the output is x_o times a polynomial in the tokens' Gram "
                "matrices; per degree, dimensions of those polynomials (representation theory) and of the first "
                "layer's head contraction, min weighted vertex cover",
-    .plan = {.expandable = 0, .unexpandable = 0, .polynomial = -1},
+    .plan = {.expandable = 0, .unexpandable = 0, .polynomial = -1, .generic = 0},
     .applies = applies,
     .run = run,
 };

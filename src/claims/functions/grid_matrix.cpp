@@ -26,6 +26,7 @@ Value grid_matrix_fn(Evaluator& ev, const Expr& e, const Env& env) {
   const CallArgs a(ev, e, env);
   Value target = a.arg(0);
   const NetVal& n = need_net(target, a.pos[0]->loc, "grid_matrix(...)");
+  ev.drawn_weights(e.loc, "grid_matrix(...)");
   if (n.model.gaussian()) fail(e.loc, "grid_matrix(...): a network with Gaussian weights (its entries are complex)");
   const Entry en = target.kind == Value::Kind::output ? target.entry : default_output(n.model);
   const PartVal P = ev.partition(e, target, env);

@@ -269,6 +269,7 @@ Value net_measure(Evaluator& ev, const Expr& e, const Env& env) {
       fail(e.loc, x.what());
     }
   }
+  if (f == "nonzeros") ev.drawn_weights(e.loc, "nonzeros(...)");
   if (f == "nonzeros") return make_int(static_cast<slong>(nonzero_count(n.model)));
   if (f == "block_degree") return make_int(static_cast<slong>(n.fam.shape.degree));
   return make_int(n.fam.shape.residual ? 1 : 0);
@@ -331,6 +332,7 @@ Value weights_fn(Evaluator& ev, const Expr& e, const Env& env) {
   const CallArgs a(ev, e, env);
   const Value t = a.arg(0);
   const NetVal& n = need_net(t, a.pos[0]->loc, "weights(...)");
+  ev.drawn_weights(e.loc, "weights(...)");
   const std::size_t l = need_size(a.arg(1), a.pos[1]->loc, "the layer of weights(net, layer, name)");
   const Value nv = a.arg(2);
   if (nv.kind != Value::Kind::string) fail(a.pos[2]->loc, "weights(net, layer, name): the name is a string (\"Q\")");

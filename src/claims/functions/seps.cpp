@@ -30,10 +30,22 @@ Value sep_like(Evaluator& ev, const Expr& e, const Env& env) {
   SepOptions so = ev.sep_options(e, env);
   std::string status;
   Quantity q;
+  if (ev.weights() != WeightQuantifier::drawn && f != "grid") {
+    if (target.kind != Value::Kind::net && target.kind != Value::Kind::output)
+      fail(e.loc, f + "(...) of a " + kind_name(target.kind) +
+                      " under a weight quantifier: only a network's output has weights to quantify over");
+    const std::vector<Entry> outs =
+        target.kind == Value::Kind::output ? std::vector<Entry>{target.entry}
+        : f == "sep"                       ? std::vector<Entry>{default_output(target.net->model)}
+                                           : resolve_outputs(target.net->model, std::nullopt, true);
+    q = extreme_of(ev.quantified_seps(e, target.net, outs, {P.P}, so), f != "min_sep");
+    return Value::number(q);  // quantified_seps records gsep's status
+  }
   if (f == "sep") {
     q = ev.sep_quantity(e, target, P, so, &status);
   } else if (f == "grid") {
     const NetVal& n = need_net(target, pos[0]->loc, "grid(...)");
+    ev.drawn_weights(e.loc, "grid(...)");
     const Entry en = target.kind == Value::Kind::output ? target.entry : default_output(n.model);
     so.methods = {Method::grid};
     auto rs = analyse_network(n.model, {en}, {P.P}, so);
@@ -79,6 +91,9 @@ Value sup_inf(Evaluator& ev, const Expr& e, const Env& env) {
     parts = all_balanced(n.model.tokens, n.model.width);
   } catch (const InputError& x) {
     fail(e.loc, x.what());
+  }
+  if (ev.weights() != WeightQuantifier::drawn) {
+    return Value::number(extreme_of(ev.quantified_seps(e, target.net, outs, parts, so), f == "sup_sep"));
   }
   std::vector<Entry> zeros;
   auto qs = network_seps(n.model, outs, parts, so, &zeros);
