@@ -247,4 +247,9 @@ struct CallArgs {
 // Expands (with the evaluator's shared contexts) output `e` of a network value, cached.
 const FmpqMpoly& expansion(Evaluator& ev, const NetVal& n, const Entry& e, double max_terms);
 
+// A check's condition under the claim's weight quantifier (claim_weights.cpp):
+// the Evaluator's view set for the quantifier, the verdict and its note, a
+// counterexample network in `rep` when an every-weight check fails.
+RelOutcome weight_quantified_condition(Evaluator& ev, const Env& env, const Clause& cl, CheckReport& rep);
+
 }  // namespace netpoly::claims_detail
