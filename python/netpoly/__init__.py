@@ -506,7 +506,8 @@ def seprank(poly, side_a: Iterable = (), *, progress=None, **options) -> Result:
             elif str(v) in names:
                 idx.append(names.index(str(v)))
             else:
-                raise InputError(f"side_a=: {v} is not a variable of the polynomial ({names[0]} .. {names[-1]})")
+                have = f"{names[0]} .. {names[-1]}" if names else "it has no variables"
+                raise InputError(f"side_a=: {_short(v)} is not a variable of the polynomial ({have})")
         terms, nvars = poly._terms, poly.nvars
     elif isinstance(poly, str):
         wanted = [str(v) for v in side_a]

@@ -43,6 +43,7 @@ def child(code: str) -> subprocess.CompletedProcess:
     ("netpoly.Poly({('x',): 1}, 1)", "exponent"),                    # ValueError before
     ("netpoly.Poly({(1,): 1}, -1)", "nvars"),                        # accepted before
     ("net.seprank(generic=['\u00e9' * 50])", "generic="),            # cut inside a character: RuntimeError before
+    ("netpoly.seprank(netpoly.Poly({(): 1}, 0), side_a=['x'])", "side_a="),  # IndexError before
 ])
 def test_calls_that_crashed_raise_input_error(call, named):
     r = child(f"""
