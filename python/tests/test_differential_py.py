@@ -11,6 +11,7 @@ import subprocess
 import pytest
 
 import netpoly
+from results_json import masked
 
 CLI = os.environ.get("NETPOLY_CLI", "netpoly")
 
@@ -89,15 +90,6 @@ def random_model(seed):
             "layers": layers}
 
 
-def masked(results):
-    """The CLI's JSON results without what varies between runs (timings)."""
-    out = []
-    for r in results:
-        r = dict(r)
-        r.pop("timings", None)
-        r["sizes"] = {k: v for k, v in r.get("sizes", {}).items() if "seconds" not in k}
-        out.append(r)
-    return out
 
 
 @pytest.mark.parametrize("seed", range(1, 41))

@@ -16,6 +16,7 @@ import subprocess
 import pytest
 
 import netpoly
+from results_json import masked
 
 CLI = os.environ.get("NETPOLY_CLI", "netpoly")
 
@@ -49,14 +50,6 @@ def test_every_option_has_a_case():
     assert names == set(CASES), f"options without a parity case: {names - set(CASES)}; stale cases: {set(CASES) - names}"
 
 
-def masked(results):
-    out = []
-    for r in results:
-        r = dict(r)
-        r.pop("timings", None)
-        r["sizes"] = {k: v for k, v in r.get("sizes", {}).items() if "seconds" not in k}
-        out.append(r)
-    return out
 
 
 def end(r, key):
