@@ -378,7 +378,7 @@ def _exact_text(x, where: str) -> str | int:
     try:
         q = Fraction(x) if f is None else Fraction(f)
     except (TypeError, ValueError):
-        raise InputError(f"{where}: expected a number, got {x!r}") from None
+        raise InputError(f"{where}: expected a number, got {_short(x)}") from None
     return _rational_text(q)
 
 
@@ -501,7 +501,7 @@ def seprank(poly, side_a: Iterable = (), *, progress=None, **options) -> Result:
         for v in side_a:
             if isinstance(v, int) and not isinstance(v, bool):
                 if not 0 <= v < poly.nvars:
-                    raise InputError(f"side_a=: variable {v} out of range (the polynomial has {poly.nvars})")
+                    raise InputError(f"side_a=: variable {_short(v)} out of range (the polynomial has {poly.nvars})")
                 idx.append(v)
             elif str(v) in names:
                 idx.append(names.index(str(v)))

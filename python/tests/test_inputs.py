@@ -44,6 +44,7 @@ def child(code: str) -> subprocess.CompletedProcess:
     ("netpoly.Poly({(1,): 1}, -1)", "nvars"),                        # accepted before
     ("net.seprank(generic=['\u00e9' * 50])", "generic="),            # cut inside a character: RuntimeError before
     ("netpoly.seprank(netpoly.Poly({(): 1}, 0), side_a=['x'])", "side_a="),  # IndexError before
+    ("netpoly.seprank(netpoly.Poly({(1,): 1}, 1), side_a=[10**5000])", "side_a="),  # int-to-text ValueError before
 ])
 def test_calls_that_crashed_raise_input_error(call, named):
     r = child(f"""
