@@ -510,7 +510,10 @@ def seprank(poly, side_a: Iterable = (), *, progress=None, **options) -> Result:
                 raise InputError(f"side_a=: {_short(v)} is not a variable of the polynomial ({have})")
         terms, nvars = poly._terms, poly.nvars
     elif isinstance(poly, str):
-        wanted = [str(v) for v in side_a]
+        for v in side_a:
+            if not isinstance(v, str):
+                raise InputError(f"side_a=: a polynomial given as text takes variable names, got {_short(v)}")
+        wanted = list(side_a)
         terms, names = _from_text(poly, wanted)
         idx, nvars = [names.index(v) for v in wanted], len(names)
     else:

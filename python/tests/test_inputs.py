@@ -35,7 +35,7 @@ def child(code: str) -> subprocess.CompletedProcess:
     ("net.expand(threads=100000)", "threads="),                    # hung, memory growing
     ("netpoly.table('attention', seeds=-2)", "seeds="),            # MemoryError before
     # found by fuzz/fuzz_python.py:
-    ("netpoly.seprank('1/0', side_a=[0])", "division"),              # FLINT abort (SIGABRT) before
+    ("netpoly.seprank('1/0', side_a=['x0'])", "division"),              # FLINT abort (SIGABRT) before
     ("netpoly.seprank('x0/(x1 - x1)', side_a=['x0'])", "division"),  # FLINT abort before
     ("netpoly.from_numpy([{'type': 'token_mix', 'W': [[1, 0], [0, 1]], 'b': 3}], tokens=2, width=1)",
      "layers[0].b"),                                                 # TypeError before
@@ -45,6 +45,7 @@ def child(code: str) -> subprocess.CompletedProcess:
     ("net.seprank(generic=['\u00e9' * 50])", "generic="),            # cut inside a character: RuntimeError before
     ("netpoly.seprank(netpoly.Poly({(): 1}, 0), side_a=['x'])", "side_a="),  # IndexError before
     ("netpoly.seprank(netpoly.Poly({(1,): 1}, 1), side_a=[10**5000])", "side_a="),  # int-to-text ValueError before
+    ("netpoly.seprank('x*y', side_a=[10**5000])", "side_a="),       # int-to-text ValueError before
 ])
 def test_calls_that_crashed_raise_input_error(call, named):
     r = child(f"""
