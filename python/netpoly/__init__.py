@@ -209,7 +209,7 @@ class Network:
             return [(t, c) for t in range(self.tokens) for c in range(self.output_width)]
         if outputs is not None:
             if isinstance(outputs, (str, bytes)) or not isinstance(outputs, Iterable):
-                raise InputError(f"outputs=: expected 'all' or a list of (token, channel), got {outputs!r}")
+                raise InputError(f"outputs=: expected 'all' or a list of (token, channel), got {_short(outputs)}")
             return [_entry(o, "outputs=") for o in outputs]
         if output is None:
             output = self.output or (0, 0)
@@ -270,11 +270,11 @@ class Network:
             parts = ["all-balanced"]
         elif partitions is not None:
             if isinstance(partitions, (str, bytes)):
-                raise InputError(f"partitions=: expected a list of partitions or 'all-balanced', got {partitions!r}")
+                raise InputError(f"partitions=: expected a list of partitions or 'all-balanced', got {_short(partitions)}")
             parts = [str(p) for p in partitions]
         else:
             if not isinstance(partition, str):
-                raise InputError(f"partition=: expected a str such as 'half' or 'A=0,1', got {partition!r}")
+                raise InputError(f"partition=: expected a str such as 'half' or 'A=0,1', got {_short(partition)}")
             parts = [partition]
         outs = self._outputs(output, outputs)
         text, interrupted = _netpoly.seprank(self._m, outs, parts, options, _progress_for("seprank", progress))
@@ -335,7 +335,7 @@ def make(arch: str, **shape) -> Network:
         ``printed_last``. An unknown keyword is an InputError.
     """
     if not isinstance(arch, str):
-        raise InputError(f"make: expected an architecture name, got {arch!r}")
+        raise InputError(f"make: expected an architecture name, got {_short(arch)}")
     return Network(_netpoly.make(arch, shape))
 
 
@@ -555,7 +555,7 @@ def bounds(arch: str, **shape) -> list:
         ``layers``, ``width``, ``heads``, ``tokens``, ``degree``, ``residual``.
     """
     if not isinstance(arch, str):
-        raise InputError(f"bounds: expected an architecture name, got {arch!r}")
+        raise InputError(f"bounds: expected an architecture name, got {_short(arch)}")
     return [Bound(d) for d in _json.loads(_netpoly.bounds(arch, shape))["bounds"]]
 
 
@@ -601,7 +601,7 @@ def table(arch="attention", *, layers=(1,), widths=(2,), heads=(1,), tokens=None
     """
     archs = list(arch) if isinstance(arch, (list, tuple)) else [arch]
     if not all(isinstance(a, str) for a in archs):
-        raise InputError(f"table: arch=: expected names, got {arch!r}")
+        raise InputError(f"table: arch=: expected names, got {_short(arch)}")
     if isinstance(methods, (list, tuple)):
         methods = ",".join(methods)
     kw = dict(arch=",".join(archs), layers=layers, widths=widths, heads=heads, tokens=tokens, degrees=degrees,

@@ -46,6 +46,7 @@ def child(code: str) -> subprocess.CompletedProcess:
     ("netpoly.seprank(netpoly.Poly({(): 1}, 0), side_a=['x'])", "side_a="),  # IndexError before
     ("netpoly.seprank(netpoly.Poly({(1,): 1}, 1), side_a=[10**5000])", "side_a="),  # int-to-text ValueError before
     ("netpoly.seprank('x*y', side_a=[10**5000])", "side_a="),       # int-to-text ValueError before
+    ("net.seprank(outputs=10**5000)", "outputs="),                   # int-to-text ValueError before
 ])
 def test_calls_that_crashed_raise_input_error(call, named):
     r = child(f"""
