@@ -137,9 +137,10 @@ def call_network_seprank(rng):
 
 def call_expand(rng):
     net = a_network(rng)
-    # Bounded: legitimately long work is not a finding (max_terms refuses it up front).
+    # Bounded: legitimately long work is not a finding (max_terms refuses it up front;
+    # a hostile max_terms is invalid or tiny, never a user's own large limit).
     return net.expand(outputs=rng.choice([[(0, 0)], [(0, 9)], None]), threads=rng.choice([1, 2, number(rng)]),
-                      max_terms=rng.choice([20000, 20000, number(rng)]) if rng.random() < 0.9 else 20000)
+                      max_terms=rng.choice([20000, 20000, 0, -1, math.nan, "x", [], 1e-300]))
 
 
 def call_bounds(rng):
