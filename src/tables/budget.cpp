@@ -159,12 +159,7 @@ void budget_csv(std::ostream& os, const std::vector<TableRow>& rows, const Best&
     if (cols.ids.empty()) v.push_back(bounds_cell(r, false));
     for (const auto& id : cols.ids) {
       const BoundCell* b = cell_for(r, id);
-      char l3[64] = "";
-      if (b && b->defined) std::snprintf(l3, sizeof l3, "%.10g", b->log3);
-      v.push_back(b ? (b->exact ? *b->exact : b->value) : "");
-      v.push_back(l3);
-      v.push_back(b ? (b->in_regime ? "true" : "false") : "");
-      v.push_back(b ? (b->violated ? "true" : "false") : "");
+      append_bound_csv(v, b);
     }
     for (std::size_t k = 0; k < v.size(); ++k) os << (k ? "," : "") << csv_quote(v[k]);
     os << "\n";

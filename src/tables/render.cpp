@@ -198,12 +198,7 @@ void render_csv(std::ostream& os, const std::vector<TableRow>& rows, const Layou
                                status_name(r.status), r.second_draw_text(), r.degenerate_why, r.version};
     for (const auto& id : l.bounds.ids) {
       const BoundCell* b = cell_for(r, id);
-      char l3[64] = "";
-      if (b && b->defined) std::snprintf(l3, sizeof l3, "%.10g", b->log3);
-      v.push_back(b ? (b->exact ? *b->exact : b->value) : "");
-      v.push_back(l3);
-      v.push_back(b ? (b->in_regime ? "true" : "false") : "");
-      v.push_back(b ? (b->violated ? "true" : "false") : "");
+      append_bound_csv(v, b);
     }
     for (std::size_t k = 0; k < v.size(); ++k) os << (k ? "," : "") << csv_quote(v[k]);
     os << "\n";

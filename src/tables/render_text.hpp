@@ -4,6 +4,7 @@
 #pragma once
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -18,6 +19,21 @@ inline std::string csv_quote(const std::string& s) {
   std::string q = "\"";
   for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
   return q + "\"";
+}
+
+// A bound's four CSV fields (value, log3, in_regime, violated); empty when
+// the row has no cell for it.
+inline void append_bound_csv(std::vector<std::string>& v, const BoundCell* b) {
+  std::string l3;
+  if (b && b->defined) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.10g", b->log3);
+    l3 = buf;
+  }
+  v.push_back(b ? (b->exact ? *b->exact : b->value) : "");
+  v.push_back(l3);
+  v.push_back(b ? (b->in_regime ? "true" : "false") : "");
+  v.push_back(b ? (b->violated ? "true" : "false") : "");
 }
 
 // LaTeX text: _ & % # $ { } escaped, ^ and ~ as accents' text forms, \ as
