@@ -50,9 +50,12 @@ struct CheckRun {
   std::string not_run_reason;
   double seconds = 0;
   bool strict = false;
-  std::string timestamp;  // the start, ISO 8601 UTC ("" = now)
+  std::string timestamp;  // the start, ISO 8601 UTC (utc_now(); "" = now)
   std::vector<std::pair<std::string, std::string>> properties;  // of every suite: version, options
 };
+
+// Now, as ISO 8601 UTC without a zone ("2026-11-25T22:40:46"), JUnit's timestamp.
+std::string utc_now();
 
 // JUnit XML (the format Jenkins, GitLab and GitHub test reporters read; its
 // schema is tests/data/junit.xsd): <testsuites>, one <testsuite> per file,

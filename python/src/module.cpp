@@ -329,6 +329,20 @@ std::pair<std::string, bool> collect(const SepOptions& lim, py::object progress,
   return {json(*out).dump(), interrupted};
 }
 
+// budget= and max_terms= of a check or a table (CheckOptions, TableOptions),
+// checked by the option table as seprank's are; an absent one keeps o's default.
+template <class Options>
+void take_budget(Args& a, const py::dict& kw, Options& o) {
+  py::dict sep;
+  for (const char* k : {"budget", "max_terms"}) {
+    a.mark(k);
+    if (kw.contains(k) && !kw[k].is_none()) sep[k] = kw[k];
+  }
+  const SepOptions checked = py_sep_options(sep);
+  if (sep.contains("budget")) o.budget = checked.budget;
+  if (sep.contains("max_terms")) o.max_terms = checked.max_terms;
+}
+
 // The limits of a call that is not an analysis (check, table): max_memory, threads.
 SepOptions limits_of(Args& a, const py::dict& kw) {
   py::dict lim;
@@ -345,14 +359,7 @@ std::pair<std::string, bool> check_paths(const std::vector<std::string>& paths, 
   CheckOptions o;
   o.filter = a.text("match", "");
   o.strict = a.flag("strict", false);
-  py::dict sep;  // budget and max_terms: the option table's checks
-  for (const char* k : {"budget", "max_terms"}) {
-    a.mark(k);
-    if (kw.contains(k) && !kw[k].is_none()) sep[k] = kw[k];
-  }
-  const SepOptions checked = py_sep_options(sep);
-  if (kw.contains("budget") && !kw["budget"].is_none()) o.budget = checked.budget;
-  if (kw.contains("max_terms") && !kw["max_terms"].is_none()) o.max_terms = checked.max_terms;
+  take_budget(a, kw, o);
   const SepOptions lim = limits_of(a, kw);
   a.finish();
   const auto files = load_claim_paths(paths);
@@ -379,14 +386,7 @@ std::pair<std::string, bool> table_rows(const py::dict& kw, py::object progress)
   o.param_budget = a.counts("param_budget", "");
   o.max_depth = a.count("max_depth", 1, 64, 6);
   o.max_width = a.count("max_width", 1, 4096, 16);
-  py::dict sep;
-  for (const char* k : {"budget", "max_terms"}) {
-    a.mark(k);
-    if (kw.contains(k) && !kw[k].is_none()) sep[k] = kw[k];
-  }
-  const SepOptions checked = py_sep_options(sep);
-  if (kw.contains("budget") && !kw["budget"].is_none()) o.budget = checked.budget;
-  if (kw.contains("max_terms") && !kw["max_terms"].is_none()) o.max_terms = checked.max_terms;
+  take_budget(a, kw, o);
   const SepOptions lim = limits_of(a, kw);
   a.finish();
   const SweepSpec s = cli::table_spec(o);

@@ -76,15 +76,6 @@ int line_in(const std::string& msg, const std::string& file) {
   return std::atoi(msg.c_str() + file.size() + 1);
 }
 
-std::string utc_now() {
-  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char b[32];
-  std::strftime(b, sizeof b, "%Y-%m-%dT%H:%M:%S", &tm);
-  return b;
-}
-
 std::string host() {
   char b[256] = {0};
   if (gethostname(b, sizeof b - 1) != 0 || !b[0]) return "localhost";
@@ -121,6 +112,15 @@ std::string gh_property(const std::string& s) {
 }
 
 }  // namespace
+
+std::string utc_now() {
+  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char b[32];
+  std::strftime(b, sizeof b, "%Y-%m-%dT%H:%M:%S", &tm);
+  return b;
+}
 
 bool claim_passed(const ClaimResult& r, bool strict) {
   if (r.error) return false;

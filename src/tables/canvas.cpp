@@ -3,6 +3,7 @@
 #include "canvas.hpp"
 
 #include <cmath>
+#include <cstdio>
 
 #include "netpoly/error.hpp"
 
@@ -103,6 +104,12 @@ std::vector<double> dash_pattern(std::size_t i) {
   // Beyond the list: a long dash of its own length (longer than every listed
   // first dash), then two dots.
   return {20 + 2 * static_cast<double>(i - kDashes.size()), 3, 1, 3, 1, 3};
+}
+
+std::string fixed2(double x) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.2f", x);
+  return b;
 }
 
 }  // namespace tables_detail

@@ -72,4 +72,7 @@ std::vector<std::string> wrap_text(const std::string& s, double size, double wid
 Rgb series_colour(std::size_t i);
 std::vector<double> dash_pattern(std::size_t i);
 
+// A coordinate or length with two decimals ("12.50"), as PDF and PGF write them.
+std::string fixed2(double x);
+
 }  // namespace netpoly::tables_detail

@@ -11,12 +11,6 @@ namespace netpoly::tables_detail {
 
 namespace {
 
-std::string num(double x) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.2f", x);
-  return b;
-}
-
 // A PDF string literal: ( ) \ escaped; outside printable ASCII, '?' (the
 // plots' text is ASCII; WinAnsiEncoding would misread other UTF-8 bytes).
 std::string pdf_string(const std::string& s) {
@@ -31,12 +25,12 @@ std::string pdf_string(const std::string& s) {
   return o + ")";
 }
 
-std::string rgb(const Rgb& c) { return num(c.r / 255.0) + " " + num(c.g / 255.0) + " " + num(c.b / 255.0); }
+std::string rgb(const Rgb& c) { return fixed2(c.r / 255.0) + " " + fixed2(c.g / 255.0) + " " + fixed2(c.b / 255.0); }
 
 class PdfCanvas : public Canvas {
  public:
   PdfCanvas(double w, double h, const std::string& title) : Canvas(w, h), title_(title) {
-    cs_ << "1 1 1 rg 0 0 " << num(w) << " " << num(h) << " re f\n";  // a white page
+    cs_ << "1 1 1 rg 0 0 " << fixed2(w) << " " << fixed2(h) << " re f\n";  // a white page
   }
   void polyline(const std::vector<Point>& pts, const Stroke& s, const std::string&) override {
     if (pts.empty()) return;
@@ -48,31 +42,31 @@ class PdfCanvas : public Canvas {
     // Four cubic Bezier arcs; k = 4 (sqrt 2 - 1) / 3 puts their midpoints on the circle.
     const double k = 0.5522847498 * r, x = c.first, y = h_ - c.second;
     cs_ << "q " << stroke(s) << (fill ? rgb(*fill) + " rg " : "");
-    cs_ << num(x + r) << " " << num(y) << " m " << num(x + r) << " " << num(y + k) << " " << num(x + k) << " "
-        << num(y + r) << " " << num(x) << " " << num(y + r) << " c " << num(x - k) << " " << num(y + r) << " "
-        << num(x - r) << " " << num(y + k) << " " << num(x - r) << " " << num(y) << " c " << num(x - r) << " "
-        << num(y - k) << " " << num(x - k) << " " << num(y - r) << " " << num(x) << " " << num(y - r) << " c "
-        << num(x + k) << " " << num(y - r) << " " << num(x + r) << " " << num(y - k) << " " << num(x + r) << " "
-        << num(y) << " c " << (fill ? "b" : "s") << " Q\n";
+    cs_ << fixed2(x + r) << " " << fixed2(y) << " m " << fixed2(x + r) << " " << fixed2(y + k) << " " << fixed2(x + k)
+        << " " << fixed2(y + r) << " " << fixed2(x) << " " << fixed2(y + r) << " c " << fixed2(x - k) << " "
+        << fixed2(y + r) << " " << fixed2(x - r) << " " << fixed2(y + k) << " " << fixed2(x - r) << " " << fixed2(y)
+        << " c " << fixed2(x - r) << " " << fixed2(y - k) << " " << fixed2(x - k) << " " << fixed2(y - r) << " "
+        << fixed2(x) << " " << fixed2(y - r) << " c " << fixed2(x + k) << " " << fixed2(y - r) << " " << fixed2(x + r)
+        << " " << fixed2(y - k) << " " << fixed2(x + r) << " " << fixed2(y) << " c " << (fill ? "b" : "s") << " Q\n";
   }
   void text(Point at, const std::string& s, double size, Anchor a, bool vertical) override {
     const double shift = a == Anchor::start ? 0 : a == Anchor::middle ? text_width(s, size) / 2 : text_width(s, size);
     const double x = vertical ? at.first : at.first - shift, y = vertical ? h_ - at.second - shift : h_ - at.second;
-    cs_ << "BT /F1 " << num(size) << " Tf 0 0 0 rg " << (vertical ? "0 1 -1 0 " : "1 0 0 1 ") << num(x) << " "
-        << num(y) << " Tm " << pdf_string(s) << " Tj ET\n";
+    cs_ << "BT /F1 " << fixed2(size) << " Tf 0 0 0 rg " << (vertical ? "0 1 -1 0 " : "1 0 0 1 ") << fixed2(x) << " "
+        << fixed2(y) << " Tm " << pdf_string(s) << " Tj ET\n";
   }
   void clip(double x, double y, double w, double h) override {
-    cs_ << "q " << num(x) << " " << num(h_ - y - h) << " " << num(w) << " " << num(h) << " re W n\n";
+    cs_ << "q " << fixed2(x) << " " << fixed2(h_ - y - h) << " " << fixed2(w) << " " << fixed2(h) << " re W n\n";
   }
   void unclip() override { cs_ << "Q\n"; }
   std::string finish() override;
 
  private:
-  std::string point(Point p) const { return num(p.first) + " " + num(h_ - p.second); }
+  std::string point(Point p) const { return fixed2(p.first) + " " + fixed2(h_ - p.second); }
   static std::string stroke(const Stroke& s) {
     std::string d = "[";
-    for (std::size_t i = 0; i < s.dash.size(); ++i) d += (i ? " " : "") + num(s.dash[i]);
-    return rgb(s.colour) + " RG " + num(s.width) + " w " + d + "] 0 d ";
+    for (std::size_t i = 0; i < s.dash.size(); ++i) d += (i ? " " : "") + fixed2(s.dash[i]);
+    return rgb(s.colour) + " RG " + fixed2(s.width) + " w " + d + "] 0 d ";
   }
   std::string title_;
   std::ostringstream cs_;  // the page's content stream
@@ -83,7 +77,7 @@ std::string PdfCanvas::finish() {
   std::vector<std::string> objects = {
       "<< /Type /Catalog /Pages 2 0 R >>",
       "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-      "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 " + num(w_) + " " + num(h_) +
+      "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 " + fixed2(w_) + " " + fixed2(h_) +
           "] /Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>",
       "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
       "<< /Length " + std::to_string(content.size()) + " >>\nstream\n" + content + "endstream",

@@ -1,7 +1,6 @@
 // The PGF canvas: a pgfpicture in PGF's basic layer (what \usepackage{pgf},
 // or tikz, provides), for \input in a LaTeX document. Coordinates in bp from
 // the bottom left; text is set by TeX in the document's font.
-#include <cstdio>
 #include <sstream>
 
 #include "canvas.hpp"
@@ -11,19 +10,13 @@ namespace netpoly::tables_detail {
 
 namespace {
 
-std::string num(double x) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.2f", x);
-  return b;
-}
-
 class PgfCanvas : public Canvas {
  public:
   PgfCanvas(double w, double h, const std::string& title) : Canvas(w, h) {
     os_ << "% " << title << "\n"
         << "% netpoly plot (PGF): \\input{this file} in a LaTeX document with \\usepackage{pgf} (or tikz).\n"
         << "\\begin{pgfpicture}\n"
-        << "\\pgfpathrectangle{\\pgfqpoint{0bp}{0bp}}{\\pgfqpoint{" << num(w) << "bp}{" << num(h) << "bp}}"
+        << "\\pgfpathrectangle{\\pgfqpoint{0bp}{0bp}}{\\pgfqpoint{" << fixed2(w) << "bp}{" << fixed2(h) << "bp}}"
         << "\\pgfusepath{use as bounding box}\n";
   }
   void polyline(const std::vector<Point>& pts, const Stroke& s, const std::string& label) override {
@@ -37,31 +30,31 @@ class PgfCanvas : public Canvas {
   void circle(Point c, double r, const Stroke& s, std::optional<Rgb> fill) override {
     os_ << "\\begin{pgfscope}" << stroke(s);
     if (fill) os_ << "\\definecolor{npfill}{RGB}{" << fill->r << "," << fill->g << "," << fill->b << "}\\pgfsetfillcolor{npfill}";
-    os_ << "\\pgfpathcircle" << point(c) << "{" << num(r) << "bp}\\pgfusepath{" << (fill ? "fill,stroke" : "stroke")
+    os_ << "\\pgfpathcircle" << point(c) << "{" << fixed2(r) << "bp}\\pgfusepath{" << (fill ? "fill,stroke" : "stroke")
         << "}\\end{pgfscope}\n";
   }
   void text(Point at, const std::string& s, double size, Anchor a, bool vertical) override {
     // at= first: PGF applies the options in order, and a rotation before it would turn the shift too.
-    os_ << "\\pgftext[at=" << point(at) << "," << (a == Anchor::start ? "left," : a == Anchor::end ? "right," : "")
-        << "base" << (vertical ? ",rotate=90" : "") << "]{\\fontsize{" << num(size) << "}{"
-        << num(size * 1.2) << "}\\selectfont " << tex_escape(s) << "}\n";
+    const char* anchor = a == Anchor::start ? "left," : a == Anchor::end ? "right," : "";
+    os_ << "\\pgftext[at=" << point(at) << "," << anchor << "base" << (vertical ? ",rotate=90" : "") << "]{\\fontsize{"
+        << fixed2(size) << "}{" << fixed2(size * 1.2) << "}\\selectfont " << tex_escape(s) << "}\n";
   }
   void clip(double x, double y, double w, double h) override {
-    os_ << "\\begin{pgfscope}\\pgfpathrectangle{\\pgfqpoint{" << num(x) << "bp}{" << num(h_ - y - h) << "bp}}{\\pgfqpoint{"
-        << num(w) << "bp}{" << num(h) << "bp}}\\pgfusepath{clip}\n";
+    os_ << "\\begin{pgfscope}\\pgfpathrectangle{\\pgfqpoint{" << fixed2(x) << "bp}{" << fixed2(h_ - y - h)
+        << "bp}}{\\pgfqpoint{" << fixed2(w) << "bp}{" << fixed2(h) << "bp}}\\pgfusepath{clip}\n";
   }
   void unclip() override { os_ << "\\end{pgfscope}\n"; }
   std::string finish() override { return os_.str() + "\\end{pgfpicture}\n"; }
 
  private:
   std::string point(Point p) const {
-    return "{\\pgfqpoint{" + num(p.first) + "bp}{" + num(h_ - p.second) + "bp}}";
+    return "{\\pgfqpoint{" + fixed2(p.first) + "bp}{" + fixed2(h_ - p.second) + "bp}}";
   }
   static std::string stroke(const Stroke& s) {
     std::string o = "\\definecolor{npstroke}{RGB}{" + std::to_string(s.colour.r) + "," + std::to_string(s.colour.g) +
                     "," + std::to_string(s.colour.b) + "}\\pgfsetstrokecolor{npstroke}\\pgfsetlinewidth{" +
-                    num(s.width) + "bp}\\pgfsetdash{";
-    for (double d : s.dash) o += "{" + num(d) + "bp}";
+                    fixed2(s.width) + "bp}\\pgfsetdash{";
+    for (double d : s.dash) o += "{" + fixed2(d) + "bp}";
     return o + "}{0bp}";
   }
   std::ostringstream os_;
