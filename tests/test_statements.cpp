@@ -124,6 +124,44 @@ TEST_CASE("statements: each statement's state against the claims of the files ch
   CHECK(statement_coverage(reg, files, {})[0].claims[0].verdict == "not run");
 }
 
+// A checked statement about every (almost every) weight assignment whose
+// claims carry no matching weight quantifier is reported as checked on drawn
+// weights only: `for every weight` matches both quantifiers (it is the
+// stronger statement), `for almost every weight` only "almost every".
+TEST_CASE("statements: a statement about every weight checked only on drawn weights is reported", "[claims][statements]") {
+  auto entry = [](const std::string& id, const std::string& quantifier, const std::string& claim) {
+    return "### " + id + "\n- source: §1\n- statement: s.\n- quantifier: " + quantifier +
+           "\n- status: checked\n- claims:\n  - \"" + claim + "\"\n\n";
+  };
+  const auto reg = parse_statements("## T: paper\n\n" + entry("T Thm 1", "every weight assignment", "every") +
+                                        entry("T Thm 2", "every weight assignment", "drawn") +
+                                        entry("T Thm 3", "every weight assignment", "almost") +
+                                        entry("T Thm 4", "almost every weight assignment", "every") +
+                                        entry("T Thm 5", "almost every weight assignment", "almost") +
+                                        entry("T Thm 6", "almost every weight assignment", "drawn") +
+                                        entry("T Thm 7", "none", "drawn"),
+                                    "reg.md");
+  auto claim = [](const std::string& title, const std::string& clause) {
+    return "claim \"" + title + "\"\n  for net in attention(layers = 1, width = 2, heads = 1, tokens = 2)\n" + clause +
+           "  check sep(net; half) <= 3\n\n";
+  };
+  const std::vector<ClaimFile> files = {parse_claims(claim("every", "  for every weight\n") +
+                                                         claim("almost", "  for almost every weight\n") +
+                                                         claim("drawn", ""),
+                                                     "t.np", ".")};
+  const auto cov = statement_coverage(reg, files, {});
+  REQUIRE(cov.size() == 7);
+  const std::vector<bool> drawn_only = {false, true, true, false, false, true, false};
+  for (std::size_t i = 0; i < cov.size(); ++i) {
+    INFO(cov[i].entry->id);
+    CHECK(cov[i].state == StatementState::checked);  // reported, never a failure
+    CHECK(cov[i].drawn_only == drawn_only[i]);
+  }
+  CHECK(cov[0].claims[0].weights == "every weight");
+  CHECK(cov[2].claims[0].weights == "almost every weight");
+  CHECK(cov[1].claims[0].weights.empty());
+}
+
 TEST_CASE("statements: a need is met when the language has the function (and its option)", "[claims][statements]") {
   CHECK(claim_language_has("sep"));
   CHECK(claim_language_has("mixer residual"));

@@ -70,6 +70,10 @@ struct StatementClaimRef {
   std::string file;  // where the claim is (when found)
   int line = 0;
   std::string verdict;  // of this run: "PASS", ..., "ERROR", or "not run"
+  // Its weight quantifier (the claim's first `for every weight` / `for almost
+  // every weight` clause): "every weight", "almost every weight", or "" (the
+  // drawn network's own weights).
+  std::string weights;
 };
 
 struct StatementCoverage {
@@ -77,6 +81,12 @@ struct StatementCoverage {
   StatementState state = StatementState::not_checkable;
   std::vector<StatementClaimRef> claims;  // the `claims:` titles, found or not
   std::vector<std::string> blocked_on;    // the `needs:` names the language lacks
+  // A checked statement about every (almost every) weight assignment none of
+  // whose claims is under `for every weight` (or, for almost every,
+  // either quantifier): its claims speak of drawn networks only. Reported,
+  // not a failure: for identities (degrees, wide forms) the quantifier
+  // changes nothing the claims compute.
+  bool drawn_only = false;
 };
 
 // Every entry of the registry against the claims of `files` (all of them,

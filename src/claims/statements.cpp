@@ -209,6 +209,18 @@ bool statement_state_fails(StatementState s) {
   return s == StatementState::missing_claims || s == StatementState::no_claim;
 }
 
+namespace {
+
+// The first weight quantifier among a claim's clauses, as text ("" when none).
+std::string claim_weights_text(const Claim& c) {
+  for (const auto& k : c.clauses)
+    if (k.kind == Clause::Kind::weights)
+      return k.weights == WeightQuantifier::every ? "every weight" : "almost every weight";
+  return "";
+}
+
+}  // namespace
+
 std::vector<StatementCoverage> statement_coverage(const StatementRegistry& reg, const std::vector<ClaimFile>& files,
                                                   const std::vector<ClaimResult>& results) {
   std::map<std::string, const Claim*> by_title;  // the first claim of each title, in path order
@@ -229,6 +241,7 @@ std::vector<StatementCoverage> statement_coverage(const StatementRegistry& reg, 
         ref.line = it->second->loc.line;
         auto r = run.find({ref.file, t.title});
         ref.verdict = r == run.end() ? "not run" : r->second->error ? "ERROR" : verdict_name(r->second->verdict);
+        ref.weights = claim_weights_text(*it->second);
       }
       c.claims.push_back(std::move(ref));
     }
@@ -237,6 +250,11 @@ std::vector<StatementCoverage> statement_coverage(const StatementRegistry& reg, 
     if (e.status == kStatusChecked) {
       const bool all = std::all_of(c.claims.begin(), c.claims.end(), [](const auto& r) { return r.found; });
       c.state = all ? StatementState::checked : StatementState::missing_claims;
+      const bool every = e.quantifier == "every weight assignment";
+      if (every || e.quantifier == "almost every weight assignment")
+        c.drawn_only = std::none_of(c.claims.begin(), c.claims.end(), [&](const auto& r) {
+          return r.weights == "every weight" || (!every && r.weights == "almost every weight");
+        });
     } else if (e.status == kStatusNoClaim) {
       c.state = c.blocked_on.empty() ? StatementState::no_claim : StatementState::blocked;
     } else {

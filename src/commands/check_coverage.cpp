@@ -88,6 +88,11 @@ struct Counts {
   }
 };
 
+// The claim clause that matches a statement's quantifier: "every weight" or "almost every weight".
+std::string quantifier_clause(const StatementEntry& e) {
+  return e.quantifier == "every weight assignment" ? "every weight" : "almost every weight";
+}
+
 // One statement: its line(s) of text and its JSON; the problem, if it fails.
 std::string statement_text(const StatementCoverage& c, std::size_t width, std::ostream& os, nlohmann::json& js) {
   const StatementEntry& e = *c.entry;
@@ -97,7 +102,10 @@ std::string statement_text(const StatementCoverage& c, std::size_t width, std::o
   std::string problem;
   switch (c.state) {
     case StatementState::checked:
-      os << "checked by " << c.claims.size() << (c.claims.size() == 1 ? " claim\n" : " claims\n");
+      os << "checked by " << c.claims.size() << (c.claims.size() == 1 ? " claim" : " claims");
+      if (c.drawn_only) os << ", on drawn weights only (no claim under `for " << quantifier_clause(e) << "`)";
+      os << "\n";
+      js["drawn_only"] = c.drawn_only;
       break;
     case StatementState::missing_claims: {
       std::size_t n = 0;
@@ -129,6 +137,7 @@ std::string statement_text(const StatementCoverage& c, std::size_t width, std::o
       x["file"] = r.file;
       x["line"] = r.line;
       x["verdict"] = r.verdict;
+      x["weights"] = r.weights.empty() ? "drawn" : r.weights;
       os << "      " << padded(r.verdict, 22) << r.file << ":" << r.line << "  " << r.title << "\n";
     } else {
       os << "      " << padded("NOT FOUND", 22) << "\"" << r.title << "\"\n";
@@ -174,9 +183,16 @@ std::vector<std::string> statements_coverage(const StatementRegistry& reg, const
   }
   os << (problems.empty() ? "every checkable statement has a claim\n"
                           : std::to_string(problems.size()) + " statement(s) not covered: " + joined(problems, 10) + "\n");
+  std::vector<std::string> drawn;
+  for (const auto& c : cov)
+    if (c.drawn_only) drawn.push_back(c.entry->id);
+  if (!drawn.empty())
+    os << drawn.size() << " statement(s) about every (or almost every) weight assignment are checked on drawn "
+       << "weights only (their claims have no weight quantifier): " << joined(drawn, 10) << "\n";
   if (j) {
     nlohmann::json s = {{"file", reg.path}, {"entries", entries}, {"summary", total.json()}, {"papers", per}};
     s["problems"] = problems;
+    s["drawn_only"] = drawn;
     (*j)["statements"] = s;
   }
   return problems;
