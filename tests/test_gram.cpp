@@ -290,6 +290,50 @@ TEST_CASE("the black-box's blocks capped by gram's degree weights: its bracket c
   CHECK(closed >= pairs / 2);
 }
 
+// The columns of the pencil functionals: a sample of distinct degree-k
+// monomials in s coordinates. The old sampler sorted s independent uniform
+// indices, which is not uniform (x_0^k has probability s^-k), and drew until
+// `want` distinct ones were seen: with 900 wanted of the 1,891 degree-60
+// monomials in 3 coordinates it did not end, and neither did gram on the
+// fuzzer's 4-layer, width-2 network below (fuzz_python, seed 29).
+TEST_CASE("gram's monomial sample: distinct valid monomials, all of them when there are few", "[gram]") {
+  auto count = [](std::size_t s, std::size_t k) {  // binom(k + s - 1, k), by Pascal's rule
+    std::vector<std::vector<double>> c(k + s, std::vector<double>(k + s, 0));
+    for (std::size_t n = 0; n < k + s; ++n) {
+      c[n][0] = 1;
+      for (std::size_t r = 1; r <= n; ++r) c[n][r] = c[n - 1][r - 1] + (r < n ? c[n - 1][r] : 0);
+    }
+    return c[k + s - 1][k];
+  };
+  struct Case {
+    std::size_t s, k, want;
+  };
+  SplitMix64 g(7);
+  for (const Case& x : {Case{3, 4, 10}, Case{3, 4, 100}, Case{3, 60, 900}, Case{3, 60, 1891}, Case{6, 5, 50},
+                        Case{21, 9, 600}, Case{1, 7, 3}}) {
+    INFO("s = " << x.s << ", k = " << x.k << ", want = " << x.want);
+    const auto out = gram::monomial_sample(x.s, x.k, x.want, g);
+    CHECK(static_cast<double>(out.size()) == std::min<double>(static_cast<double>(x.want), count(x.s, x.k)));
+    std::set<std::vector<std::size_t>> distinct(out.begin(), out.end());
+    CHECK(distinct.size() == out.size());
+    for (const auto& c : out) {
+      REQUIRE(c.size() == x.k);
+      CHECK(std::is_sorted(c.begin(), c.end()));
+      CHECK(std::all_of(c.begin(), c.end(), [&](std::size_t v) { return v < x.s; }));
+    }
+  }
+  // The network the fuzzer found: gram ends, and its bound is at least the
+  // black-box's certified lower bound (the small prime's ranks).
+  const Model m = read_model(std::string(NETPOLY_SOURCE_DIR) + "/tests/data/attention-L4-d2-H2-N3-fuzz.json");
+  SepOptions so;
+  so.methods = {Method("gram"), Method::blackbox};
+  so.blackbox_seed = 1;
+  const auto res = analyse_network(m, {{0, 0}}, {parse_partition("half", 3, 2)}, so)[0];
+  REQUIRE(res.upper.method == "gram");
+  CHECK(*res.upper.value >= *res.lower.value);
+  CHECK(*res.lower.value >= 1000);  // the black-box reaches 1,050 here; a check that it ran
+}
+
 TEST_CASE("gram is tight on the small attention rungs (known answers)", "[gram]") {
   struct Rung {
     std::size_t L, d, H, N, sep;

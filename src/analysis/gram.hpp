@@ -18,6 +18,7 @@
 #include "netpoly/flint.hpp"
 #include "netpoly/model.hpp"
 #include "netpoly/partition.hpp"
+#include "netpoly/random.hpp"
 #include "netpoly/support.hpp"
 
 namespace netpoly::gram {
@@ -26,6 +27,11 @@ namespace netpoly::gram {
 Fmpz schur_dim(const std::vector<std::size_t>& lambda, std::size_t d);
 // Monomials of degree k in n variables.
 Fmpz monomials(std::size_t n, std::size_t k);
+// `want` distinct monomials of degree k in s coordinates (sorted index
+// tuples), drawn uniformly at random, or all of them when there are at most
+// `want`; sorted.
+std::vector<std::vector<std::size_t>> monomial_sample(std::size_t s, std::size_t k, std::size_t want,
+                                                      SplitMix64& g);
 
 // An upper bound on the dimension of the degree-k polynomials in the entries
 // of U = X^T X, X an r x d matrix, as functions of X: sum over partitions mu

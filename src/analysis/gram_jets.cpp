@@ -18,6 +18,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <set>
 
@@ -260,31 +261,6 @@ std::optional<Chart> chart_at(const Sym& U, std::size_t d, std::size_t r, nmod_t
   return std::nullopt;
 }
 
-// Distinct monomials of degree k in s coordinates (sorted index tuples):
-// all of them, or `want` drawn at random when there are more.
-std::vector<std::vector<std::size_t>> columns(std::size_t s, std::size_t k, std::size_t want, SplitMix64& g) {
-  std::vector<std::vector<std::size_t>> out;
-  const Fmpz all = monomials(s, k);
-  if (fmpz_cmp_ui(all.get(), want) <= 0) {
-    std::vector<std::size_t> c(k, 0);
-    while (true) {
-      out.push_back(c);
-      std::size_t i = k;
-      while (i > 0 && c[i - 1] == s - 1) --i;
-      if (i == 0) return out;
-      const std::size_t v = c[i - 1] + 1;
-      for (std::size_t j = i - 1; j < k; ++j) c[j] = v;
-    }
-  }
-  std::set<std::vector<std::size_t>> seen;
-  while (seen.size() < want) {
-    std::vector<std::size_t> c(k);
-    for (auto& x : c) x = g.below(s);
-    std::sort(c.begin(), c.end());
-    seen.insert(std::move(c));
-  }
-  return {seen.begin(), seen.end()};
-}
 
 
 // The primes tried for the points, in order (deterministic), in [2^24, 2^25).
@@ -414,6 +390,57 @@ std::size_t fit_order(std::size_t e, std::size_t nv, std::size_t pts, double max
 
 }  // namespace
 
+// Uniform over the monomials: a degree-k monomial in s coordinates is a
+// choice of s - 1 bar positions among k + s - 1 slots (stars and bars), so a
+// uniform (s - 1)-subset of the slots (a partial Fisher-Yates shuffle) gives
+// a uniform monomial. With more than 2 * want monomials every draw is new
+// with probability above 1/2, so the loop ends after about 2 * want draws in
+// expectation; with fewer, they are enumerated and a uniform subset kept.
+// (Sorting s independent uniform indices is not uniform: x_0^k has
+// probability s^-k, and drawing until nearly every monomial was seen did not
+// end on a 4-layer, width-2 network.)
+std::vector<std::vector<std::size_t>> monomial_sample(std::size_t s, std::size_t k, std::size_t want,
+                                                      SplitMix64& g) {
+  std::vector<std::vector<std::size_t>> out;
+  if (s == 0 || want == 0) return out;
+  const Fmpz all = monomials(s, k);
+  if (fmpz_cmp_ui(all.get(), 2 * want) <= 0) {
+    std::vector<std::size_t> c(k, 0);
+    while (true) {
+      out.push_back(c);
+      std::size_t i = k;
+      while (i > 0 && c[i - 1] == s - 1) --i;
+      if (i == 0) break;
+      const std::size_t v = c[i - 1] + 1;
+      for (std::size_t j = i - 1; j < k; ++j) c[j] = v;
+    }
+    if (out.size() <= want) return out;
+    for (std::size_t i = 0; i < want; ++i) std::swap(out[i], out[i + g.below(out.size() - i)]);
+    out.resize(want);
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+  const std::size_t slots = k + s - 1;
+  std::vector<std::size_t> perm(slots);
+  std::set<std::vector<std::size_t>> seen;
+  while (seen.size() < want) {
+    std::iota(perm.begin(), perm.end(), 0);
+    for (std::size_t i = 0; i + 1 < s; ++i) std::swap(perm[i], perm[i + g.below(slots - i)]);
+    std::vector<std::size_t> bars(perm.begin(), perm.begin() + static_cast<std::ptrdiff_t>(s - 1));
+    std::sort(bars.begin(), bars.end());
+    std::vector<std::size_t> c;
+    c.reserve(k);
+    std::size_t prev = 0;  // the first slot after the last bar
+    for (std::size_t v = 0; v < s; ++v) {
+      const std::size_t end = v + 1 < s ? bars[v] : slots;
+      c.insert(c.end(), end - prev, v);  // the stars between two bars: this coordinate's exponent
+      prev = end + 1;
+    }
+    seen.insert(std::move(c));
+  }
+  return {seen.begin(), seen.end()};
+}
+
 Codims pencil_codims(const Contraction& c, const Shape& s, const std::vector<std::size_t>& out_degrees,
                      const std::vector<std::size_t>& other_degrees, double max_cells, double total_cells) {
   Codims out;
@@ -455,7 +482,7 @@ Codims pencil_codims(const Contraction& c, const Shape& s, const std::vector<std
         at.push_back(gram_series(U, d, r, e, mod));
         rows += at.back().first.size();
       }
-      const auto cols = columns(sd, k, std::max<std::size_t>(3 * rows, 256), g);
+      const auto cols = monomial_sample(sd, k, std::max<std::size_t>(3 * rows, 256), g);
       total_cells -= static_cast<double>(rows) * static_cast<double>(cols.size()) * static_cast<double>(k);
       if (total_cells < 0) break;
       out.other[k] = functional_rank(rows, cols.size(), out.prime_other, [&](std::size_t ci) {
@@ -514,7 +541,7 @@ Codims pencil_codims(const Contraction& c, const Shape& s, const std::vector<std
       }
       const std::size_t rows = best.size() * J.size();
       const std::size_t per = std::max<std::size_t>(3 * rows / d + 1, 64);
-      const auto mons = columns(sd, j, per, g);
+      const auto mons = monomial_sample(sd, j, per, g);
       total_cells -= static_cast<double>(rows) * static_cast<double>(mons.size() * d) * static_cast<double>(j + 1);
       if (total_cells < 0) break;
       out.out[j] = functional_rank(rows, mons.size() * d, out.prime_out, [&](std::size_t ci) {
