@@ -2,11 +2,13 @@
 // cross-checks of the expansion against the forward pass in every domain,
 // the degree laws of math.md §1, statistics and output formats.
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cmath>
 #include <map>
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "netpoly/error.hpp"
@@ -603,4 +605,36 @@ TEST_CASE("a lexicographic ring expands through packed variables to the same pol
   check(make_preset(preset("attention", 1, 3, 1, 3, 0, false)));  // 9 variables: 4 pairs and a single
   check(make_preset(preset("attention", 2, 2, 1, 3, 0, true)));   // residual: degrees 1, 3 and 9
   CHECK(packed >= 3);
+}
+
+// The watch of an expansion: its first progress line comes at once (a
+// terminal shows what runs before the first product ends), and with
+// stop_after (a default run's limit past the estimate) it stops the
+// expansion between two products with a LimitError naming the flag that
+// runs it to the end; without it, it never stops on time.
+TEST_CASE("an expansion watch: a first line at once, and a stop past stop_after", "[expand]") {
+  AnalysisContext run;
+  std::vector<std::string> lines;
+  run.progress = [&](const std::string& l) { lines.push_back(l); };
+  const auto w = expansion_watch(run, "y0_0", 17, 0.001);
+  REQUIRE(lines.size() == 1);
+  CHECK(lines[0] == "expanding y0_0: about 17 s estimated");
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  try {
+    w->after_product(0);
+    FAIL("no LimitError");
+  } catch (const LimitError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("gave up the expansion of y0_0") && Catch::Contains("--methods"));
+  }
+  const auto never = expansion_watch(run, "y0_0", 17, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  CHECK_NOTHROW(never->after_product(0));
+  // Through a ring: an expansion watched with a tiny stop_after stops.
+  PolyRing R(4);
+  R.watch = expansion_watch(run, "y0_0", 0, 1e-9);
+  const Model m = make_preset(PresetOptions{.shape = {.arch = parse_arch("attention"), .layers = 2, .width = 2,
+                                                      .heads = 1, .tokens = 2},
+                                            .seed = 1});
+  std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  CHECK_THROWS_AS(expand_packed(R, m, {{0, 0}}), LimitError);
 }

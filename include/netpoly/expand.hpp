@@ -1,5 +1,6 @@
 // Expansion of network outputs into exact polynomials (or polynomials mod p).
 #pragma once
+#include <algorithm>
 #include <functional>
 #include <optional>
 #include <ostream>
@@ -104,12 +105,20 @@ FmpqMpoly unpack(const PolyRing& R, PackedExpansion&& e);
 inline constexpr double kExpansionMemoryFraction = 0.85;
 
 // A watch for an expansion run under `run` (set it as the PolyRing's watch):
-// between two products it throws Interrupted when `run` is cancelled and
-// LimitError when the resident set passes kExpansionMemoryFraction of the
-// memory limit, and every half second it gives `run.progress` a line: what
-// is expanded, seconds so far against `estimated_seconds`, the resident set.
+// it gives `run.progress` a first line at once (what is expanded, against
+// `estimated_seconds`); between two products it throws Interrupted when
+// `run` is cancelled, LimitError when the resident set passes
+// kExpansionMemoryFraction of the memory limit or (`stop_after` > 0) when
+// the expansion has run longer than `stop_after` seconds, and every half
+// second it gives a line: seconds so far against the estimate, the resident set.
 std::shared_ptr<const ProductWatch> expansion_watch(const AnalysisContext& run, const std::string& what,
-                                                    double estimated_seconds);
+                                                    double estimated_seconds, double stop_after = 0);
+
+// How long a default run lets an expansion go on past its (rough) estimate
+// before it gives up on it and goes on with the methods that need none: a
+// default run never asked for the expansion, and one far beyond its estimate
+// would leave the terminal at "still running" for as long as it takes.
+inline double default_expansion_stop(double estimated_seconds) { return std::max(120.0, 5 * estimated_seconds); }
 
 // Seconds an expansion of `terms` estimated terms takes, roughly (the
 // scheduler's budget test and the progress lines' estimate).

@@ -249,8 +249,9 @@ Expansion expand_watched(const PolyRing& R, const Model& m, const Entry& e, cons
   const double factor = m.gaussian() ? 2 : 1;  // a real and an imaginary part
   if (!by_default) run.check_memory(factor * expansion_memory_estimate(m), "the expansion");
   PolyRing W = R;
-  W.watch = expansion_watch(run, "y" + std::to_string(e.token) + "_" + std::to_string(e.channel),
-                            factor * expansion_seconds_estimate(est.terms));
+  const double secs = factor * expansion_seconds_estimate(est.terms);
+  W.watch = expansion_watch(run, "y" + std::to_string(e.token) + "_" + std::to_string(e.channel), secs,
+                            by_default ? default_expansion_stop(secs) : 0);
   Expansion x;
   try {
     if (m.gaussian()) {

@@ -143,12 +143,24 @@ namespace {
 
 class ExpansionWatch final : public ProductWatch {
  public:
-  ExpansionWatch(const AnalysisContext& run, std::string what, double est)
-      : run_(run), what_(std::move(what)), est_(est), t0_(std::chrono::steady_clock::now()) {}
+  ExpansionWatch(const AnalysisContext& run, std::string what, double est, double stop_after)
+      : run_(run), what_(std::move(what)), est_(est), stop_after_(stop_after), t0_(std::chrono::steady_clock::now()) {
+    char b[160];
+    std::snprintf(b, sizeof b, "expanding %s: about %.0f s estimated", what_.c_str(), est_);
+    run_.progress(b);
+  }
   void after_product(slong) const override {
     run_.check_cancelled();
     const auto now = std::chrono::steady_clock::now();
     const long long ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - t0_).count();
+    if (stop_after_ > 0 && static_cast<double>(ms) / 1000 > stop_after_) {
+      char b[320];
+      std::snprintf(b, sizeof b,
+                    "the default run gave up the expansion of %s after %.0f s, beyond %.0f s (its estimate was about "
+                    "%.0f s; --methods with a method that needs it, e.g. --methods support,modular, runs it to the end)",
+                    what_.c_str(), static_cast<double>(ms) / 1000, stop_after_, est_);
+      throw LimitError(b);
+    }
     long long next = next_ms_.load();
     if (ms < next || !next_ms_.compare_exchange_strong(next, ms + 500)) return;  // one thread, twice a second
     const double rss = run_.resident_bytes();
@@ -167,7 +179,7 @@ class ExpansionWatch final : public ProductWatch {
  private:
   const AnalysisContext& run_;
   std::string what_;
-  double est_;
+  double est_, stop_after_;
   std::chrono::steady_clock::time_point t0_;
   mutable std::atomic<long long> next_ms_{2000};  // nothing in the first two seconds
 };
@@ -175,8 +187,8 @@ class ExpansionWatch final : public ProductWatch {
 }  // namespace
 
 std::shared_ptr<const ProductWatch> expansion_watch(const AnalysisContext& run, const std::string& what,
-                                                    double estimated_seconds) {
-  return std::make_shared<ExpansionWatch>(run, what, estimated_seconds);
+                                                    double estimated_seconds, double stop_after) {
+  return std::make_shared<ExpansionWatch>(run, what, estimated_seconds, stop_after);
 }
 
 std::string format_degree(double degree) {
