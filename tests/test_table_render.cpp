@@ -117,11 +117,36 @@ TEST_CASE("plot: one dash pattern per bound, clipped curves named in the plot an
   }
   CHECK(dash_of.size() >= 7);  // LV Thm 3, 4, 1 (upper/lower), 2 (upper/lower), NB Thm 5.7: more than 6 patterns
   CHECK(dashes.size() == dash_of.size());
-  // y runs to ceil(1.6 log3 15 + 1) = 5; LV Thm 4 (48 at L = 1: log3 > 3.5, 2250 at L = 2) leaves it.
-  bool named = false;
-  for (const auto& c : p.clipped) named = named || c == "LV Thm 4 (d=2 H=1 N=2): above log3 sep = 5";
+  // y runs to ceil(max(1.6 log3 15 + 1, min(the highest curve, 3 log3 15 + 1))) = ceil(8.39) = 9: the
+  // bound curves get 3x the measured height. LV Thm 4 (48 at L = 1: log3 3.5; 2250 at L = 2: 7.0) is
+  // drawn; LV Thm 2 (upper) leaves the range.
+  bool named = false, thm4 = false;
+  for (const auto& c : p.clipped) {
+    named = named || c == "LV Thm 2 (upper) (d=2 H=1 N=2): above log3 sep = 9";
+    thm4 = thm4 || c.rfind("LV Thm 4", 0) == 0;
+  }
   CHECK(named);
-  CHECK(p.text.find("Clipped above log3 sep = 5: ") != std::string::npos);
+  CHECK_FALSE(thm4);
+  CHECK(p.text.find("Clipped above log3 sep = 9: ") != std::string::npos);
+}
+
+// The x axis is what the sweep varies: depth, or the width d when every row
+// has one depth (a width sweep across LV's transition at fixed L).
+TEST_CASE("plot: a sweep of one depth over several widths is drawn against the width", "[table]") {
+  std::vector<TableRow> widths;
+  for (std::size_t d = 2; d <= 4; ++d) {
+    TableRow r = attention_row(1, d + 1, d + 1, d);  // depth 1: sep = d + 1 (docs/findings.md §4)
+    r.config.params.width = d;
+    widths.push_back(r);
+  }
+  const std::string w = render_plot(widths, "t", PlotFormat::svg).text;
+  CHECK(w.find(">width d<") != std::string::npos);
+  CHECK(w.find("depth L") == std::string::npos);
+  CHECK(w.find("L=1 H=1 N=2 measured") != std::string::npos);
+  const std::string depth =
+      render_plot({attention_row(1, 3, 3, 0), attention_row(2, 15, 15, 1)}, "t", PlotFormat::svg).text;
+  CHECK(depth.find(">depth L<") != std::string::npos);
+  CHECK(depth.find("d=2 H=1 N=2 measured") != std::string::npos);
 }
 
 TEST_CASE("plot as PDF: objects where the cross-reference table says, one page, Helvetica", "[table]") {

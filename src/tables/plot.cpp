@@ -1,11 +1,15 @@
 // The plot of a sweep: measured log3 sep against depth, one series per shape
 // but the depth, with the bound curves of the first seed's rows (the series'
-// colour, one dash pattern per bound), in SVG, PDF or PGF. Curves that leave
-// the y range are clipped and named, in the plot and on stderr.
+// colour, one dash pattern per bound), in SVG, PDF or PGF. A sweep of one
+// depth over several widths is drawn against the width d instead (one series
+// per shape but the width), so a width sweep across a transition is a curve,
+// not a column of dots. Curves that leave the y range are clipped and named,
+// in the plot and on stderr.
 #include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <map>
+#include <set>
 
 #include "netpoly/io.hpp"
 #include "netpoly/table.hpp"
@@ -19,8 +23,9 @@ namespace {
 
 double l3(std::size_t v) { return v == 0 ? 0.0 : std::log(static_cast<double>(v)) / std::log(3.0); }
 
-std::string series_name(const NetworkShape& p) {
-  std::string s = "d=" + std::to_string(p.width);
+// The series' name: the shape but the x axis's parameter (depth, or width).
+std::string series_name(const NetworkShape& p, bool by_width) {
+  std::string s = by_width ? "L=" + std::to_string(p.layers) : "d=" + std::to_string(p.width);
   if (p.arch == Arch::attention) s += " H=" + std::to_string(p.heads);
   if (p.arch != Arch::mlp) s += " N=" + std::to_string(p.tokens);
   if (p.arch == Arch::product || (p.arch == Arch::attention && p.block_degree() != 3))
@@ -39,15 +44,28 @@ struct DepthData {
   std::map<std::string, std::map<std::string, std::vector<std::pair<double, double>>>> curves;  // series -> id -> (x, log3)
   std::vector<std::string> bound_ids;  // one dash pattern each, in this order
   double xmin = 1e9, xmax = -1e9, ymax = 1;
+  bool by_width = false;  // the x axis is the width d (one depth, several widths), else the depth L
 };
+
+// One depth and several widths among the rows that are drawn.
+bool width_sweep(const std::vector<TableRow>& rows) {
+  std::set<std::size_t> depths, widths;
+  for (const auto& r : rows) {
+    if (r.status == BracketStatus::error) continue;
+    depths.insert(r.config.params.layers);
+    widths.insert(r.config.params.width);
+  }
+  return depths.size() == 1 && widths.size() > 1;
+}
 
 DepthData collect(const std::vector<TableRow>& rows, const TableView& view) {
   DepthData d;
   d.bound_ids = view.bounds;
+  d.by_width = width_sweep(rows);
   for (const auto& r : rows) {
     if (r.status == BracketStatus::error) continue;
-    const std::string s = series_name(r.config.params);
-    const double x = static_cast<double>(r.config.params.layers);
+    const std::string s = series_name(r.config.params, d.by_width);
+    const double x = static_cast<double>(d.by_width ? r.config.params.width : r.config.params.layers);
     d.xmin = std::min(d.xmin, x);
     d.xmax = std::max(d.xmax, x);
     const double lo = r.lower.value ? l3(*r.lower.value) : 0.0, hi = r.upper.value ? l3(*r.upper.value) : lo;
@@ -81,7 +99,14 @@ DepthData collect(const std::vector<TableRow>& rows, const TableView& view) {
 Plot render_plot(const std::vector<TableRow>& rows, const std::string& title, PlotFormat f, const TableView& view) {
   if (!rows.empty() && !rows[0].config.budget.empty()) return render_budget_plot(rows, title, f, view);
   const DepthData d = collect(rows, view);
-  const double ytop = std::ceil(d.ymax * 1.6 + 1);
+  // Room for the measured values, and for the bound curves up to 3x their
+  // height (the comparison is the point; a bound far above is clipped, named).
+  double curves_top = 0;
+  for (const auto& [name, ids] : d.curves)
+    for (const auto& [id, pts] : ids)
+      for (const auto& [x, y] : pts)
+        if (std::isfinite(y)) curves_top = std::max(curves_top, y);
+  const double ytop = std::ceil(std::max(d.ymax * 1.6 + 1, std::min(curves_top, d.ymax * 3 + 1)));
   const std::string ylabel = "log3 sep";
   // What leaves [0, ytop]: bound curves (an infinite value too), and measured brackets' upper ends.
   ClipLog clipped;
@@ -92,11 +117,13 @@ Plot render_plot(const std::vector<TableRow>& rows, const std::string& title, Pl
   for (const auto& [name, pts] : d.series)
     for (const auto& q : pts)
       if (q.hi > ytop)
-        clipped.add("the measured bracket of " + name + " at L=" + std::to_string(static_cast<long>(q.x)), "", true);
+        clipped.add("the measured bracket of " + name + (d.by_width ? " at d=" : " at L=") +
+                        std::to_string(static_cast<long>(q.x)),
+                    "", true);
   FrameSpec spec;
   spec.format = f;
   spec.title = title;
-  spec.xlabel = "depth L";
+  spec.xlabel = d.by_width ? "width d" : "depth L";
   spec.ylabel = ylabel;
   spec.xmin = d.xmin;
   spec.xmax = d.xmax;

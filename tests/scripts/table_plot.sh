@@ -28,9 +28,12 @@ if len(set(pats)) != len(pats):
     sys.exit(f"FAIL two bounds share a dash pattern: {dash}")
 EOF
 
-# y runs to 5 here: LV Thm 4 (48 and 2250) leaves it; stderr and the plot say so.
-grep -qF "LV Thm 4 (d=2 H=1 N=2): above log3 sep = 5" "$dir/err" || { cat "$dir/err"; fail "stderr does not name the clipped LV Thm 4"; }
-grep -qF "Clipped above log3 sep = 5: " "$dir/p.svg" || fail "the plot does not note its clipped curves"
+# y runs to ceil(3 log3 sep + 1) = 9 here (sep = 15 at L = 2: the bound curves
+# get 3x the measured height): LV Thm 4 (48 and 2250: log3 3.5 and 7.0) is drawn,
+# LV Thm 2 (upper) leaves the range; stderr and the plot say so.
+grep -qF "LV Thm 2 (upper) (d=2 H=1 N=2): above log3 sep = 9" "$dir/err" || { cat "$dir/err"; fail "stderr does not name the clipped LV Thm 2 (upper)"; }
+if grep -qF "LV Thm 4 (d=2" "$dir/err"; then cat "$dir/err"; fail "LV Thm 4 (within 3x) was clipped"; fi
+grep -qF "Clipped above log3 sep = 9: " "$dir/p.svg" || fail "the plot does not note its clipped curves"
 
 # PDF and PGF by the extension.
 "$np" table --merge "$dir/t.md" -o "$dir/m.md" --plot "$dir/p.pdf" 2>/dev/null
