@@ -125,9 +125,10 @@ TEST_CASE("statements: each statement's state against the claims of the files ch
 }
 
 // A checked statement about every (almost every) weight assignment whose
-// claims carry no matching weight quantifier is reported as checked on drawn
-// weights only: `for every weight` matches both quantifiers (it is the
-// stronger statement), `for almost every weight` only "almost every".
+// claims carry no matching weight quantifier is reported (unmatched), and as
+// checked on drawn weights only when no claim has a quantifier at all:
+// `for every weight` matches both quantifiers (it is the stronger
+// statement), `for almost every weight` only "almost every".
 TEST_CASE("statements: a statement about every weight checked only on drawn weights is reported", "[claims][statements]") {
   auto entry = [](const std::string& id, const std::string& quantifier, const std::string& claim) {
     return "### " + id + "\n- source: §1\n- statement: s.\n- quantifier: " + quantifier +
@@ -151,10 +152,13 @@ TEST_CASE("statements: a statement about every weight checked only on drawn weig
                                                      "t.np", ".")};
   const auto cov = statement_coverage(reg, files, {});
   REQUIRE(cov.size() == 7);
-  const std::vector<bool> drawn_only = {false, true, true, false, false, true, false};
+  // T Thm 3: every weight, its claim under almost every weight: unmatched, not drawn-only.
+  const std::vector<bool> unmatched = {false, true, true, false, false, true, false};
+  const std::vector<bool> drawn_only = {false, true, false, false, false, true, false};
   for (std::size_t i = 0; i < cov.size(); ++i) {
     INFO(cov[i].entry->id);
     CHECK(cov[i].state == StatementState::checked);  // reported, never a failure
+    CHECK(cov[i].unmatched == unmatched[i]);
     CHECK(cov[i].drawn_only == drawn_only[i]);
   }
   CHECK(cov[0].claims[0].weights == "every weight");

@@ -143,6 +143,16 @@ TEST_CASE("plot: a sweep of one depth over several widths is drawn against the w
   CHECK(w.find(">width d<") != std::string::npos);
   CHECK(w.find("depth L") == std::string::npos);
   CHECK(w.find("L=1 H=1 N=2 measured") != std::string::npos);
+  // A wide range gets a tick every 1, 2, 5, 10, ... so that at most about 12 are labelled:
+  // widths 2 and 40 (a range of 38) get 5, 10, ..., 40, not 39 labels.
+  std::vector<TableRow> wide = {widths[0], widths[0]};
+  wide[1].config.params.width = 40;
+  wide[1].config.index = 9;
+  const std::string wd = render_plot(wide, "t", PlotFormat::svg).text;
+  CHECK(wd.find(">35<") != std::string::npos);
+  CHECK(wd.find(">40<") != std::string::npos);
+  CHECK(wd.find(">37<") == std::string::npos);
+  CHECK(wd.find(">39<") == std::string::npos);
   const std::string depth =
       render_plot({attention_row(1, 3, 3, 0), attention_row(2, 15, 15, 1)}, "t", PlotFormat::svg).text;
   CHECK(depth.find(">depth L<") != std::string::npos);

@@ -82,10 +82,12 @@ struct StatementCoverage {
   std::vector<StatementClaimRef> claims;  // the `claims:` titles, found or not
   std::vector<std::string> blocked_on;    // the `needs:` names the language lacks
   // A checked statement about every (almost every) weight assignment none of
-  // whose claims is under `for every weight` (or, for almost every,
-  // either quantifier): its claims speak of drawn networks only. Reported,
-  // not a failure: for identities (degrees, wide forms) the quantifier
-  // changes nothing the claims compute.
+  // whose claims is under `for every weight` (or, for almost every, either
+  // quantifier): `unmatched`; `drawn_only` when moreover no claim has any
+  // weight quantifier (they speak of drawn networks only). Reported, not a
+  // failure: for identities (degrees, wide forms) the quantifier changes
+  // nothing the claims compute.
+  bool unmatched = false;
   bool drawn_only = false;
 };
 

@@ -251,10 +251,13 @@ std::vector<StatementCoverage> statement_coverage(const StatementRegistry& reg, 
       const bool all = std::all_of(c.claims.begin(), c.claims.end(), [](const auto& r) { return r.found; });
       c.state = all ? StatementState::checked : StatementState::missing_claims;
       const bool every = e.quantifier == "every weight assignment";
-      if (every || e.quantifier == "almost every weight assignment")
-        c.drawn_only = std::none_of(c.claims.begin(), c.claims.end(), [&](const auto& r) {
+      if (every || e.quantifier == "almost every weight assignment") {
+        c.unmatched = std::none_of(c.claims.begin(), c.claims.end(), [&](const auto& r) {
           return r.weights == "every weight" || (!every && r.weights == "almost every weight");
         });
+        c.drawn_only = c.unmatched && std::all_of(c.claims.begin(), c.claims.end(),
+                                                  [](const auto& r) { return r.weights.empty(); });
+      }
     } else if (e.status == kStatusNoClaim) {
       c.state = c.blocked_on.empty() ? StatementState::no_claim : StatementState::blocked;
     } else {

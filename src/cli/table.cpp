@@ -33,7 +33,7 @@ void setup_table(CLI::App& app) {
   s->add_option("--shard", o->shard, "K/N: run only the K-th of N slices of the sweep")->capture_default_str();
   s->add_option("--merge", o->merge, "join shard tables (their .json or journals) into -o OUT");
   s->add_option("--plot", o->plot,
-                "also draw log3 sep against depth with the bound curves (.svg, .pdf or .pgf, by the extension)");
+                "also draw log3 sep against depth (against width when one depth is swept) with the bound curves (.svg, .pdf or .pgf, by the extension)");
   s->add_option("--bounds", o->bounds,
                 "the bound columns (and plotted bounds), e.g. \"LV Thm 3,NB Thm 5.5\" (default: every bound)");
   s->add_option("--param-budget", o->param_budget,

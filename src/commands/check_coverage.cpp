@@ -103,9 +103,11 @@ std::string statement_text(const StatementCoverage& c, std::size_t width, std::o
   switch (c.state) {
     case StatementState::checked:
       os << "checked by " << c.claims.size() << (c.claims.size() == 1 ? " claim" : " claims");
-      if (c.drawn_only) os << ", on drawn weights only (no claim under `for " << quantifier_clause(e) << "`)";
+      if (c.drawn_only)
+        os << ", on drawn weights only (no claim has a weight quantifier)";
+      else if (c.unmatched)
+        os << ", not under `for " << quantifier_clause(e) << "` (its claims: `for almost every weight`)";
       os << "\n";
-      js["drawn_only"] = c.drawn_only;
       break;
     case StatementState::missing_claims: {
       std::size_t n = 0;
@@ -128,6 +130,8 @@ std::string statement_text(const StatementCoverage& c, std::size_t width, std::o
       js["reason"] = e.reason;
       break;
   }
+  js["quantifier_unmatched"] = c.unmatched;
+  js["drawn_only"] = c.drawn_only;
   if (!e.needs.empty()) js["needs"] = e.needs;
   if (!e.proposal.empty()) js["proposal"] = e.proposal;
   nlohmann::json claims = nlohmann::json::array();
@@ -183,16 +187,21 @@ std::vector<std::string> statements_coverage(const StatementRegistry& reg, const
   }
   os << (problems.empty() ? "every checkable statement has a claim\n"
                           : std::to_string(problems.size()) + " statement(s) not covered: " + joined(problems, 10) + "\n");
-  std::vector<std::string> drawn;
+  std::vector<std::string> unmatched;
+  std::size_t drawn = 0;
   for (const auto& c : cov)
-    if (c.drawn_only) drawn.push_back(c.entry->id);
-  if (!drawn.empty())
-    os << drawn.size() << " statement(s) about every (or almost every) weight assignment are checked on drawn "
-       << "weights only (their claims have no weight quantifier): " << joined(drawn, 10) << "\n";
+    if (c.unmatched) {
+      unmatched.push_back(c.entry->id);
+      drawn += c.drawn_only;
+    }
+  if (!unmatched.empty())
+    os << unmatched.size() << " statement(s) about every (or almost every) weight assignment have no claim under "
+       << "the matching weight quantifier (" << drawn << " checked on drawn weights only): " << joined(unmatched, 10)
+       << "\n";
   if (j) {
     nlohmann::json s = {{"file", reg.path}, {"entries", entries}, {"summary", total.json()}, {"papers", per}};
     s["problems"] = problems;
-    s["drawn_only"] = drawn;
+    s["quantifier_unmatched"] = unmatched;
     (*j)["statements"] = s;
   }
   return problems;

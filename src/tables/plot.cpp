@@ -128,7 +128,12 @@ Plot render_plot(const std::vector<TableRow>& rows, const std::string& title, Pl
   spec.xmin = d.xmin;
   spec.xmax = d.xmax;
   spec.ytop = ytop;
-  for (double x = std::ceil(d.xmin); x <= d.xmax + 1e-9; x += 1) spec.xticks.push_back(x);
+  // Integer ticks, at most about 12: a step of 1, 2, 5, 10, 20, 50, ... (a width sweep can span thousands).
+  double step = 1;
+  for (double m = 1; (d.xmax - d.xmin) / step > 12; m *= 10)
+    for (double f : {1.0, 2.0, 5.0})
+      if ((d.xmax - d.xmin) / step > 12) step = f * m;
+  for (double x = std::ceil(d.xmin / step) * step; x <= d.xmax + 1e-9; x += step) spec.xticks.push_back(x);
   const PlotStyle st = plot_style(f);
   std::size_t si = 0;
   for (const auto& [name, pts] : d.series) spec.legend.push_back({name + " measured", styled(st, series_colour(si++), 2)});
