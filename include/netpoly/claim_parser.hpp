@@ -92,6 +92,10 @@ struct Condition {
 // `for every weight` / `for almost every weight` clause on (proofs/README.md,
 // *Weight quantifiers*); `drawn` (no such clause): the network's own weights.
 enum class WeightQuantifier { drawn, every, almost_every };
+// "every weight" | "almost every weight" | "" (drawn): as reports and coverage name it.
+inline const char* weight_quantifier_text(WeightQuantifier w) {
+  return w == WeightQuantifier::every ? "every weight" : w == WeightQuantifier::almost_every ? "almost every weight" : "";
+}
 
 struct Clause {
   enum class Kind { for_all, exists, let, assume, check, using_, show, weights };

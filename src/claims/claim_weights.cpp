@@ -19,7 +19,7 @@ namespace netpoly::claims_detail {
 RelOutcome weight_quantified_condition(Evaluator& ev, const Env& env, const Clause& cl, CheckReport& rep) {
   const WeightQuantifier w = ev.weights();
   if (w == WeightQuantifier::drawn) return ev.condition(cl.cond, env, &rep.values);
-  rep.weights = w == WeightQuantifier::every ? "every weight" : "almost every weight";
+  rep.weights = weight_quantifier_text(w);
   struct Reset {
     Evaluator& ev;
     ~Reset() { ev.set_view(Evaluator::View::range); }

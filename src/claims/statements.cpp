@@ -214,8 +214,7 @@ namespace {
 // The first weight quantifier among a claim's clauses, as text ("" when none).
 std::string claim_weights_text(const Claim& c) {
   for (const auto& k : c.clauses)
-    if (k.kind == Clause::Kind::weights)
-      return k.weights == WeightQuantifier::every ? "every weight" : "almost every weight";
+    if (k.kind == Clause::Kind::weights) return weight_quantifier_text(k.weights);
   return "";
 }
 
