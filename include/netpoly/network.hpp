@@ -132,6 +132,8 @@ struct Entry {
   std::size_t token = 0, channel = 0;
   bool operator==(const Entry&) const = default;
   auto operator<=>(const Entry&) const = default;
+  // "y<token>_<channel>", as every output names it.
+  std::string name() const { return "y" + std::to_string(token) + "_" + std::to_string(channel); }
 };
 
 template <class S>

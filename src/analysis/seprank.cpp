@@ -81,8 +81,7 @@ void run_methods(SepResult& res, methods::MethodContext& ctx, const std::vector<
     const auto t0 = std::chrono::steady_clock::now();
     // What runs now, for a terminal's progress line (a method may run long
     // without lines of its own).
-    const std::string pair = "y" + std::to_string(ctx.e.token) + "_" + std::to_string(ctx.e.channel) + " " +
-                             ctx.P.label() + ": ";
+    const std::string pair = ctx.e.name() + " " + ctx.P.label() + ": ";
     if (info.needs_expansion) {
       if (!matrix) {
         res.runs.push_back(skipped(mm, expand_skip));
@@ -250,8 +249,7 @@ Expansion expand_watched(const PolyRing& R, const Model& m, const Entry& e, cons
   if (!by_default) run.check_memory(factor * expansion_memory_estimate(m), "the expansion");
   PolyRing W = R;
   const double secs = factor * expansion_seconds_estimate(est.terms);
-  W.watch = expansion_watch(run, "y" + std::to_string(e.token) + "_" + std::to_string(e.channel), secs,
-                            by_default ? default_expansion_stop(secs) : 0);
+  W.watch = expansion_watch(run, e.name(), secs, by_default ? default_expansion_stop(secs) : 0);
   Expansion x;
   try {
     if (m.gaussian()) {

@@ -35,7 +35,7 @@ void print_one(std::ostream& os, const ExpandOptions& o, const Model& m, const E
     os << "}";
     return;
   }
-  std::string yname = "y" + std::to_string(e.token) + "_" + std::to_string(e.channel);
+  std::string yname = e.name();
   if (f == PolyFormat::text || o.stats) {
     os << yname << ": terms " << s.terms << ", degree " << s.degree << ", token degrees [";
     for (std::size_t i = 0; i < s.token_degree.size(); ++i) os << (i ? ", " : "") << s.token_degree[i];
@@ -190,8 +190,7 @@ void run_expand(const ExpandOptions& options) {
   progress.attach(run);
   const double entry_seconds = expansion_seconds_estimate(estimate_expansion(m).terms);
   auto watched = [&](auto ring, std::size_t k) {
-    ring.watch = expansion_watch(run, "y" + std::to_string(outs[k].token) + "_" + std::to_string(outs[k].channel),
-                                 entry_seconds);
+    ring.watch = expansion_watch(run, outs[k].name(), entry_seconds);
     return ring;
   };
   {

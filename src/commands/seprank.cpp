@@ -65,7 +65,7 @@ void print_header(std::ostream& os, const Model& m, std::size_t label_width, boo
 
 // One (output, partition) result and its method lines.
 void print_result(std::ostream& os, const SepResult& r, std::size_t label_width) {
-  std::string out = "y" + std::to_string(r.output.token) + "_" + std::to_string(r.output.channel);
+  std::string out = r.output.name();
   const std::string sep = r.compact_text();
   const std::string label = r.partition.label();
   // A partition label longer than its column gets a line of its own.
@@ -134,8 +134,8 @@ nlohmann::json results_json(const Model& m, const std::vector<SepResult>& rs) {
 // A pair's bracket so far, for the terminal's progress line: the cheap
 // certified ends at once.
 std::string so_far_line(const SepResult& r) {
-  return "y" + std::to_string(r.output.token) + "_" + std::to_string(r.output.channel) + " " + r.partition.label() +
-         ": " + r.compact_text() + " so far (" + status_name(r.status) + ")";
+  return r.output.name() + " " + r.partition.label() + ": " + r.compact_text() + " so far (" + status_name(r.status) +
+         ")";
 }
 
 }  // namespace
