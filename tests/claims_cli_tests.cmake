@@ -71,3 +71,15 @@ foreach(s every_false every_default json)
            COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/scripts/weights_counterexample.sh $<TARGET_FILE:netpoly> ${s})
   set_tests_properties(cli_check_weights_${s} PROPERTIES PASS_REGULAR_EXPRESSION "OK ${s}" FAIL_REGULAR_EXPRESSION "FAIL ${s}")
 endforeach()
+
+# check against hand-edited journals and hostile strings (tests/scripts/check_trust.sh, issue 38):
+# item 2, a journal entry edited by hand, of another build, of a changed or moved claim runs again,
+# named with why; items 15 and 16, titles, file names and model names with CR, LF, ESC, U+2028, "::"
+# and "##[" start no line, and JUnit stays valid XML with noncharacters and paths that are not UTF-8.
+foreach(s journal_fail_to_pass journal_pass_with_failures journal_forged_counts journal_negative_count
+          journal_other_build journal_changed_claim journal_moved_claim journal_kept journal_non_utf8_path
+          strings_title strings_file_name strings_model_name strings_junit_nonchar strings_junit_non_utf8_path)
+  add_test(NAME cli_check_trust_${s}
+           COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/scripts/check_trust.sh $<TARGET_FILE:netpoly> ${PROJECT_SOURCE_DIR} ${s})
+  set_tests_properties(cli_check_trust_${s} PROPERTIES PASS_REGULAR_EXPRESSION "OK ${s}" FAIL_REGULAR_EXPRESSION "FAIL ${s}")
+endforeach()

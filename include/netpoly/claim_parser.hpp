@@ -117,6 +117,7 @@ struct Claim {
   std::string base_dir;  // directory of the file, for model("...") paths
   std::vector<Clause> clauses;
   std::vector<std::string> reads;  // every file the claim reads (model("...")), filled by load_claim_paths
+  std::string source;  // its text in the file: from its `claim` line up to the next claim's (the journal hashes it)
 };
 
 struct ClaimFile {

@@ -12,30 +12,11 @@
 
 #include "netpoly/error.hpp"
 #include "netpoly/claim_report.hpp"
+#include "netpoly/text_escape.hpp"
 
 namespace netpoly {
 
 namespace {
-
-// Text as XML character data or an attribute value: the five special
-// characters escaped, and the characters XML 1.0 forbids (controls other than
-// tab, newline and carriage return) replaced by '?'.
-std::string xml(const std::string& s) {
-  std::string o;
-  o.reserve(s.size());
-  for (char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    switch (ch) {
-      case '&': o += "&amp;"; break;
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '"': o += "&quot;"; break;
-      case '\'': o += "&apos;"; break;
-      default: o += (c < 0x20 && ch != '\t' && ch != '\n' && ch != '\r') ? '?' : ch;
-    }
-  }
-  return o;
-}
 
 std::string seconds(double s) {
   char b[32];
@@ -245,18 +226,18 @@ void write_junit(std::ostream& os, const CheckRun& run) {
       fail += !r.error && !claim_passed(r, run.strict);
       secs += r.seconds;
     }
-    os << "  <testsuite name=\"" << xml(f) << "\" id=\"" << fi << "\" tests=\""
+    os << "  <testsuite name=\"" << xml_text(f) << "\" id=\"" << fi << "\" tests=\""
        << done_in[f].size() + skipped_in[f].size() << "\" failures=\"" << fail << "\" errors=\"" << err
        << "\" skipped=\"" << skipped_in[f].size() << "\" time=\"" << seconds(secs) << "\" timestamp=\"" << stamp
-       << "\" hostname=\"" << xml(host()) << "\" file=\"" << xml(f) << "\">\n";
+       << "\" hostname=\"" << xml_text(host()) << "\" file=\"" << xml_text(f) << "\">\n";
     if (!run.properties.empty()) {
       os << "    <properties>\n";
       for (const auto& [k, v] : run.properties)
-        os << "      <property name=\"" << xml(k) << "\" value=\"" << xml(v) << "\"/>\n";
+        os << "      <property name=\"" << xml_text(k) << "\" value=\"" << xml_text(v) << "\"/>\n";
       os << "    </properties>\n";
     }
     auto head = [&](const std::string& title, int line, double t) {
-      os << "    <testcase name=\"" << xml(title) << "\" classname=\"" << xml(class_name(f)) << "\" file=\"" << xml(f)
+      os << "    <testcase name=\"" << xml_text(title) << "\" classname=\"" << xml_text(class_name(f)) << "\" file=\"" << xml_text(f)
          << "\" line=\"" << line << "\" time=\"" << seconds(t) << "\"";
     };
     for (std::size_t i : done_in[f]) {
@@ -266,17 +247,17 @@ void write_junit(std::ostream& os, const CheckRun& run) {
       os << ">\n";
       const std::string& text = i < run.texts.size() ? run.texts[i] : "";
       if (r.error)
-        os << "      <error type=\"ERROR\" message=\"" << xml(first_line(o.reason, 1000)) << "\">" << xml(text)
+        os << "      <error type=\"ERROR\" message=\"" << xml_text(first_line(o.reason, 1000)) << "\">" << xml_text(text)
            << "</error>\n";
       else if (!o.passed)
-        os << "      <failure type=\"" << xml(o.kind) << "\" message=\"" << xml(first_line(o.reason, 1000)) << "\">"
-           << xml(text) << "</failure>\n";
-      os << "      <system-out>" << xml(text) << "</system-out>\n";
+        os << "      <failure type=\"" << xml_text(o.kind) << "\" message=\"" << xml_text(first_line(o.reason, 1000)) << "\">"
+           << xml_text(text) << "</failure>\n";
+      os << "      <system-out>" << xml_text(text) << "</system-out>\n";
       os << "    </testcase>\n";
     }
     for (const Claim* c : skipped_in[f]) {
       head(c->title, c->loc.line, 0);
-      os << ">\n      <skipped message=\"" << xml(run.not_run_reason) << "\"/>\n    </testcase>\n";
+      os << ">\n      <skipped message=\"" << xml_text(run.not_run_reason) << "\"/>\n    </testcase>\n";
     }
     os << "  </testsuite>\n";
   }
@@ -291,12 +272,12 @@ void write_junit_error(std::ostream& os, const std::string& message, double secs
   os << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
      << "<testsuites name=\"netpoly check\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\" time=\""
      << seconds(secs) << "\">\n"
-     << "  <testsuite name=\"" << xml(file) << "\" id=\"0\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\" time=\""
-     << seconds(secs) << "\" timestamp=\"" << utc_now() << "\" hostname=\"" << xml(host()) << "\">\n"
-     << "    <testcase name=\"the claim files load\" classname=\"" << xml(class_name(file)) << "\"";
-  if (placed) os << " file=\"" << xml(file) << "\" line=\"" << line << "\"";
-  os << " time=\"0.000\">\n      <error type=\"InputError\" message=\"" << xml(first_line(message, 1000)) << "\">"
-     << xml(message) << "</error>\n    </testcase>\n  </testsuite>\n</testsuites>\n";
+     << "  <testsuite name=\"" << xml_text(file) << "\" id=\"0\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\" time=\""
+     << seconds(secs) << "\" timestamp=\"" << utc_now() << "\" hostname=\"" << xml_text(host()) << "\">\n"
+     << "    <testcase name=\"the claim files load\" classname=\"" << xml_text(class_name(file)) << "\"";
+  if (placed) os << " file=\"" << xml_text(file) << "\" line=\"" << line << "\"";
+  os << " time=\"0.000\">\n      <error type=\"InputError\" message=\"" << xml_text(first_line(message, 1000)) << "\">"
+     << xml_text(message) << "</error>\n    </testcase>\n  </testsuite>\n</testsuites>\n";
 }
 
 }  // namespace netpoly

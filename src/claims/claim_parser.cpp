@@ -14,6 +14,7 @@
 #include "netpoly/io.hpp"
 #include "netpoly/methods.hpp"
 #include "netpoly/model.hpp"
+#include "netpoly/text_escape.hpp"
 
 namespace netpoly {
 
@@ -204,28 +205,17 @@ class Scope {
 void require_utf8(const std::string& text, const std::string& path) {
   int line = 1, col = 1;
   for (std::size_t i = 0; i < text.size();) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    std::size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
-    bool ok = n > 0 && i + n <= text.size() && !(n == 2 && c < 0xc2) && !(n == 4 && c > 0xf4);
-    for (std::size_t k = 1; ok && k < n; ++k) ok = (static_cast<unsigned char>(text[i + k]) >> 6) == 0x2;
-    if (ok && n == 3) {
-      const auto c1 = static_cast<unsigned char>(text[i + 1]);
-      ok = !(c == 0xe0 && c1 < 0xa0) && !(c == 0xed && c1 >= 0xa0);  // overlong, surrogates
-    }
-    if (ok && n == 4) {
-      const auto c1 = static_cast<unsigned char>(text[i + 1]);
-      ok = !(c == 0xf0 && c1 < 0x90) && !(c == 0xf4 && c1 >= 0x90);
-    }
-    if (!ok)
+    const Utf8Char u = utf8_at(text, i);
+    if (!u.valid)
       throw InputError(path + ":" + std::to_string(line) + ":" + std::to_string(col) +
                        ": invalid UTF-8 (claim files are UTF-8 text)");
-    if (c == '\n') {
+    if (u.cp == '\n') {
       ++line;
       col = 1;
     } else {
       ++col;
     }
-    i += n;
+    i += u.len;
   }
 }
 
@@ -244,6 +234,16 @@ ClaimFile parse_claims(const std::string& text, const std::string& path, const s
   Parser p(text, std::move(toks), path, &next_id);
   ClaimFile f = p.parse_file(base_dir);
   for (const auto& c : f.claims) Scope(c).run();
+  // Each claim's own text: the lines from its `claim` to the next claim's.
+  std::vector<std::size_t> starts = {0};  // byte offset of each line
+  for (std::size_t i = 0; i < text.size(); ++i)
+    if (text[i] == '\n') starts.push_back(i + 1);
+  auto offset = [&](int line) { return line >= 1 && std::size_t(line) <= starts.size() ? starts[line - 1] : text.size(); };
+  for (std::size_t k = 0; k < f.claims.size(); ++k) {
+    const std::size_t b = offset(f.claims[k].loc.line);
+    const std::size_t e = k + 1 < f.claims.size() ? offset(f.claims[k + 1].loc.line) : text.size();
+    f.claims[k].source = text.substr(b, e > b ? e - b : 0);
+  }
   return f;
 }
 

@@ -4,20 +4,24 @@
 
 #include "netpoly/claim_report.hpp"
 #include "netpoly/claims.hpp"
+#include "netpoly/text_escape.hpp"
 
 namespace netpoly {
 
 std::string format_instance(const InstanceReport& r, const std::string& indent) {
   std::ostringstream os;
-  os << indent << r.kind << " (instance " << r.index << "):\n";
-  for (const auto& [name, value] : r.bindings) os << indent << "  " << name << " = " << value << "\n";
+  // Every string here may quote the claim file or a model file: printable() keeps each on its line.
+  os << indent << printable(r.kind) << " (instance " << r.index << "):\n";
+  for (const auto& [name, value] : r.bindings)
+    os << indent << "  " << printable(name) << " = " << printable(value) << "\n";
   for (const auto& c : r.checks) {
-    os << indent << "  line " << c.loc.line << ": " << c.text << "  -> " << verdict_name(c.verdict) << "\n";
-    for (const auto& [expr, value] : c.values) os << indent << "      " << expr << " = " << value << "\n";
-    if (!c.note.empty()) os << indent << "      (" << c.note << ")\n";
+    os << indent << "  line " << c.loc.line << ": " << printable(c.text) << "  -> " << verdict_name(c.verdict) << "\n";
+    for (const auto& [expr, value] : c.values)
+      os << indent << "      " << printable(expr) << " = " << printable(value) << "\n";
+    if (!c.note.empty()) os << indent << "      (" << printable(c.note) << ")\n";
   }
-  if (!r.error.empty()) os << indent << "  not decided: " << r.error << "\n";
-  for (const auto& f : r.files) os << indent << "  written: " << f << "\n";
+  if (!r.error.empty()) os << indent << "  not decided: " << printable(r.error) << "\n";
+  for (const auto& f : r.files) os << indent << "  written: " << printable(f) << "\n";
   return os.str();
 }
 
@@ -60,20 +64,21 @@ std::string status_counts(const QuantityStats& q) {
 }  // namespace
 
 void write_claim_text(std::ostream& os, const ClaimResult& r) {
-  os << verdict_label(r) << "  " << r.title << "\n";
+  // The title and everything below come from the claim file or quote it: printable().
+  os << verdict_label(r) << "  " << printable(r.title) << "\n";
   const std::string in = "    ";
   if (r.error) {
-    os << in << r.error_message << "\n";
+    os << in << printable(r.error_message) << "\n";
     return;
   }
-  os << in << r.loc.file << ":" << r.loc.line << ": " << counts_text(r) << " [" << seconds_text(r.seconds) << "]\n";
+  os << in << printable(r.loc.file) << ":" << r.loc.line << ": " << counts_text(r) << " [" << seconds_text(r.seconds) << "]\n";
   if (r.verdict == Verdict::pass_probabilistic)
     os << in << "failure probability <= " << probability_str(r.failure_probability)
        << " (a union bound over the probabilistic checks it rests on, over the black-box ranks' random primes and "
           "points)\n";
-  for (const auto& q : r.quantities) os << in << q.text << ": " << status_counts(q) << "\n";
-  for (const auto& n : r.notes) os << in << "note: " << n << "\n";
-  for (const auto& l : r.shown) os << in << "show: " << l << "\n";
+  for (const auto& q : r.quantities) os << in << printable(q.text) << ": " << status_counts(q) << "\n";
+  for (const auto& n : r.notes) os << in << "note: " << printable(n) << "\n";
+  for (const auto& l : r.shown) os << in << "show: " << printable(l) << "\n";
   if (r.report) os << format_instance(*r.report, in);
 }
 

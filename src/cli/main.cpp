@@ -9,6 +9,7 @@
 #include "netpoly/error.hpp"
 #include "netpoly/io.hpp"
 #include "netpoly/limits.hpp"
+#include "netpoly/text_escape.hpp"
 #include "netpoly/version.hpp"
 
 int main(int argc, char** argv) {
@@ -47,7 +48,7 @@ int main(int argc, char** argv) {
     code = static_cast<int>(netpoly::ExitCode::input);
   } catch (const netpoly::Error& e) {
     std::cout.flush();
-    std::cerr << "netpoly: " << (e.code() == netpoly::ExitCode::internal ? "" : "error: ") << e.what() << "\n";
+    std::cerr << "netpoly: " << (e.code() == netpoly::ExitCode::internal ? "" : "error: ") << netpoly::printable(e.what()) << "\n";
     code = static_cast<int>(e.code());
   } catch (const std::bad_alloc&) {
     std::cout.flush();
@@ -56,7 +57,7 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     // Not expected: report it as an internal error rather than aborting.
     std::cout.flush();
-    std::cerr << "netpoly: internal error: " << e.what() << "\n";
+    std::cerr << "netpoly: internal error: " << netpoly::printable(e.what()) << "\n";
     code = static_cast<int>(netpoly::ExitCode::internal);
   }
   netpoly::finish_process();

@@ -5,8 +5,10 @@
 // --json, a valid report of the finished claims with "interrupted": true is
 // printed), and the process exits with 130. With --journal FILE every finished
 // claim is also appended to FILE as one JSON line; a rerun with --resume skips
-// the claims found there (same file, title, clauses, content of the files the
-// claim reads, --budget and --max-terms).
+// the claims whose entries hold up (claim_journal.hpp: same build, claim text,
+// model files, --budget and --max-terms, and a verdict that follows from the
+// entry's own counts and report); an entry that does not is named, with why,
+// and its claim runs again.
 
 #include <chrono>
 #include <cstdio>
@@ -15,144 +17,25 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <sstream>
 
 #include "check_coverage.hpp"
 #include "netpoly/commands.hpp"
 #include "netpoly/claim_bounds.hpp"
+#include "netpoly/claim_journal.hpp"
+#include "netpoly/sha256.hpp"
 #include "netpoly/claim_report.hpp"
 #include "netpoly/claims.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/io.hpp"
 #include "netpoly/limits.hpp"
+#include "netpoly/text_escape.hpp"
 
 namespace netpoly::cli {
 
 namespace {
 
-
-// ------------------------------------------------------------------ journal
-// A claim's identity in the journal: its file and title, and a fingerprint of
-// its clauses and of the options that change its result.
-std::string fingerprint(const Claim& c, const CheckOptions& o) {
-  std::uint64_t h = 1469598103934665603ULL;  // FNV-1a
-  auto mix = [&](const std::string& s) {
-    for (unsigned char ch : s) {
-      h ^= ch;
-      h *= 1099511628211ULL;
-    }
-    h ^= 0xff;
-    h *= 1099511628211ULL;
-  };
-  mix(c.title);
-  for (const auto& cl : c.clauses) mix(cl.text);
-  // The content of every file the claim reads: a verdict on model("net.json")
-  // is not reused after net.json changed.
-  for (const auto& path : c.reads) {
-    mix(path);
-    try {
-      mix(read_text_file(path, "the model file"));
-    } catch (const Error&) {
-      mix("\x01unreadable");  // the claim will report it; never a reused verdict
-    }
-  }
-  char b[64];
-  std::snprintf(b, sizeof b, "%.17g/%.17g", o.budget, o.max_terms);
-  mix(b);
-  std::snprintf(b, sizeof b, "%016llx", static_cast<unsigned long long>(h));
-  return b;
-}
-
-std::string journal_key(const std::string& file, const std::string& title, const std::string& fp) {
-  return file + "\n" + title + "\n" + fp;
-}
-
-struct JournalEntry {
-  ClaimResult result;  // what the report and the exit code need
-  nlohmann::json json;  // claim_json as first printed
-  std::string text;     // write_claim_text as first printed
-};
-
-ClaimResult result_from_json(const nlohmann::json& j) {
-  ClaimResult r;
-  r.file = j.at("file").get<std::string>();
-  r.loc.file = r.file;
-  r.loc.line = j.at("line").get<int>();
-  r.title = j.at("title").get<std::string>();
-  const std::string v = j.at("verdict").get<std::string>();
-  r.verdict = Verdict::inconclusive;
-  if (v == "ERROR") {
-    r.error = true;
-    r.error_message = j.value("error", std::string("error"));
-  } else if (v == verdict_name(Verdict::pass)) {
-    r.verdict = Verdict::pass;
-  } else if (v == verdict_name(Verdict::pass_probabilistic)) {
-    r.verdict = Verdict::pass_probabilistic;
-  } else if (v == verdict_name(Verdict::fail)) {
-    r.verdict = Verdict::fail;
-  } else if (v != verdict_name(Verdict::inconclusive)) {
-    throw InputError("unknown verdict \"" + v + "\"");
-  }
-  r.instances = j.at("instances").get<std::size_t>();
-  r.passed = j.at("passed").get<std::size_t>();
-  r.passed_probabilistic = j.at("passed_probabilistic").get<std::size_t>();
-  r.failed = j.at("failed").get<std::size_t>();
-  r.inconclusive = j.at("inconclusive").get<std::size_t>();
-  r.skipped = j.at("skipped").get<std::size_t>();
-  r.failure_probability = j.value("failure_probability", 0.0);
-  r.seconds = j.at("seconds").get<double>();
-  if (j.contains("bounds_used"))
-    for (const auto& [id, u] : j["bounds_used"].items())
-      r.bounds_used[id] = {u.at("evaluations").get<std::size_t>(), u.at("vacuous").get<std::size_t>()};
-  r.notes = j.value("notes", std::vector<std::string>{});
-  // The counterexample, witness or example (where --junit and --annotations point).
-  if (j.contains("report")) {
-    const auto& p = j["report"];
-    InstanceReport rep;
-    rep.kind = p.at("kind").get<std::string>();
-    rep.index = p.at("instance").get<std::size_t>();
-    for (const auto& b : p.at("bindings")) rep.bindings.emplace_back(b.at("name"), b.at("value"));
-    for (const auto& c : p.at("checks")) {
-      CheckReport ch;
-      ch.loc = {r.file, c.at("line").get<int>(), 0};
-      ch.text = c.at("text").get<std::string>();
-      const std::string v = c.at("verdict").get<std::string>();
-      for (Verdict x : {Verdict::pass, Verdict::pass_probabilistic, Verdict::inconclusive, Verdict::fail})
-        if (v == verdict_name(x)) ch.verdict = x;
-      ch.note = c.value("note", std::string());
-      for (const auto& x : c.at("values")) ch.values.emplace_back(x.at("expr"), x.at("value"));
-      ch.failure_probability = c.value("failure_probability", 0.0);
-      rep.checks.push_back(std::move(ch));
-    }
-    rep.files = p.value("files", std::vector<std::string>{});
-    rep.error = p.value("error", std::string());
-    r.report = std::move(rep);
-  }
-  return r;
-}
-
-// The journal's entries (later lines win). The Journal has already cut a torn
-// last line (a killed writer); anything else malformed is an error.
-std::map<std::string, JournalEntry> read_journal(const Journal& jf) {
-  std::map<std::string, JournalEntry> out;
-  std::size_t n = 0;
-  for (const auto& l : jf.lines()) {
-    ++n;
-    try {
-      auto j = nlohmann::json::parse(l);
-      JournalEntry e;
-      e.json = j.at("result");
-      e.result = result_from_json(e.json);
-      e.text = j.at("text").get<std::string>();
-      out[journal_key(j.at("file").get<std::string>(), j.at("title").get<std::string>(),
-                      j.at("fingerprint").get<std::string>())] = std::move(e);
-    } catch (const std::exception& x) {
-      throw InputError(jf.path() + ":" + std::to_string(n) + ": not a netpoly check journal line (" + x.what() +
-                       "); remove the file or drop --resume");
-    }
-  }
-  return out;
-}
 
 // ------------------------------------------------------------------ the report
 // SIGINT/SIGTERM and the limits stop the process through limits.hpp: the stop
@@ -321,28 +204,51 @@ void finish_check(const CheckCliOptions& o, Report& rep) {
 
 // Claims finished in an earlier run (--journal FILE --resume), by index; the rest to run.
 struct Plan {
-  std::map<std::string, JournalEntry> journal;
   std::unique_ptr<Journal> out;
-  std::vector<const JournalEntry*> cached;
+  std::vector<std::optional<ClaimResult>> cached;
   std::vector<std::string> fps;
+  std::vector<std::string> distrusted;  // "JOURNAL:LINE (claim "T", FILE:LINE): why", for the report
   std::vector<const Claim*> todo;
   std::vector<std::size_t> todo_index;
 };
 
+// The journal's entry for claim c that holds up (the latest), or why none does
+// ("" when the journal has no entry of c at all).
+std::optional<ClaimResult> resumed(const std::vector<ClaimJournalEntry>& journal, const Claim& c,
+                                   const std::string& fp, std::string& why) {
+  const ClaimJournalEntry* reported = nullptr;  // whose reason is given: the latest of the same text, else the latest
+  const std::string sha = sha256_hex(c.source);
+  for (auto it = journal.rbegin(); it != journal.rend(); ++it) {
+    if (it->file != c.loc.file || it->title != c.title) continue;
+    ClaimResult r;
+    const std::string w = judge_claim_entry(*it, c, fp, r);
+    if (w.empty()) return r;
+    if (!reported || (reported->claim_sha256 != sha && it->claim_sha256 == sha)) {
+      reported = &*it;
+      why = "line " + std::to_string(it->line) + ": " + w;
+    }
+  }
+  return std::nullopt;
+}
+
 void plan_run(const CheckCliOptions& o, const std::vector<const Claim*>& claims, Plan& p) {
   // The file new results go to, locked against a second run for as long as this one lasts.
   if (!o.journal.empty()) p.out = std::make_unique<Journal>(o.journal, o.resume);
-  if (o.resume) p.journal = read_journal(*p.out);
-  p.cached.assign(claims.size(), nullptr);
+  std::vector<ClaimJournalEntry> journal;
+  if (o.resume) journal = read_claim_journal(p.out->lines(), o.journal);
+  p.cached.resize(claims.size());
   p.fps.resize(claims.size());
   // --fail-fast: nothing after the first claim the journal says did not pass needs to run.
   std::size_t end = claims.size();
   for (std::size_t i = 0; i < claims.size(); ++i) {
-    p.fps[i] = fingerprint(*claims[i], o.check);
-    auto it = p.journal.find(journal_key(claims[i]->loc.file, claims[i]->title, p.fps[i]));
-    if (it != p.journal.end()) {
-      p.cached[i] = &it->second;
-      if (o.fail_fast && end == claims.size() && !claim_passed(it->second.result, o.check.strict)) end = i;
+    const Claim& c = *claims[i];
+    p.fps[i] = claim_fingerprint(c, o.check);
+    std::string why;
+    if (o.resume) p.cached[i] = resumed(journal, c, p.fps[i], why);
+    if (!why.empty() && !p.cached[i])
+      p.distrusted.push_back(o.journal + " " + why + " (claim \"" + c.title + "\", " + c.loc.str() + ")");
+    if (p.cached[i]) {
+      if (o.fail_fast && end == claims.size() && !claim_passed(*p.cached[i], o.check.strict)) end = i;
     } else if (i < end) {
       p.todo.push_back(claims[i]);
       p.todo_index.push_back(i);
@@ -401,32 +307,23 @@ void run_check(const CheckCliOptions& o) {
   Plan plan;
   plan_run(o, claims, plan);
   std::size_t from_journal = 0;
-  for (const auto* c : plan.cached) from_journal += c != nullptr;
+  for (const auto& c : plan.cached) from_journal += c.has_value();
 
   // Appends claim i's result (under rep.mu): printed, annotated, journaled, remembered.
-  auto emit = [&](std::size_t i, const ClaimResult& r, const JournalEntry* old) {
-    nlohmann::json j = old ? old->json : claim_json(r);
+  // A result from the journal is printed as this netpoly prints it (never the text the journal holds).
+  auto emit = [&](std::size_t i, const ClaimResult& r, bool old) {
+    nlohmann::json j = claim_json(r);
     if (old) j["from_journal"] = true;
-    std::string text;
-    if (old) {
-      text = old->text;
-    } else {
-      std::ostringstream os;
-      write_claim_text(os, r);
-      text = os.str();
-    }
+    std::ostringstream os;
+    write_claim_text(os, r);
+    std::string text = os.str();
     if (!o.json) {
       std::cout << text;
-      if (old) std::cout << "    (result from the journal " << o.journal << ")\n";
+      if (old) std::cout << "    (result from the journal " << printable(o.journal) << ")\n";
     }
     annotate(o, github_annotation(r, o.check.strict));
     std::cout << std::flush;
-    if (!old && plan.out) {
-      nlohmann::json line = {{"file", claims[i]->loc.file}, {"title", claims[i]->title},
-                             {"fingerprint", plan.fps[i]},  {"result", j},
-                             {"text", text}};
-      plan.out->append(line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-    }
+    if (!old && plan.out) plan.out->append(claim_journal_line(*claims[i], plan.fps[i], r));
     rep.done.push_back(r);
     rep.done_json.push_back(std::move(j));
     rep.texts.push_back(std::move(text));
@@ -436,7 +333,7 @@ void run_check(const CheckCliOptions& o) {
   std::size_t next_cached = 0;  // claims before this index are emitted
   auto emit_cached_before = [&](std::size_t end) {
     for (; next_cached < end && !rep.stopped; ++next_cached)
-      if (plan.cached[next_cached]) emit(next_cached, plan.cached[next_cached]->result, plan.cached[next_cached]);
+      if (plan.cached[next_cached]) emit(next_cached, *plan.cached[next_cached], true);
   };
 
   install_stop_report(o, rep);
@@ -448,9 +345,14 @@ void run_check(const CheckCliOptions& o) {
       if (!o.json) {
         std::cout << "netpoly check: " << claims.size() << (claims.size() == 1 ? " claim" : " claims") << " in "
                   << files.size() << (files.size() == 1 ? " file" : " files");
-        if (from_journal) std::cout << " (" << from_journal << " finished earlier, from the journal " << o.journal << ")";
-        std::cout << "\n" << std::flush;
+        if (from_journal)
+          std::cout << " (" << from_journal << " finished earlier, from the journal " << printable(o.journal) << ")";
+        std::cout << "\n";
       }
+      // Entries that did not hold up: their claims run again (on stderr with --json, whose stdout is one document).
+      for (const auto& d : plan.distrusted)
+        (o.json ? std::cerr : std::cout) << "journal entry not trusted, claim run again: " << printable(d) << "\n";
+      std::cout << std::flush;
     }
     run_claims(
         plan.todo, o.check,
@@ -458,7 +360,7 @@ void run_check(const CheckCliOptions& o) {
           std::lock_guard<std::mutex> lock(rep.mu);
           emit_cached_before(plan.todo_index[k]);
           if (rep.stopped) return;
-          emit(plan.todo_index[k], r, nullptr);
+          emit(plan.todo_index[k], r, false);
           next_cached = std::max(next_cached, plan.todo_index[k] + 1);
         },
         [&](const ClaimResult& r) { return o.fail_fast && !claim_passed(r, o.check.strict); });

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "netpoly/claim_bounds.hpp"
+#include "netpoly/text_escape.hpp"
 
 namespace netpoly::cli {
 
@@ -98,7 +99,7 @@ std::string statement_text(const StatementCoverage& c, std::size_t width, std::o
   const StatementEntry& e = *c.entry;
   js = {{"id", e.id},         {"paper", e.paper},   {"line", e.line},       {"status", e.status},
         {"quantifier", e.quantifier}, {"state", statement_state_name(c.state)}};
-  os << "  " << padded(e.id, width);
+  os << "  " << padded(printable(e.id), width);
   std::string problem;
   switch (c.state) {
     case StatementState::checked:
@@ -126,7 +127,7 @@ std::string statement_text(const StatementCoverage& c, std::size_t width, std::o
       problem = e.id + ": checkable, no claim" + (e.needs.empty() ? "" : " (" + joined(e.needs) + " exist now)");
       break;
     case StatementState::not_checkable:
-      os << "not checkable: " << e.reason << "\n";
+      os << "not checkable: " << printable(e.reason) << "\n";
       js["reason"] = e.reason;
       break;
   }
@@ -142,9 +143,9 @@ std::string statement_text(const StatementCoverage& c, std::size_t width, std::o
       x["line"] = r.line;
       x["verdict"] = r.verdict;
       x["weights"] = r.weights.empty() ? "drawn" : r.weights;
-      os << "      " << padded(r.verdict, 22) << r.file << ":" << r.line << "  " << r.title << "\n";
+      os << "      " << padded(r.verdict, 22) << printable(r.file) << ":" << r.line << "  " << printable(r.title) << "\n";
     } else {
-      os << "      " << padded("NOT FOUND", 22) << "\"" << r.title << "\"\n";
+      os << "      " << padded("NOT FOUND", 22) << "\"" << printable(r.title) << "\"\n";
     }
     claims.push_back(std::move(x));
   }
@@ -164,7 +165,7 @@ std::vector<std::string> statements_coverage(const StatementRegistry& reg, const
     if (!by_paper.count(c.entry->paper)) papers.push_back(c.entry->paper);
     by_paper[c.entry->paper].add(c.state);
   }
-  os << "\ncoverage: the statements of " << reg.path << " (" << total.text() << ")\n";
+  os << "\ncoverage: the statements of " << printable(reg.path) << " (" << total.text() << ")\n";
   std::vector<std::string> problems;
   nlohmann::json entries = nlohmann::json::array();
   std::string paper = "\x01";
@@ -173,7 +174,7 @@ std::vector<std::string> statements_coverage(const StatementRegistry& reg, const
   for (const auto& c : cov) {
     if (c.entry->paper != paper) {
       paper = c.entry->paper;
-      os << (paper.empty() ? std::string("(no paper)") : paper) << "\n";
+      os << (paper.empty() ? std::string("(no paper)") : printable(paper)) << "\n";
     }
     nlohmann::json js;
     const std::string p = statement_text(c, width, os, js);
@@ -182,7 +183,7 @@ std::vector<std::string> statements_coverage(const StatementRegistry& reg, const
   }
   nlohmann::json per = nlohmann::json::object();
   for (const auto& p : papers) {
-    os << "  " << padded(p.empty() ? "(no paper)" : p, 6) << by_paper[p].text() << "\n";
+    os << "  " << padded(p.empty() ? "(no paper)" : printable(p), 6) << by_paper[p].text() << "\n";
     per[p] = by_paper[p].json();
   }
   os << (problems.empty() ? "every checkable statement has a claim\n"
@@ -231,7 +232,7 @@ CoverageProblems write_coverage(const std::vector<ClaimResult>& results, const s
   if (registry) {
     p.statements = statements_coverage(*registry, files, results, os, j);
   } else {
-    os << "\ncoverage: " << registry_note << "\n";
+    os << "\ncoverage: " << printable(registry_note) << "\n";
     if (j) (*j)["statements"] = {{"file", nullptr}, {"note", registry_note}};
   }
   if (!j) std::cout << os.str();

@@ -11,6 +11,7 @@
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
 #include "netpoly/limits.hpp"
+#include "netpoly/text_escape.hpp"
 #include "terminal_progress.hpp"
 
 namespace netpoly::cli {
@@ -113,7 +114,7 @@ void print_estimate(std::ostream& os, const ExpandOptions& o, const Model& m, co
   }
   char t[64];
   std::snprintf(t, sizeof t, "%.1f", secs);
-  os << "estimate (no expansion done) for " << (m.name.empty() ? "the model" : m.name) << ", " << outs.size()
+  os << "estimate (no expansion done) for " << (m.name.empty() ? "the model" : printable(m.name)) << ", " << outs.size()
      << (outs.size() == 1 ? " output entry" : " output entries") << "\n"
      << "  terms   <= " << (std::isfinite(est.terms) ? g3(est.terms) : std::string("inf"))
      << " per output entry (an upper bound)\n"

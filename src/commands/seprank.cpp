@@ -17,6 +17,7 @@
 #include "netpoly/options.hpp"
 #include "netpoly/request.hpp"
 #include "netpoly/seprank.hpp"
+#include "netpoly/text_escape.hpp"
 #include "terminal_progress.hpp"
 
 namespace netpoly::cli {
@@ -55,7 +56,7 @@ std::optional<std::uint64_t> blackbox_seed_of(const std::vector<SepResult>& rs) 
 // The header says which quantity every line below is about: the sep of this
 // network (its weights as given), or the generic sep of its shape.
 void print_header(std::ostream& os, const Model& m, std::size_t label_width, bool generic) {
-  os << "netpoly seprank: " << (m.name.empty() ? "model" : m.name) << " (N=" << m.tokens << ", d=" << m.width
+  os << "netpoly seprank: " << (m.name.empty() ? "model" : printable(m.name)) << " (N=" << m.tokens << ", d=" << m.width
      << ", " << m.layers.size() << (m.layers.size() == 1 ? " layer)" : " layers)")
      << (generic ? ": the generic sep of this shape (every weight an indeterminate)\n" : ": sep of this network\n");
   os << std::left << std::setw(8) << "output" << std::setw(static_cast<int>(label_width)) << "partition"

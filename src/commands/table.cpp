@@ -15,6 +15,7 @@
 #include "netpoly/limits.hpp"
 #include "netpoly/presets.hpp"
 #include "netpoly/table.hpp"
+#include "netpoly/text_escape.hpp"
 #include "netpoly/version.hpp"
 
 namespace netpoly::cli {
@@ -64,9 +65,9 @@ void run_merge(const TableOptions& o) {
   for (const auto& r : m.rows) journal += r.to_json().dump() + "\n";
   write_file_atomic(o.out + ".jsonl", journal);
   if (!o.plot.empty()) write_plot(o.plot, m.rows, m.title, view);
-  std::cerr << "merged " << m.rows.size() << " rows into " << o.out << "\n";
+  std::cerr << "merged " << m.rows.size() << " rows into " << printable(o.out) << "\n";
   if (m.version != netpoly_build())
-    std::cerr << "netpoly: note: the rows were measured by netpoly " << m.version << "; this is netpoly "
+    std::cerr << "netpoly: note: the rows were measured by netpoly " << printable(m.version) << "; this is netpoly "
               << netpoly_build() << "\n";
   report_violations(m.rows);
 }
@@ -192,7 +193,7 @@ void run_table(const TableOptions& o) {
     const int width = 24;
     int filled = total ? static_cast<int>(width * done / total) : width;
     std::cerr << "\r[" << std::string(filled, '#') << std::string(width - filled, '.') << "] " << done << "/" << total
-              << " ETA " << eta << "  " << clip(what, 40) << "\033[K" << std::flush;
+              << " ETA " << eta << "  " << clip(printable(what), 40) << "\033[K" << std::flush;
     if (done == total) std::cerr << "\n";
   };
   auto rows = run_sweep(s, r);

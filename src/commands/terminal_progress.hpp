@@ -20,6 +20,7 @@
 
 #include "netpoly/context.hpp"
 #include "netpoly/error.hpp"
+#include "netpoly/text_escape.hpp"
 
 namespace netpoly::cli {
 
@@ -73,7 +74,7 @@ struct TerminalProgress {
     return 100;
   }
   void write(const std::string& line) {
-    std::cerr << "\r" << clip(line, columns()) << "\033[K" << std::flush;
+    std::cerr << "\r" << clip(printable(line), columns()) << "\033[K" << std::flush;  // a model's name, a file's
     shown = true;
     written_ = std::chrono::steady_clock::now();
   }

@@ -1,4 +1,5 @@
 #include "netpoly/limits.hpp"
+#include "netpoly/text_escape.hpp"
 
 #include <malloc.h>
 #include <unistd.h>
@@ -67,7 +68,7 @@ std::atomic<bool> g_stopping{false};
   {
     std::lock_guard<std::mutex> lock(shared().mu);
     const Shared& g = shared();
-    text = "\nnetpoly: " + g.what + ": " + msg + (g.hint.empty() ? "" : "; " + g.hint) + "\n";
+    text = "\nnetpoly: " + printable(g.what + ": " + msg + (g.hint.empty() ? "" : "; " + g.hint)) + "\n";
   }
   stop_process(static_cast<int>(ExitCode::limit), text);
 }
@@ -118,7 +119,7 @@ void install_interrupt_handler(const std::string& what, const std::string& hint)
   static std::once_flag once;
   {
     std::lock_guard<std::mutex> lock(shared().mu);
-    shared().interrupt_message = "\nnetpoly: " + what + ": interrupted" + (hint.empty() ? "" : "; " + hint) + "\n";
+    shared().interrupt_message = "\nnetpoly: " + printable(what + ": interrupted" + (hint.empty() ? "" : "; " + hint)) + "\n";
   }
   std::call_once(once, [] {
     if (pipe(g_signal_pipe) != 0) return;

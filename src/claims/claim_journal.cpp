@@ -1,0 +1,335 @@
+// The check journal and its judgement on --resume (claim_journal.hpp).
+#include "netpoly/claim_journal.hpp"
+
+#include <climits>
+#include <cmath>
+#include <cstdio>
+
+#include "netpoly/claim_report.hpp"
+#include "netpoly/error.hpp"
+#include "netpoly/io.hpp"
+#include "netpoly/sha256.hpp"
+#include "netpoly/text_escape.hpp"
+#include "netpoly/version.hpp"
+
+namespace netpoly {
+
+using json = nlohmann::json;
+
+namespace {
+
+// ------------------------------------------------------------------ strict reading
+// Every value of an entry is checked for its type and range before it is used
+// (a journal may have been edited by hand): a negative count or 3.5 is refused,
+// never wrapped or truncated.
+[[noreturn]] void bad(const std::string& path, const std::string& what) { throw InputError(path + ": " + what); }
+
+const json& field(const json& o, const std::string& path, const char* key) {
+  if (!o.is_object()) bad(path, "expected an object");
+  auto it = o.find(key);
+  if (it == o.end()) bad(path, std::string("missing \"") + key + "\"");
+  return *it;
+}
+
+std::string at(const std::string& path, const char* key) { return path.empty() ? key : path + "." + key; }
+
+std::uint64_t count(const json& o, const std::string& path, const char* key, std::uint64_t lo = 0,
+                    std::uint64_t hi = std::uint64_t(1) << 53) {
+  const json& v = field(o, path, key);
+  const bool whole = v.is_number_unsigned() || (v.is_number_integer() && v.get<std::int64_t>() >= 0);
+  if (!whole || v.get<std::uint64_t>() < lo || v.get<std::uint64_t>() > hi)
+    bad(at(path, key), "expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " +
+                           clip(v.dump(-1, ' ', false, json::error_handler_t::replace), 40));
+  return v.get<std::uint64_t>();
+}
+
+std::string text(const json& o, const std::string& path, const char* key) {
+  const json& v = field(o, path, key);
+  if (!v.is_string()) bad(at(path, key), "expected a string");
+  return v.get<std::string>();
+}
+
+double number(const json& o, const std::string& path, const char* key) {
+  const json& v = field(o, path, key);
+  if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0)
+    bad(at(path, key), "expected a finite number >= 0");
+  return v.get<double>();
+}
+
+const json& array(const json& o, const std::string& path, const char* key) {
+  const json& v = field(o, path, key);
+  if (!v.is_array()) bad(at(path, key), "expected a list");
+  return v;
+}
+
+std::vector<std::string> texts(const json& o, const std::string& path, const char* key) {
+  std::vector<std::string> out;
+  for (const auto& x : array(o, path, key)) {
+    if (!x.is_string()) bad(at(path, key), "expected a list of strings");
+    out.push_back(x.get<std::string>());
+  }
+  return out;
+}
+
+Verdict verdict_of(const std::string& v, const std::string& path) {
+  for (Verdict x : {Verdict::pass, Verdict::pass_probabilistic, Verdict::inconclusive, Verdict::fail})
+    if (v == verdict_name(x)) return x;
+  bad(path, "unknown verdict \"" + printable(clip(v, 40)) + "\"");
+}
+
+CheckReport check_from_json(const json& c, const std::string& path, const std::string& file) {
+  CheckReport ch;
+  ch.loc = {file, static_cast<int>(count(c, path, "line", 1, INT_MAX)), 0};
+  ch.text = text(c, path, "text");
+  ch.verdict = verdict_of(text(c, path, "verdict"), at(path, "verdict"));
+  ch.note = text(c, path, "note");
+  for (const auto& x : array(c, path, "values"))
+    ch.values.emplace_back(text(x, at(path, "values"), "expr"), text(x, at(path, "values"), "value"));
+  if (ch.verdict == Verdict::pass_probabilistic) ch.failure_probability = number(c, path, "failure_probability");
+  if (c.contains("weights")) ch.weights = text(c, path, "weights");
+  if (c.contains("counterexample")) ch.counterexample_file = text(c, path, "counterexample");
+  return ch;
+}
+
+InstanceReport report_from_json(const json& p, const std::string& file) {
+  const std::string path = "result.report";
+  InstanceReport rep;
+  rep.kind = text(p, path, "kind");
+  rep.index = count(p, path, "instance", 1);
+  for (const auto& b : array(p, path, "bindings"))
+    rep.bindings.emplace_back(text(b, at(path, "bindings"), "name"), text(b, at(path, "bindings"), "value"));
+  for (const auto& c : array(p, path, "checks")) rep.checks.push_back(check_from_json(c, at(path, "checks"), file));
+  rep.files = texts(p, path, "files");
+  if (p.contains("error")) rep.error = text(p, path, "error");
+  return rep;
+}
+
+bool has_exists(const Claim& c) {
+  for (const auto& cl : c.clauses)
+    if (cl.kind == Clause::Kind::exists) return true;
+  return false;
+}
+
+std::string counts_text(const ClaimResult& r) {
+  return std::to_string(r.instances) + " instances: " + std::to_string(r.passed) + " passed, " +
+         std::to_string(r.passed_probabilistic) + " passed (probabilistic), " + std::to_string(r.failed) +
+         " failed, " + std::to_string(r.inconclusive) + " inconclusive";
+}
+
+// A path as JSON can hold it: as it is when it is UTF-8, else its bytes in hex.
+std::string hex(const std::string& s) {
+  std::string o;
+  char b[3];
+  for (unsigned char c : s) {
+    std::snprintf(b, sizeof b, "%02x", c);
+    o += b;
+  }
+  return o;
+}
+
+std::string unhex(const std::string& s, const std::string& path) {
+  auto digit = [&](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    bad(path, "expected lowercase hex digits");
+  };
+  if (s.size() % 2) bad(path, "expected an even number of hex digits");
+  std::string o;
+  for (std::size_t i = 0; i < s.size(); i += 2) o += static_cast<char>(digit(s[i]) * 16 + digit(s[i + 1]));
+  return o;
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------ writing
+std::string claim_fingerprint(const Claim& c, const CheckOptions& o) {
+  // Length-prefixed parts, so that no two lists of parts give the same bytes.
+  std::string all;
+  auto mix = [&](const std::string& s) { all += std::to_string(s.size()) + ":" + s; };
+  mix(c.title);
+  for (const auto& cl : c.clauses) mix(cl.text);
+  // The content of every file the claim reads: a verdict on model("net.json")
+  // is not reused after net.json changed.
+  for (const auto& path : c.reads) {
+    mix(path);
+    try {
+      mix(sha256_hex(read_text_file(path, "the model file")));
+    } catch (const Error&) {
+      mix("\x01unreadable");  // the claim will report it; never a reused verdict
+    }
+  }
+  char b[64];
+  std::snprintf(b, sizeof b, "%.17g/%.17g", o.budget, o.max_terms);
+  mix(b);
+  return sha256_hex(all);
+}
+
+std::string claim_journal_line(const Claim& c, const std::string& fingerprint, const ClaimResult& r) {
+  json line = {{"file", c.loc.file},
+               {"title", c.title},
+               {"fingerprint", fingerprint},
+               {"claim_sha256", sha256_hex(c.source)},
+               {"build", netpoly_build()},
+               {"result", claim_json(r)}};
+  if (!is_utf8(c.loc.file)) line["file_hex"] = hex(c.loc.file);  // "file" is then only for reading
+  return line.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+// ------------------------------------------------------------------ reading
+std::vector<ClaimJournalEntry> read_claim_journal(const std::vector<std::string>& lines, const std::string& path) {
+  std::vector<ClaimJournalEntry> out;
+  for (std::size_t n = 1; n <= lines.size(); ++n) {
+    try {
+      // At most 32 levels: an entry is 5 deep; nothing deeper is read (or destroyed recursively).
+      const json j = json::parse(lines[n - 1], [](int depth, json::parse_event_t, json&) {
+        if (depth > 32) throw InputError("nested deeper than 32 levels");
+        return true;
+      });
+      ClaimJournalEntry e;
+      e.line = n;
+      e.file = j.contains("file_hex") ? unhex(text(j, "", "file_hex"), "file_hex") : text(j, "", "file");
+      e.title = text(j, "", "title");
+      e.fingerprint = text(j, "", "fingerprint");
+      e.claim_sha256 = j.contains("claim_sha256") ? text(j, "", "claim_sha256") : "";
+      e.build = j.contains("build") ? text(j, "", "build") : "";
+      e.result = field(j, "", "result");
+      out.push_back(std::move(e));
+    } catch (const std::exception& x) {
+      throw InputError(printable(path) + ":" + std::to_string(n) + ": not a netpoly check journal line (" +
+                       printable(x.what()) + "); remove the file or drop --resume");
+    }
+  }
+  return out;
+}
+
+ClaimResult claim_from_json(const json& j, const std::string& file) {
+  const std::string path = "result";
+  ClaimResult r;
+  r.file = file;
+  r.loc.file = file;
+  r.loc.line = static_cast<int>(count(j, path, "line", 1, INT_MAX));
+  r.title = text(j, path, "title");
+  const std::string v = text(j, path, "verdict");
+  if (v == "ERROR") {
+    r.error = true;
+    r.error_message = text(j, path, "error");
+  } else {
+    r.verdict = verdict_of(v, at(path, "verdict"));
+  }
+  r.instances = count(j, path, "instances");
+  r.passed = count(j, path, "passed");
+  r.passed_probabilistic = count(j, path, "passed_probabilistic");
+  r.failed = count(j, path, "failed");
+  r.inconclusive = count(j, path, "inconclusive");
+  r.skipped = count(j, path, "skipped");
+  if (!r.error && r.verdict == Verdict::pass_probabilistic)
+    r.failure_probability = number(j, path, "failure_probability");
+  r.seconds = number(j, path, "seconds");
+  for (const auto& q : array(j, path, "quantities")) {
+    const std::string qp = at(path, "quantities");
+    QuantityStats s;
+    s.loc = {file, static_cast<int>(count(q, qp, "line", 1, INT_MAX)), 0};
+    s.text = text(q, qp, "expr");
+    const json& st = field(q, qp, "status");
+    if (!st.is_object()) bad(at(qp, "status"), "expected an object");
+    std::uint64_t total = 0;
+    for (const auto& [name, n] : st.items()) {
+      s.status[name] = count(st, at(qp, "status"), name.c_str());
+      total += s.status[name];
+    }
+    if (total != count(q, qp, "evaluations")) bad(at(qp, "evaluations"), "not the sum of its status counts");
+    r.quantities.push_back(std::move(s));
+  }
+  r.notes = texts(j, path, "notes");
+  if (j.contains("shown")) r.shown = texts(j, path, "shown");
+  if (j.contains("bounds_used")) {
+    const json& u = field(j, path, "bounds_used");
+    if (!u.is_object()) bad(at(path, "bounds_used"), "expected an object");
+    for (const auto& [id, x] : u.items())
+      r.bounds_used[id] = {count(x, at(path, "bounds_used"), "evaluations"),
+                           count(x, at(path, "bounds_used"), "vacuous")};
+  }
+  if (j.contains("report")) r.report = report_from_json(field(j, path, "report"), file);
+  return r;
+}
+
+// ------------------------------------------------------------------ judging
+std::string claim_result_problem(const ClaimResult& r, const Claim& c) {
+  if (r.error) return r.error_message.empty() ? "an ERROR without its message" : "";
+  const std::string v = std::string("verdict ") + verdict_name(r.verdict);
+  if (r.passed + r.passed_probabilistic + r.failed + r.inconclusive != r.instances)
+    return "its counts do not add up (" + counts_text(r) + ")";
+  if (r.instances == 0 && r.verdict != Verdict::inconclusive) return v + " with no instance";
+  if (!has_exists(c)) {
+    // Every instance must pass: the verdict is the worst instance's.
+    const Verdict want = r.failed ? Verdict::fail
+                         : r.inconclusive ? Verdict::inconclusive
+                         : r.passed_probabilistic ? Verdict::pass_probabilistic
+                         : r.passed ? Verdict::pass
+                                    : Verdict::inconclusive;
+    if (want != r.verdict) return v + ", but its counts say " + verdict_name(want) + " (" + counts_text(r) + ")";
+  } else if ((r.verdict == Verdict::pass && r.passed == 0) ||
+             (r.verdict == Verdict::pass_probabilistic && r.passed_probabilistic == 0) ||
+             (r.verdict == Verdict::fail && r.failed == 0)) {
+    return v + ", but no instance has it (" + counts_text(r) + ")";
+  }
+  if (r.verdict == Verdict::pass_probabilistic && !(r.failure_probability > 0))
+    return v + " without a failure probability";
+  const auto& rep = r.report;
+  if (rep && (rep->index == 0 || rep->index > r.instances))
+    return "its " + rep->kind + " is instance " + std::to_string(rep->index) + " of " + std::to_string(r.instances);
+  auto any = [&](Verdict x) {
+    for (const auto& ch : rep->checks)
+      if (ch.verdict == x) return true;
+    return false;
+  };
+  switch (r.verdict) {
+    case Verdict::fail:
+      if (!rep || (rep->kind != "counterexample" && rep->kind != "example"))
+        return v + " without its counterexample";
+      if (!any(Verdict::fail)) return v + ", but no check of its counterexample failed";
+      break;
+    case Verdict::pass:
+    case Verdict::pass_probabilistic:
+      if (!rep) break;
+      if (!has_exists(c) || rep->kind != "witness") return v + " with a " + rep->kind + " (only an exists has a witness)";
+      if (any(Verdict::fail) || any(Verdict::inconclusive) ||
+          (r.verdict == Verdict::pass && any(Verdict::pass_probabilistic)))
+        return v + ", but its witness has a check that is not " + verdict_name(r.verdict);
+      break;
+    case Verdict::inconclusive:
+      if (rep && rep->kind != "example") return v + " with a " + rep->kind;
+      break;
+  }
+  return "";
+}
+
+std::string judge_claim_entry(const ClaimJournalEntry& e, const Claim& c, const std::string& fp, ClaimResult& out) {
+  if (e.build != netpoly_build())
+    return e.build.empty() ? "written by a netpoly that did not record its build"
+                           : "written by netpoly " + e.build + ", this is netpoly " + netpoly_build();
+  if (e.file != c.loc.file || e.title != c.title) return "an entry of another claim";
+  if (e.claim_sha256 != sha256_hex(c.source)) return "the claim's text changed since";
+  if (e.fingerprint != fp) return "other options (--budget, --max-terms) or other model files";
+  try {
+    out = claim_from_json(e.result, c.loc.file);
+  } catch (const InputError& x) {
+    return std::string("its result is malformed (") + x.what() + ")";
+  }
+  if (out.title != c.title) return "its result is of the claim \"" + out.title + "\"";
+  if (out.loc.line != c.loc.line)
+    return "its result is at line " + std::to_string(out.loc.line) + ", the claim at line " +
+           std::to_string(c.loc.line);
+  // Nothing beyond what this netpoly writes (the file aside: a path that is not UTF-8 is kept lossily there).
+  json again = claim_json(out), stored = e.result;
+  const auto f = stored.find("file");
+  if (f == stored.end() || !f->is_string() || (is_utf8(c.loc.file) && f->get<std::string>() != c.loc.file))
+    return "its result names another file";
+  again.erase("file");
+  stored.erase("file");
+  if (again != stored) return "its result holds what this netpoly does not write";
+  if (auto why = claim_result_problem(out, c); !why.empty()) return why;
+  return "";
+}
+
+}  // namespace netpoly

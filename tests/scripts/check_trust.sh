@@ -1,0 +1,212 @@
+#!/bin/sh
+# netpoly check against hand-edited journals and hostile strings (issue 38):
+# check_trust.sh NETPOLY SOURCE_DIR SCENARIO prints "OK SCENARIO" when it
+# behaves as promised, "FAIL SCENARIO: why" otherwise.
+#
+# Journal scenarios (item 2): an entry edited by hand, of another build, or of
+# a changed or moved claim is not trusted: the claim runs again, its true
+# verdict and exit code come out, and a line names the entry and why.
+#
+# String scenarios (items 15, 16): claim titles, claim file names and model
+# names carry CR, LF, ESC, U+2028, "::" workflow commands and "##["; the files
+# are made here (a name with a newline cannot be committed portably). On every
+# output line (split at CR, LF, NEL, U+2028 and U+2029), only netpoly's own
+# annotations may begin with "::", and "##[" begins none; JUnit reports
+# validate against tests/data/junit.xsd (xmllint).
+set -u
+np=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+src=$(cd "$2" && pwd)
+what="$3"
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+xsd="$src/tests/data/junit.xsd"
+fail() { echo "FAIL $what: $*"; for o in out err; do [ -s "$dir/$o" ] && { echo "--- $o:"; head -c 3000 "$dir/$o" | od -c | head -40; }; done; exit 1; }
+has() { grep -qF -- "$2" "$dir/$1" || fail "$1 lacks \"$2\""; }
+lacks() { ! grep -qF -- "$2" "$dir/$1" || fail "$1 has \"$2\""; }
+run() { "$np" "$@" >"$dir/out" 2>"$dir/err"; rc=$?; }
+expect_rc() { [ "$rc" -eq "$1" ] || fail "exit code $rc, expected $1"; }
+# edit PYTHON: runs PYTHON on e, the journal's first entry (a dict), and writes it back
+edit() {
+  python3 - "$dir/j.jsonl" "$1" <<'PY' || fail "python"
+import json, sys
+path, code = sys.argv[1], sys.argv[2]
+lines = open(path).read().splitlines()
+e = json.loads(lines[0])
+exec(code)
+lines[0] = json.dumps(e)
+open(path, "w").write("\n".join(lines) + "\n")
+PY
+}
+# no_commands: stdout and stderr start no line with a workflow command other than netpoly's annotations
+no_commands() {
+  for o in out err; do
+    python3 - "$dir/$o" <<'PY' || fail "$o: a line from the input begins with :: or ##["
+import re, sys
+data = open(sys.argv[1], "rb").read().decode("utf-8", "replace")
+for line in re.split("\r\n|\r|\n|\u2028|\u2029|\x85", data):
+    if line.startswith("##[") or (line.startswith("::") and not re.match(r"::(error|notice) (file=|title=netpoly check::)", line)):
+        print("offending line:", repr(line))
+        sys.exit(1)
+PY
+  done
+}
+valid() {
+  command -v xmllint >/dev/null || fail "xmllint not found: install libxml2-utils (scripts/setup does)"
+  xmllint --noout --schema "$xsd" "$dir/junit.xml" >"$dir/xmllint" 2>&1 || { cat "$dir/xmllint"; fail "the JUnit report does not validate against tests/data/junit.xsd"; }
+}
+cd "$dir" || fail "cd"
+cp "$src/tests/data/claims/false.np" false.np
+printf 'claim "doubling"\n  for n in 1..5\n  check n + n == 2 * n\n' >pass.np
+# rerun CLAIMS: --resume on the edited journal: the entry is not trusted and the claim ran again
+rerun() {
+  run check "$1" --journal j.jsonl --resume
+  has out "journal entry not trusted, claim run again: j.jsonl line 1: $2"
+  lacks out "result from the journal"
+}
+evil=$(printf 'x\r::error::injected\r::add-mask::secret\r::stop-commands::tok\n##[error]boom\033[31m \342\200\250::warning::sep')
+case "$what" in
+  journal_fail_to_pass)
+    # The FAIL of a false claim edited to PASS (its text too) gave PASS and exit 0.
+    run check false.np --journal j.jsonl
+    expect_rc 1
+    edit 'e["result"]["verdict"] = "PASS"; e["text"] = e.get("text", "").replace("FAIL", "PASS", 1)'
+    rerun false.np "verdict PASS, but its counts say FAIL"
+    expect_rc 1
+    has out "FAIL  false: sep(f * f) <= sep(f)"
+    has out "1 claim: 0 passed, 1 failed"
+    ;;
+  journal_pass_with_failures)
+    # verdict PASS with failed: 5 (instances 5, passed 0) was taken as it stood.
+    run check pass.np --journal j.jsonl
+    expect_rc 0
+    edit 'r = e["result"]; r["passed"] = 0; r["failed"] = 5'
+    rerun pass.np "verdict PASS, but its counts say FAIL"
+    expect_rc 0
+    has out "PASS  doubling"
+    has out "5 instances: 5 passed"
+    ;;
+  journal_forged_counts)
+    # A FAIL whose counts were all turned into passes: the counterexample still fails.
+    run check false.np --journal j.jsonl
+    edit 'r = e["result"]; r["verdict"] = "PASS"; r["passed"] = r["instances"]; r["failed"] = 0'
+    rerun false.np "verdict PASS with a counterexample"
+    expect_rc 1
+    has out "1 claim: 0 passed, 1 failed"
+    ;;
+  journal_negative_count)
+    # A count that is not a non-negative integer is not read as one.
+    run check pass.np --journal j.jsonl
+    edit 'e["result"]["failed"] = -1'
+    rerun pass.np "its result is malformed (result.failed: expected an integer in [0, "
+    expect_rc 0
+    ;;
+  journal_other_build)
+    # The fingerprint left out the build: an entry of another netpoly was reused.
+    run check false.np --journal j.jsonl
+    edit 'e["result"]["verdict"] = "PASS"; e["result"]["failed"] = 0; e["result"]["passed"] = e["result"]["instances"]; e["result"].pop("report"); e["build"] = "0.0.1 (git 0000000, FLINT 2.9.0)"'
+    rerun false.np "written by netpoly 0.0.1 (git 0000000, FLINT 2.9.0), this is netpoly "
+    expect_rc 1
+    has out "1 claim: 0 passed, 1 failed"
+    ;;
+  journal_changed_claim)
+    # The claim's text changed (its title did not): the entry is of the old text.
+    run check pass.np --journal j.jsonl
+    expect_rc 0
+    printf 'claim "doubling"\n  for n in 1..5\n  check n + n == 3 * n\n' >pass.np
+    rerun pass.np "the claim's text changed since"
+    expect_rc 1
+    has out "FAIL  doubling"
+    ;;
+  journal_moved_claim)
+    # The same claim, now at another line: not reused with the old line.
+    run check pass.np --journal j.jsonl
+    { echo "# a comment above"; cat pass.np; } >p2 && mv p2 pass.np
+    rerun pass.np "its result is at line 1, the claim at line 2"
+    expect_rc 0
+    has out "pass.np:2: 5 instances"
+    ;;
+  journal_kept)
+    # An entry that holds up is still reused, and printed as a fresh run prints it.
+    run check false.np pass.np --journal j.jsonl
+    cp out first
+    run check false.np pass.np --journal j.jsonl --resume
+    expect_rc 1
+    lacks out "not trusted"
+    [ "$(grep -c 'result from the journal' out)" -eq 2 ] || fail "the entries were not reused"
+    grep -v 'result from the journal\|finished earlier\|^2 claims:\|^netpoly check' out | sed 's/\[[0-9.]* s\]//' >a
+    grep -v '^2 claims:\|^netpoly check' first | sed 's/\[[0-9.]* s\]//' >b
+    cmp a b || fail "a reused entry printed otherwise than the run that wrote it: $(diff a b | head -5)"
+    ;;
+  journal_non_utf8_path)
+    # A journal written for a claim file whose name is not UTF-8 never matched.
+    f=$(printf 'bad\377name.np')
+    cp false.np "$f"
+    run check "$f" --journal j.jsonl
+    expect_rc 1
+    run check "$f" --journal j.jsonl --resume
+    expect_rc 1
+    has out "(1 finished earlier, from the journal j.jsonl)"
+    has out "result from the journal"
+    has out 'bad\xffname.np:4: 20 instances'
+    ;;
+  strings_title)
+    # A raw CR in a title emitted ::error and ::add-mask:: lines; ::stop-commands:: silenced the annotations.
+    printf 'claim "t\r::error::injected\r::add-mask::secret\r::stop-commands::tok\r##[error]boom\033[31m\342\200\250::warning::sep"\n  check 1 + 1 == 3\n' >t.np
+    run check t.np --annotations github
+    expect_rc 1
+    no_commands
+    has out 'FAIL  t\r::error::injected\r::add-mask::secret\r::stop-commands::tok\r##[error]boom\x1b[31m\u2028::warning::sep'
+    has out "::error file=t.np,line=2,title=FAIL%3A t%0D%3A%3Aerror"
+    ;;
+  strings_file_name)
+    # A claim file named with a newline (and a CR) printed its name raw: in the report, the summary and errors.
+    f=$(printf 'a\n::error::file\r##[error]x.np')
+    printf 'claim "false"\n  check 1 + 1 == 3\n' >"$f"
+    run check "$f" --annotations github --journal j.jsonl
+    expect_rc 1
+    no_commands
+    has out 'a\n::error::file\r##[error]x.np:1: 1 instance'
+    run check "$f" --annotations github --journal j.jsonl --resume
+    no_commands
+    has out 'result from the journal'
+    run check "$f.missing"
+    expect_rc 2
+    no_commands
+    has err 'a\n::error::file\r##[error]x.np.missing'
+    ;;
+  strings_model_name)
+    # A model name with a CR was printed raw in the seprank header.
+    "$np" make attention --layers 1 --width 2 --heads 1 --tokens 2 --seed 1 -o a.json || fail "make"
+    python3 - "$evil" <<'PY' || fail "python"
+import json, sys
+m = json.load(open("a.json"))
+m["name"] = sys.argv[1]
+json.dump(m, open("b.json", "w"))
+PY
+    run seprank b.json
+    expect_rc 0
+    no_commands
+    has out 'netpoly seprank: x\r::error::injected\r::add-mask::secret'
+    run expand b.json --estimate
+    no_commands
+    ;;
+  strings_junit_nonchar)
+    # U+FFFE / U+FFFF (and a control character) in a title made the JUnit report invalid XML.
+    printf 'claim "nonchar \357\277\276 \357\277\277 \001 end"\n  check 1 + 1 == 3\n' >n.np
+    run check n.np --junit junit.xml
+    expect_rc 1
+    valid
+    grep -qF 'nonchar \uFFFE \uFFFF \x01 end' junit.xml || fail "the title's characters are not shown escaped in the report"
+    ;;
+  strings_junit_non_utf8_path)
+    # A claim file whose path is not UTF-8 made the JUnit report invalid XML.
+    f=$(printf 'bad\377\376.np')
+    printf 'claim "false"\n  check 1 + 1 == 3\n' >"$f"
+    run check "$f" --junit junit.xml
+    expect_rc 1
+    valid
+    grep -qF 'bad\xff\xfe.np' junit.xml || fail "the path's bytes are not shown escaped in the report"
+    ;;
+  *) fail "unknown scenario" ;;
+esac
+echo "OK $what"
