@@ -71,6 +71,9 @@ TEST_CASE("printable: control characters, separators and invalid UTF-8 shown esc
   CHECK(printable("\xc0\xaf overlong, \xed\xa0\x80 surrogate, \xe2\x82 cut") ==
         "\\xc0\\xaf overlong, \\xed\\xa0\\x80 surrogate, \\xe2\\x82 cut");
   CHECK(printable("\xf0\x9f\x99\x82") == "\xf0\x9f\x99\x82");
+  CHECK(printable_line_start("::error::x") == "\\x3a:error::x");
+  CHECK(printable_line_start("##[error]x") == "\\x23#[error]x");
+  CHECK(printable_line_start("#:x") == "#:x");
   // Nothing printable() gives starts a new line.
   for (int c = 0; c < 256; ++c) {
     const std::string s = printable(std::string(1, static_cast<char>(c)) + "::error::x");

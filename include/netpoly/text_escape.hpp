@@ -27,6 +27,10 @@ bool is_utf8(std::string_view s);
 // a terminal or a CI runner acts on; everything else (backslashes too) is
 // shown as it is.
 std::string printable(std::string_view s);
+// printable(s) for the start of a line: a leading "::" or "##[" (a GitHub
+// workflow command) is shown as "\x3a:" or "\x23#[". Everywhere else a
+// string from outside follows netpoly's own text on its line.
+std::string printable_line_start(std::string_view s);
 
 // The same string as XML 1.0 character data or an attribute value: & < > " '
 // escaped, tab and newline kept (CR as &#13;), and what XML 1.0 does not

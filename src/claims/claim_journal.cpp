@@ -273,8 +273,6 @@ std::string claim_result_problem(const ClaimResult& r, const Claim& c) {
              (r.verdict == Verdict::fail && r.failed == 0)) {
     return v + ", but no instance has it (" + counts_text(r) + ")";
   }
-  if (r.verdict == Verdict::pass_probabilistic && !(r.failure_probability > 0))
-    return v + " without a failure probability";
   const auto& rep = r.report;
   if (rep && (rep->index == 0 || rep->index > r.instances))
     return "its " + rep->kind + " is instance " + std::to_string(rep->index) + " of " + std::to_string(r.instances);

@@ -44,7 +44,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     code = app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    // CLI11's message quotes the command line: shown escaped (an argument with a CR or LF starts no line).
+    std::cerr << netpoly::printable(e.what()) << "\nRun with --help for more information.\n";
     code = static_cast<int>(netpoly::ExitCode::input);
   } catch (const netpoly::Error& e) {
     std::cout.flush();

@@ -174,7 +174,7 @@ std::vector<std::string> statements_coverage(const StatementRegistry& reg, const
   for (const auto& c : cov) {
     if (c.entry->paper != paper) {
       paper = c.entry->paper;
-      os << (paper.empty() ? std::string("(no paper)") : printable(paper)) << "\n";
+      os << (paper.empty() ? std::string("(no paper)") : printable_line_start(paper)) << "\n";
     }
     nlohmann::json js;
     const std::string p = statement_text(c, width, os, js);

@@ -77,6 +77,12 @@ std::string printable(std::string_view s) {
   return o;
 }
 
+std::string printable_line_start(std::string_view s) {
+  std::string o = printable(s);
+  if (o.rfind("::", 0) == 0 || o.rfind("##[", 0) == 0) o = (o[0] == ':' ? "\\x3a" : "\\x23") + o.substr(1);
+  return o;
+}
+
 std::string xml_text(std::string_view s) {
   std::string o;
   o.reserve(s.size());

@@ -157,6 +157,11 @@ case "$what" in
     no_commands
     has out 'FAIL  t\r::error::injected\r::add-mask::secret\r::stop-commands::tok\r##[error]boom\x1b[31m\u2028::warning::sep'
     has out "::error file=t.np,line=2,title=FAIL%3A t%0D%3A%3Aerror"
+    # the command line is input too: CLI11's message quotes an unknown argument
+    run check t.np "$(printf -- '--bogus\r::error::arg\n::add-mask::x')"
+    expect_rc 2
+    no_commands
+    has err 'bogus\r::error::arg\n::add-mask::x'
     ;;
   strings_file_name)
     # A claim file named with a newline (and a CR) printed its name raw: in the report, the summary and errors.
