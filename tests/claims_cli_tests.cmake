@@ -65,8 +65,10 @@ netpoly_expect(cli_check_statements_json 1 "\"state\": \"no claim yet\""
 
 # Weight quantifiers (tests/scripts/weights_counterexample.sh): a false
 # "for every weight" claim fails with exit 1 and writes its drawn network,
-# whose certified sep `netpoly seprank` confirms above the stated bound.
-foreach(s every_false every_default json)
+# whose certified sep `netpoly seprank` confirms above the stated bound:
+# also where several pairs are read, where it cannot be written, and
+# without replacing any file.
+foreach(s every_false every_default json max_sep sup_sep max_two sum_two dir_blocked same_stem no_replace)
   add_test(NAME cli_check_weights_${s}
            COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/scripts/weights_counterexample.sh $<TARGET_FILE:netpoly> ${s})
   set_tests_properties(cli_check_weights_${s} PROPERTIES PASS_REGULAR_EXPRESSION "OK ${s}" FAIL_REGULAR_EXPRESSION "FAIL ${s}")

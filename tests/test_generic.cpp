@@ -181,6 +181,29 @@ TEST_CASE("weight quantifiers in claims: every verdict", "[generic][claims]") {
     REQUIRE(s.status == BracketStatus::exact);
     CHECK(*s.lower.value > 5);
   }
+  SECTION("every: of several pairs, the one that decides the FAIL is the counterexample (issue 38)") {
+    // attention L2 d2 H1 N3, A = {0}: gsep(y0_0) = 16, gsep(y1_0) = 17, so
+    // only y1_0 refutes "<= 16"; the first pair read (y0_0) does not.
+    const std::string net3 = "  for n3 in attention(layers = 2, width = 2, heads = 1, tokens = 3)\n  for every weight\n";
+    for (const std::string check : {"max_sep(n3; A = tokens 0) <= 16",
+                                    "max(sep(n3[0, 0]; A = tokens 0), sep(n3[1, 0]; A = tokens 0)) <= 16"}) {
+      INFO(check);
+      const ClaimResult r = run_text("claim \"t\"\n" + net3 + "  check " + check + "\n", dir.string());
+      CHECK(r.verdict == Verdict::fail);
+      REQUIRE(r.report);
+      const CheckReport& c = r.report->checks.at(0);
+      REQUIRE(!c.counterexample_file.empty());
+      const Model m = read_model(c.counterexample_file);
+      REQUIRE(m.output);
+      CHECK(*m.output == (Entry{1, 0}));
+      CHECK(c.recheck.rfind("--partition A=0 ", 0) == 0);
+      SepOptions ex;
+      ex.methods = {Method::exact};
+      const SepResult s = analyse_network(m, {*m.output}, {parse_partition("A=0", 3, 2)}, ex).at(0);
+      REQUIRE(s.status == BracketStatus::exact);
+      CHECK(*s.lower.value > 16);
+    }
+  }
   SECTION("every: FAIL without --counterexamples writes to the default directory") {
     const ClaimResult r = run_text(claim("every", sep + " < 1"), dir.string());
     CHECK(r.verdict == Verdict::fail);

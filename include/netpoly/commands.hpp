@@ -100,6 +100,18 @@ struct TableOptions {
 void run_make(const MakeOptions& o);
 void run_expand(const ExpandOptions& o);
 void run_seprank(const SeprankOptions& o);
+// What run_seprank analyses, without printing, threads or the watchdog (a
+// claim's counterexample is re-checked with these): the analysis options
+// through the option table; a model's (output, partition) pairs, checked as
+// the command checks them (o.model is not read); and the flags that give `o`
+// after the model on the command line ("--partition A=0 --budget 60").
+SepOptions seprank_options(const SeprankOptions& o);
+struct SeprankPairs {
+  std::vector<Entry> outputs;
+  std::vector<Partition> partitions;
+};
+SeprankPairs seprank_pairs(const SeprankOptions& o, const Model& m, const SepOptions& sep);
+std::string seprank_flags(const SeprankOptions& o);
 void run_bounds(const BoundsOptions& o);
 // The shape `bounds` speaks of, checked as the command checks it (InputError);
 // and its bounds' JSON, as `bounds --json` prints it (Python's netpoly.bounds).

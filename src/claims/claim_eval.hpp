@@ -121,12 +121,16 @@ class Evaluator {
   //            in the condition): [witness_value, U] for the pairs whose
   //            witness is w*, [0, U] for the others (every network's sep is
   //            in [0, U]): decides FAIL, with w* the counterexample.
+  // With a pair picked (pick_witness), only that pair of w* keeps a lower
+  // end (the picked value): the condition fails then on that pair alone.
   enum class View { range, witness };
   WeightQuantifier weights() const { return weights_; }
   void set_weights(WeightQuantifier w) { weights_ = w; }
   void set_view(View v) {
     view_ = v;
     witness_.reset();
+    witness_pairs_.clear();
+    pick_.reset();
   }
   struct WeightWitness {
     std::shared_ptr<const Model> model;  // the drawn integer network
@@ -134,8 +138,11 @@ class Evaluator {
     Entry e;
     Partition P;
   };
-  // The witness view's w* (set by the first sep-like call that has one).
+  // The witness view's w* (set by the first sep-like call that has one), and
+  // every pair of the condition whose lower end w* gave (without a pick).
   const std::optional<WeightWitness>& witness() const { return witness_; }
+  const std::vector<WeightWitness>& witness_pairs() const { return witness_pairs_; }
+  void pick_witness(const std::optional<WeightWitness>& w) { pick_ = w; }
   // Per condition: "sep(net; P): generic sep of this shape [18, 70], ..." lines.
   std::vector<std::string> weight_notes;
   // Under a weight quantifier, an InputError: `what` reads the weights of one drawn network.
@@ -168,6 +175,8 @@ class Evaluator {
   WeightQuantifier weights_ = WeightQuantifier::drawn;
   View view_ = View::range;
   std::optional<WeightWitness> witness_;
+  std::vector<WeightWitness> witness_pairs_;
+  std::optional<WeightWitness> pick_;
   std::uint64_t claim_seed_ = 0;  // the black-box seed of the claim's generic analyses (one draw per shape)
 
   const Claim& claim_;
@@ -250,6 +259,18 @@ const FmpqMpoly& expansion(Evaluator& ev, const NetVal& n, const Entry& e, doubl
 // A check's condition under the claim's weight quantifier (claim_weights.cpp):
 // the Evaluator's view set for the quantifier, the verdict and its note, a
 // counterexample network in `rep` when an every-weight check fails.
-RelOutcome weight_quantified_condition(Evaluator& ev, const Env& env, const Clause& cl, CheckReport& rep);
+// `confirm`: a FAIL's counterexample is re-checked (and kept in `rep` only
+// when the re-check refutes the check); else only named in the note.
+RelOutcome weight_quantified_condition(Evaluator& ev, const Env& env, const Clause& cl, CheckReport& rep,
+                                       bool confirm);
+
+// A failed claim's files (claim_files.cpp), each under a name no file had
+// (NAME, else NAME-2, ...): a failed `for every weight` check's drawn network
+// (its path and re-check command appended to the check's note, or why it
+// could not be written); and with --counterexamples DIR, the models and
+// polynomials bound in `env` and a summary (returns "" or why they could not
+// be written). The paths written go to r.files.
+void write_weight_counterexamples(const Claim& c, const CheckOptions& o, InstanceReport& r);
+std::string write_counterexample_files(const Claim& c, const CheckOptions& o, const Env& env, InstanceReport& r);
 
 }  // namespace netpoly::claims_detail

@@ -403,9 +403,17 @@ std::vector<Quantity> Evaluator::quantified_seps(const Expr& call, const std::sh
         }
       } else {
         XRat lo(0);
-        if (g->witness) {
+        if (pick_) {
+          if (pick_->e == e && pick_->P == P && same_network(pick_->model, g->witness))
+            lo = XRat(static_cast<slong>(pick_->value));
+        } else if (g->witness) {
           if (!witness_) witness_ = WeightWitness{g->witness, g->witness_value, e, P};
-          if (same_network(witness_->model, g->witness)) lo = XRat(static_cast<slong>(g->witness_value));
+          if (same_network(witness_->model, g->witness)) {
+            lo = XRat(static_cast<slong>(g->witness_value));
+            if (std::none_of(witness_pairs_.begin(), witness_pairs_.end(),
+                             [&](const WeightWitness& w) { return w.e == e && w.P == P; }))
+              witness_pairs_.push_back({g->witness, g->witness_value, e, P});
+          }
         }
         q = Quantity::bracket(lo, U);
       }

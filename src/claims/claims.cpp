@@ -4,7 +4,6 @@
 #include <chrono>
 #include <condition_variable>
 #include <filesystem>
-#include <fstream>
 #include <mutex>
 #include <thread>
 #include <utility>
@@ -83,8 +82,6 @@ Out any_of(const Out& acc, const Out& r) {
     eps = acc.res == Res::pass_probabilistic ? acc.eps : r.eps;
   return {best, eps};
 }
-
-std::string file_stem(const std::string& path) { return std::filesystem::path(path).stem().string(); }
 
 class Runner {
  public:
@@ -196,7 +193,8 @@ class Runner {
   }
 
   RelOutcome quantified_condition(const Clause& cl, CheckReport& rep) {
-    return weight_quantified_condition(ev_, env_, cl, rep);
+    // The reported instance's counterexample (the first failing one's) is re-checked before it is written.
+    return weight_quantified_condition(ev_, env_, cl, rep, !fail_report);
   }
 
   // for / exists over the union of the generators' values. A `for` none of
@@ -336,61 +334,6 @@ class Runner {
 
 
  public:
-  // The counterexample's networks (model files), polynomials (text) and a summary.
-  void write_files(InstanceReport& r) const {
-    namespace fs = std::filesystem;
-    const fs::path dir(o_.counterexamples_dir);
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    if (ec) throw InputError("--counterexamples " + o_.counterexamples_dir + ": " + ec.message());
-    const std::string prefix = file_stem(c_.loc.file) + "-line" + std::to_string(c_.loc.line);
-    for (const auto& [name, val] : fail_env) {
-      if (val.kind == Value::Kind::net || val.kind == Value::Kind::output) {
-        Model m = val.net->model;
-        if (val.kind == Value::Kind::output) m.output = val.entry;
-        const fs::path p = dir / (prefix + "-" + name + ".json");
-        std::ofstream f(p);
-        f << write_model(m);
-        r.files.push_back(p.string());
-      } else if (val.kind == Value::Kind::poly) {
-        const fs::path p = dir / (prefix + "-" + name + ".poly");
-        std::ofstream f(p);
-        const auto& pv = *val.poly;
-        f << "# " << name << " = " << (val.desc.empty() ? "a polynomial" : val.desc) << "\n# variables:";
-        for (slong v = 0; v < pv.p.ctx()->nvars(); ++v)
-          f << " " << (pv.flat ? "x" + std::to_string(v) : var_name(pv.width, v));
-        f << "\n" << (pv.im ? gauss_poly_text(pv, 0) : poly_text(pv.p, pv.width, pv.flat, 0)) << "\n";
-        r.files.push_back(p.string());
-      }
-    }
-    const fs::path p = dir / (prefix + ".txt");
-    std::ofstream f(p);
-    f << "claim \"" << c_.title << "\" (" << c_.loc.str() << ")\n" << format_instance(r, "");
-    r.files.push_back(p.string());
-  }
-
-  // A failed `for every weight` check's drawn network, written to
-  // --counterexamples DIR (else CheckOptions::weight_counterexamples_default).
-  void write_weight_counterexamples(InstanceReport& r) const {
-    namespace fs = std::filesystem;
-    for (auto& ch : r.checks) {
-      if (!ch.counterexample) continue;
-      const fs::path dir(o_.counterexamples_dir.empty() ? o_.weight_counterexamples_default : o_.counterexamples_dir);
-      std::error_code ec;
-      fs::create_directories(dir, ec);
-      if (ec) throw InputError("--counterexamples " + dir.string() + ": " + ec.message());
-      const fs::path p = dir / (file_stem(c_.loc.file) + "-line" + std::to_string(ch.loc.line) + "-weights.json");
-      std::ofstream f(p);
-      f << write_model(*ch.counterexample);
-      f.close();
-      if (!f) throw InputError("--counterexamples: could not write " + p.string());
-      ch.counterexample_file = p.string();
-      ch.note += "; written: " + p.string() + " (re-check: netpoly seprank " + p.string() + " " + ch.recheck + ")";
-      r.files.push_back(p.string());
-    }
-  }
-
-
  private:
   const Claim& c_;
   const CheckOptions& o_;
@@ -422,8 +365,11 @@ ClaimResult run_claim(const Claim& c, const CheckOptions& o) {
     }
     if (out.verdict == Verdict::fail) {
       out.report = run.fail_report;
-      if (out.report) run.write_weight_counterexamples(*out.report);
-      if (out.report && !o.counterexamples_dir.empty()) run.write_files(*out.report);
+      if (out.report) write_weight_counterexamples(c, o, *out.report);
+      if (out.report && !o.counterexamples_dir.empty()) {
+        const std::string failed = write_counterexample_files(c, o, run.fail_env, *out.report);
+        if (!failed.empty()) out.notes.push_back(failed);
+      }
     }
     else if (out.verdict == Verdict::inconclusive)
       out.report = run.inconclusive_report;

@@ -141,7 +141,7 @@ std::string so_far_line(const SepResult& r) {
 
 }  // namespace
 
-void run_seprank(const SeprankOptions& o) {
+SepOptions seprank_options(const SeprankOptions& o) {
   // The analysis options through the one table (netpoly/options.hpp), before any work.
   SepOptions sep;
   for (const auto& [name, text] : o.options) {
@@ -154,21 +154,51 @@ void run_seprank(const SeprankOptions& o) {
       throw InputError("--templates and --templates-file: give one of them");
     set_option(sep, *find_option("templates"), read_templates(o.templates_file), Spelling::cli);
   }
+  return sep;
+}
+
+SeprankPairs seprank_pairs(const SeprankOptions& o, const Model& m, const SepOptions& sep) {
+  SeprankPairs r;
+  std::optional<Entry> req;
+  if (!o.output.empty()) req = parse_entry(o.output, "--output");
+  r.outputs = resolve_outputs(m, req, o.all);
+  std::vector<std::string> specs = o.partitions;
+  if (o.all_balanced) specs.push_back("all-balanced");
+  r.partitions = request_partitions(m, specs);
+  check_methods_for(m, sep);
+  // Every entry of a wide model by default: refused up front beyond --max-pairs.
+  check_pairs(r.outputs.size(), r.partitions.size(), sep, Spelling::cli);
+  return r;
+}
+
+std::string seprank_flags(const SeprankOptions& o) {
+  std::string s;
+  auto add = [&](const std::string& flag) { s += (s.empty() ? "" : " ") + flag; };
+  if (!o.output.empty()) add("--output " + o.output);
+  if (o.all) add("--all");
+  if (o.all_balanced) add("--all-balanced");
+  for (const auto& p : o.partitions) add("--partition " + p);
+  for (const auto& [name, text] : o.options) {
+    const OptionSpec* spec = find_option(name);
+    if (!spec) throw InternalError("seprank: a flag of no option: " + name);
+    const std::string flag = option_spelling(*spec, Spelling::cli);  // a flag: --NAME, or --no-NAME to turn it off
+    add(spec->type != OptionType::flag ? flag + " " + text : text == "false" ? "--no-" + flag.substr(2) : flag);
+  }
+  if (!o.templates_file.empty()) add("--templates-file " + o.templates_file);
+  return s;
+}
+
+void run_seprank(const SeprankOptions& o) {
+  SepOptions sep = seprank_options(o);
   set_threads(sep.threads);
   Limits lim;
   if (sep.max_memory > 0) lim.max_memory_bytes = sep.max_memory;
   if (std::isfinite(sep.budget)) lim.budget_seconds = sep.budget;
   start_watchdog(lim, "seprank");
   Model m = read_model(o.model);
-  std::optional<Entry> req;
-  if (!o.output.empty()) req = parse_entry(o.output, "--output");
-  auto outs = resolve_outputs(m, req, o.all);
-  std::vector<std::string> specs = o.partitions;
-  if (o.all_balanced) specs.push_back("all-balanced");
-  const std::vector<Partition> parts = request_partitions(m, specs);
-  check_methods_for(m, sep);
-  // Every entry of a wide model by default: refused up front beyond --max-pairs.
-  check_pairs(outs.size(), parts.size(), sep, Spelling::cli);
+  const SeprankPairs pairs = seprank_pairs(o, m, sep);
+  const std::vector<Entry>& outs = pairs.outputs;
+  const std::vector<Partition>& parts = pairs.partitions;
   const bool seed_given = sep.blackbox_seed.has_value();
   std::size_t label_width = 22;  // the partition column fits its longest label
   for (const auto& P : parts) label_width = std::max(label_width, std::min<std::size_t>(P.label().size() + 1, 42));
