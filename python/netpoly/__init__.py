@@ -539,6 +539,9 @@ def seprank(poly, side_a: Iterable = (), *, progress=None, **options) -> Result:
         raise InputError("side_a=: side B is empty (every variable is on side A)")
     re_terms, im_terms, gaussian = [], [], False
     for e, c in terms.items():
+        if sum(e) >= 2**62:  # Poly arithmetic has no bound; the engine takes degrees below 2^62 (poly_text.hpp)
+            raise InputError(f"seprank: a term of degree {_short(sum(e))}: exponents and degrees of 2^62 or more "
+                             "are refused")
         if isinstance(c, GaussianRational):
             gaussian = gaussian or c.im != 0
             re_terms.append((list(e), _rational_text(c.re)))

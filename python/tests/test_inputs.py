@@ -205,6 +205,8 @@ def test_a_commutative_polynomial_is_still_taken():
     ("netpoly.seprank('(x0^4611686018427387903)^4 + x1', side_a=['x0'])", "2^62"),
     ("netpoly.seprank('x0^1 ^2 + x1', side_a=['x0'])", "ambiguous"),
     ("netpoly.seprank(netpoly.Poly({(2**62 - 1, 2**62 - 1, 1): 1, (0, 0, 1): 1}, 3), side_a=[0])", "2^62"),
+    ("netpoly.seprank(netpoly.Poly({(1, 0): 1, (0, 1): 1}, 2) ** 2 * netpoly.Poly({(2**61, 0): 1}, 2) ** 64, side_a=[0])",
+     "2^62"),                                                        # a cast error of the binding before
 ])
 def test_exponents_beyond_the_engine_are_refused_before_flint(call, named):
     out = refused_in_child(call, "InputError")
