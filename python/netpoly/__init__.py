@@ -16,7 +16,8 @@ The analysis options (``methods``, ``budget``, ``max_points``, ...) are the CLI'
 (``netpoly.options()``), with the same defaults and checks: ``net.seprank(max_points=64)`` is
 ``netpoly seprank --max-points 64``. Bad input raises ``netpoly.InputError`` naming the argument.
 Long calls release the GIL, show progress on a terminal or in a notebook (``progress=``), and stop
-on Ctrl-C (KeyboardInterrupt; finished results are on the exception's ``partial``).
+on Ctrl-C (KeyboardInterrupt; finished results, and the pairs in flight with their ends so far, are on
+the exception's ``partial``).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from typing import Iterable, Mapping, Sequence
 
 from . import _netpoly
 from ._netpoly import CheckFailed, Error, InputError, InternalError, LimitError
+from ._api import api as _api
 from ._poly import GaussianRational, Poly, from_sympy as _from_sympy, from_text as _from_text
 from ._poly import integer_text as _integer_text, rational_text as _rational_text, gauss_text as _gauss_text
 from ._poly import parse_rational as _parse_rational
@@ -186,7 +188,8 @@ class Network:
         """The model file's text (netpoly-model/1)."""
         return self._m.to_json()
 
-    def save(self, path: str) -> None:
+    @_api
+    def save(self, path) -> None:
         """Writes the model file (atomically: a temporary file, then a rename)."""
         text = self.to_json()
         tmp = f"{path}.tmp{_os.getpid()}"
@@ -215,6 +218,7 @@ class Network:
             output = self.output or (0, 0)
         return [_entry(output, "output=")]
 
+    @_api
     def expand(self, output=None, outputs=None, *, max_terms=None, budget=None, max_memory=None, threads=None,
                progress=None):
         """The network polynomial of one output entry.
@@ -284,7 +288,7 @@ class Network:
         return rs if many else rs[0]
 
 
-_with_options(Network.seprank, ["partition", "partitions", "output", "outputs", "progress"])
+Network.seprank = _api(_with_options(Network.seprank, ["partition", "partitions", "output", "outputs", "progress"]))
 
 
 def _short(o) -> str:
@@ -315,11 +319,14 @@ def _index(x):
 
 
 def _interrupted(done: list, what: str):
-    e = KeyboardInterrupt(f"netpoly: {what} interrupted; {len(done)} finished (on .partial)")
+    flight = sum(1 for r in done if getattr(r, "unfinished", False))
+    also = f", {flight} in flight with the ends found so far" if flight else ""
+    e = KeyboardInterrupt(f"netpoly: {what} interrupted; {len(done) - flight} finished{also} (on .partial)")
     e.partial = done
     return e
 
 
+@_api
 def make(arch: str, **shape) -> Network:
     """A preset model, as ``netpoly make ARCH``.
 
@@ -339,11 +346,13 @@ def make(arch: str, **shape) -> Network:
     return Network(_netpoly.make(arch, shape))
 
 
+@_api
 def load(path) -> Network:
     """Reads and validates a model file (errors name the file and JSON path)."""
     return Network(_netpoly.load(str(path)))
 
 
+@_api
 def from_json(text: str, source: str = "<json>") -> Network:
     """A model from its JSON text (validated like a file)."""
     if not isinstance(text, str):
@@ -450,6 +459,7 @@ def _layers(layers: Sequence[dict], where: str = "layers") -> list:
     return out
 
 
+@_api
 def from_numpy(layers: Sequence[dict], tokens: int, width: int, name: str = "from-numpy", output=(0, 0)) -> Network:
     """A model from layers written as in the model format, with NumPy arrays (integer, float or object
     arrays of Fractions) or nested lists in place of the matrices.
@@ -464,6 +474,7 @@ def from_numpy(layers: Sequence[dict], tokens: int, width: int, name: str = "fro
     return from_json(_json.dumps(doc), str(name))
 
 
+@_api
 def from_torch(module, *args, **kwargs) -> Network:
     """``netpoly.torch.from_torch``: the Network a PyTorch module computes, its weights taken exactly.
     Imports torch (only here)."""
@@ -492,6 +503,7 @@ def seprank(poly, side_a: Iterable = (), *, progress=None, **options) -> Result:
     2
     """
     _known(options)
+    max_terms = _netpoly.max_terms(options)  # every option checked (the table's checks) before any work
     if isinstance(side_a, (str, bytes)) or not isinstance(side_a, Iterable):
         side_a = [side_a]
     side_a = list(side_a)
@@ -514,11 +526,10 @@ def seprank(poly, side_a: Iterable = (), *, progress=None, **options) -> Result:
             if not isinstance(v, str):
                 raise InputError(f"side_a=: a polynomial given as text takes variable names, got {_short(v)}")
         wanted = list(side_a)
-        terms, names = _from_text(poly, wanted)
+        terms, names = _from_text(poly, wanted, max_terms)
         idx, nvars = [names.index(v) for v in wanted], len(names)
     else:
-        max_terms = options.get("max_terms") or 5e7
-        terms, gens = _from_sympy(poly, side_a, float(max_terms) if isinstance(max_terms, (int, float)) else 5e7)
+        terms, gens = _from_sympy(poly, side_a, max_terms)
         import sympy
         wanted = [sympy.Symbol(v) if isinstance(v, str) else v for v in side_a]
         idx, nvars = [gens.index(v) for v in wanted], len(gens)
@@ -528,6 +539,9 @@ def seprank(poly, side_a: Iterable = (), *, progress=None, **options) -> Result:
         raise InputError("side_a=: side B is empty (every variable is on side A)")
     re_terms, im_terms, gaussian = [], [], False
     for e, c in terms.items():
+        if sum(e) >= 2**62:  # Poly arithmetic has no bound; the engine takes degrees below 2^62 (poly_text.hpp)
+            raise InputError(f"seprank: a term of degree {_short(sum(e))}: exponents and degrees of 2^62 or more "
+                             "are refused")
         if isinstance(c, GaussianRational):
             gaussian = gaussian or c.im != 0
             re_terms.append((list(e), _rational_text(c.re)))
@@ -540,10 +554,11 @@ def seprank(poly, side_a: Iterable = (), *, progress=None, **options) -> Result:
     return Result(_json.loads(text))
 
 
-_with_options(seprank, ["progress"])
+seprank = _api(_with_options(seprank, ["progress"]))
 
 
 # ---------------------------------------------------------------- bounds, tables, claims
+@_api
 def bounds(arch: str, **shape) -> list:
     """Every bound of the library for a shape, as ``netpoly bounds --json`` (the same JSON).
 
@@ -559,6 +574,7 @@ def bounds(arch: str, **shape) -> list:
     return [Bound(d) for d in _json.loads(_netpoly.bounds(arch, shape))["bounds"]]
 
 
+@_api
 def check(paths, *, match: str = "", budget=None, max_terms=None, strict: bool = False, max_memory=None,
           threads=None, progress=None) -> list:
     """Runs claim files (a path, a directory of ``*.np``, or a list): one Report per claim.
@@ -575,6 +591,8 @@ def check(paths, *, match: str = "", budget=None, max_terms=None, strict: bool =
     """
     if isinstance(paths, (str, _os.PathLike)):
         paths = [paths]
+    if not isinstance(paths, (list, tuple)) or not all(isinstance(p, (str, _os.PathLike)) for p in paths):
+        raise InputError(f"check: paths=: expected a path, a directory or a list of them, got {_short(paths)}")
     kw = {k: v for k, v in dict(match=match, budget=budget, max_terms=max_terms, strict=strict,
                                 max_memory=max_memory, threads=threads).items() if v is not None}
     text, interrupted = _netpoly.check([str(p) for p in paths], kw, _progress_for("check", progress))
@@ -584,6 +602,7 @@ def check(paths, *, match: str = "", budget=None, max_terms=None, strict: bool =
     return reports
 
 
+@_api
 def table(arch="attention", *, layers=(1,), widths=(2,), heads=(1,), tokens=None, degrees=None, residual=False,
           seeds=1, weights="generic", partition="half", methods=None, budget=None, max_terms=None,
           param_budget=None, max_depth=6, max_width=16, max_memory=None, threads=None, progress=None) -> Rows:

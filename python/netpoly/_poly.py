@@ -8,6 +8,7 @@ from numbers import Number, Rational
 from typing import Iterable, Mapping, Sequence
 
 from . import _netpoly
+from ._api import api
 from ._netpoly import InputError
 
 
@@ -158,6 +159,7 @@ class Poly:
     when the values are exact); SymPy reads a Poly directly (``sympy.sympify(p)``).
     """
 
+    @api
     def __init__(self, terms: Mapping, nvars: int, tokens: int = 1, width: int | None = None):
         def whole(v, what, lo=0):
             if isinstance(v, bool) or not isinstance(v, int) or v < lo or v >= 2**62:
@@ -310,6 +312,7 @@ class Poly:
     evaluate = __call__
 
     # ---- SymPy
+    @api
     def to_sympy(self, poly: bool = False):
         """The polynomial as a SymPy expression, built in one step (no sum rebuilt per term).
 
@@ -318,6 +321,9 @@ class Poly:
         terms: about 1 s, against about 15 s for the expression; ``bench/to-sympy``).
         """
         import sympy
+        if poly and not self.nvars:
+            raise InputError("Poly.to_sympy: poly=True needs a variable (a sympy.Poly has generators); "
+                             "to_sympy() gives a constant")
         xs = sympy.symbols(self.var_names())
         gens = list(xs) if isinstance(xs, (list, tuple)) else [xs]
         rep = {}
@@ -361,20 +367,17 @@ class Poly:
 _NAME = _re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 
 
-def from_text(text: str, names: Sequence[str] = ()) -> tuple[dict, list]:
-    """A polynomial written as text, read by netpoly's own parser (FLINT's): numbers, variable names,
+def from_text(text: str, names: Sequence[str] = (), max_terms: float = 5e7) -> tuple[dict, list]:
+    """A polynomial written as text, read by netpoly's own parser (FLINT's, after netpoly's check of the
+    text: exponents below 2^62, the expansion within ``max_terms``): numbers, variable names,
     ``+ - * ^ **`` and parentheses. Data, never code: nothing is evaluated. Returns (terms, names)."""
     if not isinstance(text, str):
         raise InputError("expected a polynomial as text")
-    if len(text) > 10_000_000:
-        raise InputError("a polynomial text of more than 10^7 characters is refused")
     found = list(dict.fromkeys(list(names) + _NAME.findall(text)))
     if any(n in ("I", "i") for n in found):
         raise InputError("polynomial text: Gaussian coefficients are taken from SymPy expressions, not text "
                          "(write sympy.I)")
-    terms, err = _netpoly.parse_poly(text.replace("**", "^"), found)
-    if err:
-        raise InputError(f"polynomial text {text[:60]!r}: {err}")
+    terms = _netpoly.parse_poly(text.replace("**", "^"), found, max_terms)
     return {tuple(e): parse_rational(c) for e, c in terms}, found
 
 
@@ -391,7 +394,8 @@ def from_sympy(expr, gens_first: Iterable = (), max_terms: float = 5e7) -> tuple
     extra = [sympy.Symbol(str(g)) if isinstance(g, str) else g for g in gens_first]
     for g in extra:
         if not isinstance(g, sympy.Symbol):
-            raise InputError(f"{g}: expected a SymPy symbol")
+            raise InputError(f"side_a=: {str(g)[:60]}: expected a SymPy symbol")
+        _check_leaf(g)
     try:
         expanded = sympy.expand(expr)
     except RecursionError:
@@ -433,9 +437,13 @@ def _check_expandable(expr, max_terms: float) -> None:
         if node in size:
             continue
         if not done:
-            if node.is_Symbol or node.is_Number or node is sympy.I:
+            if not node.args or node.is_Number:
+                _check_leaf(node)
                 size[node] = 1
                 continue
+            if getattr(node, "is_MatrixExpr", False) or getattr(node, "is_Matrix", False):
+                raise InputError(f"{str(node)[:60]}: a matrix expression (netpoly takes polynomials in commutative "
+                                 f"scalar symbols)")
             if not (node.is_Add or node.is_Mul or node.is_Pow):
                 raise InputError(f"{str(node)[:60]}: not a polynomial (netpoly takes +, *, integer powers, symbols "
                                  f"and rational or Gaussian-rational numbers)")
@@ -458,3 +466,20 @@ def _check_expandable(expr, max_terms: float) -> None:
         if size[node] > max_terms:
             raise InputError(f"{str(node)[:60]}: its expansion would have about {float(size[node]):.3g} terms, more "
                              f"than max_terms={max_terms:g}")
+
+
+def _check_leaf(node) -> None:
+    """A leaf of a polynomial: a commutative scalar symbol, a rational number or sympy.I. Refused, naming
+    the leaf: non-commutative symbols (x*y - y*x would otherwise become 0), matrix symbols, floats (not
+    exact), other numbers (oo, nan, pi) and anything else."""
+    import sympy
+    what = str(node)[:60]
+    if getattr(node, "is_MatrixExpr", False) or getattr(node, "is_Matrix", False):
+        raise InputError(f"{what}: a matrix symbol (netpoly takes polynomials in commutative scalar symbols)")
+    if node.is_commutative is not True:
+        raise InputError(f"{what}: a non-commutative symbol (netpoly takes polynomials in commutative symbols)")
+    if node.is_Float:
+        raise InputError(f"{what}: a float (netpoly takes exact coefficients: write sympy.Rational(p, q))")
+    if not (node.is_Symbol or node.is_Rational or node is sympy.I):
+        raise InputError(f"{what}: not a polynomial (netpoly takes +, *, integer powers, symbols and rational or "
+                         f"Gaussian-rational numbers)")

@@ -33,6 +33,9 @@ class Result:
         Each method's run: value, kind, how it was obtained, details.
     json : dict
         The CLI's JSON of this result.
+    unfinished : bool
+        On an interrupted call's ``partial``: the pair that was in flight, with the ends its finished
+        methods (and the running one's bound so far) certify.
     quantity : str
         ``"sep of this network"``, or with ``generic=True`` ``"generic sep of this shape"`` (gsep: the
         sep of the layers with every weight an indeterminate; printed as ``gsep``).
@@ -52,6 +55,7 @@ class Result:
         self.prime = primes[0] if primes else None
         self.how = {m["method"]: m.get("how", "") for m in self.methods}
         self.quantity = d.get("quantity", "sep of this network")
+        self.unfinished = bool(d.get("unfinished", False))  # a pair in flight when interrupted
 
     @property
     def _name(self) -> str:

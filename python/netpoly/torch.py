@@ -24,6 +24,8 @@ The rest of netpoly works without torch; this module imports it.
 from __future__ import annotations
 
 import json
+import math
+import numbers
 import operator
 from fractions import Fraction
 
@@ -33,6 +35,7 @@ import torch.fx
 from torch import nn
 
 import netpoly
+from netpoly._api import api
 
 __all__ = ["Attention", "TokenMix", "ChannelMix", "Product", "Network", "mixer", "from_torch", "Rounding"]
 
@@ -166,6 +169,9 @@ class _Exact:
         self.rounding = None
         self.seen = {}
         if round_weights is not None:
+            if isinstance(round_weights, bool) or not isinstance(round_weights, numbers.Real) or \
+                    not math.isfinite(round_weights):
+                raise netpoly.InputError(f"from_torch: round_weights={round_weights!r}: expected a finite number > 0")
             eps = Fraction(round_weights)
             if eps <= 0:
                 raise netpoly.InputError(f"from_torch: round_weights={round_weights!r}: expected a tolerance > 0")
@@ -177,6 +183,8 @@ class _Exact:
     def number(self, x, where: str) -> Fraction:
         if isinstance(x, (bool, int)):
             return Fraction(int(x))
+        if not math.isfinite(x):
+            raise netpoly.InputError(f"from_torch: {where}: {x} is not a number netpoly can take exactly")
         return self.rational(Fraction(float(x)), where)  # a float is a dyadic rational: exact
 
     def rational(self, q: Fraction, where: str) -> Fraction:
@@ -1277,6 +1285,7 @@ def _json_array(a):
     return [[_num(Fraction(x)) for x in row] for row in a]
 
 
+@api
 def from_torch(module, tokens: int, width: int | None = None, name: str = "from-torch", output=(0, 0),
                round_weights=None):
     """The netpoly Network a PyTorch module computes, every weight taken exactly.
@@ -1298,16 +1307,17 @@ def from_torch(module, tokens: int, width: int | None = None, name: str = "from-
     Network's ``rounding`` (a Rounding, or None) says how far the weights moved.
     """
     if isinstance(module, dict):
-        raise TypeError("a state_dict: load it into the module it was saved from (module.load_state_dict(sd)) "
-                        "and pass the module")
+        raise netpoly.InputError("from_torch: a state_dict: load it into the module it was saved from "
+                                 "(module.load_state_dict(sd)) and pass the module")
     if not isinstance(module, nn.Module):
         raise netpoly.InputError(f"from_torch: expected a torch.nn.Module, got {type(module).__name__}")
     if isinstance(module, _LEAVES):
         module = nn.Sequential(module)  # taken whole, as its layer
+    out = netpoly._entry(output, "from_torch: output=")
     exact = _Exact(round_weights)
     layers, width, _ = _trace_layers(module, int(tokens), width, exact)
     doc = {"format": "netpoly-model/1", "name": name, "input": {"tokens": int(tokens), "width": int(width)},
-           "layers": [_json(L) for L in layers], "output": {"token": int(output[0]), "channel": int(output[1])}}
+           "layers": [_json(L) for L in layers], "output": {"token": out[0], "channel": out[1]}}
     net = netpoly.from_json(json.dumps(doc), name)
     net.rounding = exact.rounding
     return net

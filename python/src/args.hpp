@@ -7,7 +7,10 @@
 #pragma once
 #include <pybind11/pybind11.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <map>
 #include <set>
 #include <string>
 
@@ -132,6 +135,36 @@ inline SepOptions py_sep_options(const py::dict& kw) {
     set_option(so, *o, py_option(*o, v), Spelling::python);
   }
   return so;
+}
+
+// A library message as Python spells it: each CLI flag `--name` (the CLI
+// spelling of the option table, or of make's, bounds', check's and table's
+// flags) becomes the keyword `name=` a Python caller types; `renamed` maps
+// the flags whose keyword differs (the default: make's --range, check's
+// --filter). Messages name what the caller gave, in either front end.
+inline std::string python_spelling(const std::string& msg, const std::map<std::string, std::string>& renamed = {
+                                                               {"range", "weight_range"}, {"filter", "match"}}) {
+  std::string out;
+  for (std::size_t i = 0; i < msg.size();) {
+    const bool flag = msg.compare(i, 2, "--") == 0 && i + 2 < msg.size() && std::islower(static_cast<unsigned char>(msg[i + 2])) &&
+                      (i == 0 || !(std::isalnum(static_cast<unsigned char>(msg[i - 1])) || msg[i - 1] == '-'));
+    if (!flag) {
+      out += msg[i++];
+      continue;
+    }
+    std::size_t j = i + 2;
+    while (j < msg.size() && (std::islower(static_cast<unsigned char>(msg[j])) ||
+                              std::isdigit(static_cast<unsigned char>(msg[j])) || msg[j] == '-'))
+      ++j;
+    while (msg[j - 1] == '-') --j;
+    std::string name = msg.substr(i + 2, j - i - 2);
+    std::replace(name.begin(), name.end(), '-', '_');
+    const OptionSpec* o = find_option(name);
+    const auto r = renamed.find(name);
+    out += o ? option_spelling(*o, Spelling::python) : (r != renamed.end() ? r->second : name) + "=";
+    i = j;
+  }
+  return out;
 }
 
 // Keyword arguments read one by one with their types; finish() refuses the

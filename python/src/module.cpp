@@ -31,6 +31,7 @@
 #include "netpoly/model.hpp"
 #include "netpoly/parallel.hpp"
 #include "netpoly/partition.hpp"
+#include "netpoly/poly_text.hpp"
 #include "netpoly/presets.hpp"
 #include "netpoly/request.hpp"
 #include "netpoly/seprank.hpp"
@@ -132,7 +133,12 @@ Model make_model(const std::string& arch, const py::dict& kw) {
     return make_lv_witness(s);
   }
   PresetOptions o;
-  o.shape.arch = parse_arch(arch);
+  try {
+    o.shape.arch = parse_arch(arch);
+  } catch (const InputError&) {  // parse_arch's list lacks lv-witness, which make takes (above)
+    throw InputError("make: unknown architecture '" + clip(arch, 40) +
+                     "' (expected attention, mixer, mlp, product or lv-witness)");
+  }
   const Arch A = o.shape.arch;
   o.shape.layers = a.count("layers", 1, 4096, 1);
   o.shape.width = a.count("width", 1, 65536, 2);
@@ -175,8 +181,10 @@ FmpqMpoly poly_from(const std::vector<Term>& terms, std::size_t nvars, const Fmp
   for (const auto& [e, s] : terms) {
     if (e.size() != nvars)
       throw InputError("a term has " + std::to_string(e.size()) + " exponents, expected " + std::to_string(nvars));
+    ulong degree = 0;  // each exponent and the term's degree below 2^62 (poly_text.hpp), so no sum wraps
     for (ulong x : e)
-      if (x >= (UWORD(1) << 62)) throw InputError("an exponent of 2^62 or more: the polynomial is refused");
+      if (x > kMaxPolyExponent || (degree += x) > kMaxPolyExponent)
+        throw InputError("an exponent or a term's degree of 2^62 or more: the polynomial is refused");
     if (!parse_rational(s, c)) throw InputError("coefficient '" + clip(s, 40) + "': expected an integer or p/q");
     fmpq_mpoly_push_term_fmpq_ui(p.get(), c.get(), e.data(), ctx->get());
   }
@@ -185,31 +193,9 @@ FmpqMpoly poly_from(const std::vector<Term>& terms, std::size_t nvars, const Fmp
   return p;
 }
 
-// A polynomial from text by FLINT's parser (numbers, the given variable
-// names, + - * ^ and parentheses): data, never code. (terms, error text).
-std::pair<std::vector<Term>, std::string> parse_poly(const std::string& text, const std::vector<std::string>& names) {
-  if (names.size() > 100000) throw InputError("a polynomial in more than 100,000 variables is refused");
-  auto ctx = std::make_shared<FmpqMpolyCtx>(static_cast<slong>(std::max<std::size_t>(names.size(), 1)));
-  FmpqMpoly p(ctx);
-  std::vector<const char*> v;
-  for (const auto& n : names) v.push_back(n.c_str());
-  if (names.empty()) v.push_back("x_unused");
-  // FLINT's parser divides by any polynomial and aborts on a zero divisor
-  // ("1/0", "1/(x0 - x0)"): only division by a nonzero whole number is taken.
-  for (std::size_t k = text.find('/'); k != std::string::npos; k = text.find('/', k + 1)) {
-    std::size_t j = k + 1;
-    while (j < text.size() && text[j] == ' ') ++j;
-    const std::size_t digits = j;
-    bool nonzero = false;
-    while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) nonzero |= text[j++] != '0';
-    if (j == digits || !nonzero)
-      return {{}, "division is by a nonzero whole number only (p/q coefficients), at character " +
-                      std::to_string(k + 1)};
-  }
-  if (fmpq_mpoly_set_str_pretty(p.get(), text.c_str(), v.data(), p.c()) != 0)
-    return {{}, "expected a polynomial in " + std::to_string(names.size()) +
-                    " variables with rational coefficients (numbers, names, + - * ^ and parentheses)"};
-  return {terms_of(p), ""};
+// A polynomial from text (poly_text.hpp: checked before FLINT's parser reads it).
+std::vector<Term> parse_poly(const std::string& text, const std::vector<std::string>& names, double max_terms) {
+  return terms_of(parse_poly_text(text, names, max_terms));
 }
 
 // {"re": terms, "im": terms or None}, one per requested output.
@@ -256,15 +242,26 @@ std::pair<std::string, bool> seprank_model(const Model& m, const std::vector<std
   for (auto [t, c] : outs) es.push_back(Entry{t, c});
   const std::vector<Partition> ps = request_partitions(m, parts);
   check_pairs(es.size(), ps.size(), o, Spelling::python);
+  // As the CLI's seprank: the finished results, and on Ctrl-C the pairs in
+  // flight with the methods that finished for each (and a running method's
+  // bound so far), marked "unfinished".
   auto done = std::make_shared<std::vector<json>>();
+  auto partial = std::make_shared<std::map<std::string, json>>();
   auto mu = std::make_shared<std::mutex>();
   bool interrupted = false;
   try {
     interruptible(o, progress, [&](const AnalysisContext& ctx) {
       analyse_network(m, es, ps, o,
-                      [done, mu](const SepResult& r, bool finished) {
-                        if (!finished) return;
+                      [done, partial, mu](const SepResult& r, bool finished) {
+                        const std::string key = r.output.name() + " " + r.partition.label();
                         std::lock_guard<std::mutex> g(*mu);
+                        if (!finished) {
+                          json j = to_json(r);
+                          j["unfinished"] = true;
+                          (*partial)[key] = std::move(j);
+                          return;
+                        }
+                        partial->erase(key);
                         done->push_back(to_json(r));
                       },
                       ctx);
@@ -272,6 +269,7 @@ std::pair<std::string, bool> seprank_model(const Model& m, const std::vector<std
     });
   } catch (const Interrupted&) {
     interrupted = true;
+    for (auto& [k, j] : *partial) done->push_back(std::move(j));
   }
   return {json(*done).dump(), interrupted};
 }
@@ -389,9 +387,13 @@ std::pair<std::string, bool> table_rows(const py::dict& kw, py::object progress)
   take_budget(a, kw, o);
   const SepOptions lim = limits_of(a, kw);
   a.finish();
-  const SweepSpec s = cli::table_spec(o);
-  const auto configs = s.budgets.empty() ? sweep_configs(s) : budget_configs(s);
-  return collect(lim, progress, configs.size(), [&](std::size_t i) { return measure_row(configs[i], s).to_json(); });
+  try {
+    const SweepSpec s = cli::table_spec(o);
+    const auto configs = s.budgets.empty() ? sweep_configs(s) : budget_configs(s);
+    return collect(lim, progress, configs.size(), [&](std::size_t i) { return measure_row(configs[i], s).to_json(); });
+  } catch (const InputError& e) {  // table()'s keywords for the sweep's lists
+    throw InputError(python_spelling(e.what(), {{"width", "widths"}, {"degree", "degrees"}, {"range", "weight_range"}}));
+  }
 }
 
 // Rows (their JSON) rendered as `netpoly table` renders them (md, csv, latex, json).
@@ -465,17 +467,17 @@ PYBIND11_MODULE(_netpoly, mod) {
     } catch (const Interrupted& e) {
       PyErr_SetString(PyExc_KeyboardInterrupt, e.what());
     } catch (const LimitError& e) {
-      limit(e.what());
+      limit(python_spelling(e.what()).c_str());
     } catch (const InputError& e) {
-      input(e.what());
+      input(python_spelling(e.what()).c_str());
     } catch (const DomainError& e) {
-      input(e.what());
+      input(python_spelling(e.what()).c_str());
     } catch (const CheckFailed& e) {
-      check(e.what());
+      check(python_spelling(e.what()).c_str());
     } catch (const InternalError& e) {
       internal(e.what());
     } catch (const Error& e) {
-      base(e.what());
+      base(python_spelling(e.what()).c_str());
     }
   });
 
@@ -507,6 +509,8 @@ PYBIND11_MODULE(_netpoly, mod) {
   mod.def("seprank", &seprank_model);
   mod.def("seprank_poly", &seprank_poly);
   mod.def("parse_poly", &parse_poly);
+  // The analysis options checked by the table (an InputError naming the bad one); their max_terms.
+  mod.def("max_terms", [](const py::dict& kw) { return py_sep_options(kw).max_terms; });
   mod.def("bounds", &bounds_for);
   mod.def("bound_ids", &bound_ids);
   mod.def("check", &check_paths);

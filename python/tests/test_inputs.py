@@ -24,6 +24,19 @@ def child(code: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", src], capture_output=True, text=True, timeout=60, env=env)
 
 
+def refused_in_child(call: str, error: str) -> str:
+    """Runs call in a child interpreter, printing the netpoly error it raises; its output (a crash of the
+    child, e.g. FLINT's SIGABRT, fails the test)."""
+    r = child(f"""
+        try:
+            {call}
+        except netpoly.{error} as e:
+            print("{error}:", e)
+        """)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
 @pytest.mark.parametrize("call,named", [
     ("net.seprank(prime=4, methods=['blackbox'])", "prime="),      # SIGABRT in FLINT before
     ("net.seprank(prime=6, methods=['grid'])", "prime="),
@@ -49,14 +62,8 @@ def child(code: str) -> subprocess.CompletedProcess:
     ("net.seprank(outputs=10**5000)", "outputs="),                   # int-to-text ValueError before
 ])
 def test_calls_that_crashed_raise_input_error(call, named):
-    r = child(f"""
-        try:
-            {call}
-        except netpoly.InputError as e:
-            print("InputError:", e)
-        """)
-    assert r.returncode == 0, r.stderr
-    assert "InputError:" in r.stdout and named in r.stdout, r.stdout
+    out = refused_in_child(call, "InputError")
+    assert "InputError:" in out and named in out, out
 
 
 def test_a_string_is_never_run_as_code(tmp_path):
@@ -160,3 +167,124 @@ def test_from_numpy_takes_biases_exactly():
     assert net.expand().to_dict() == {(1, 0): 2, (0, 1): 1, (0, 0): Fraction(1, 2)}
     with pytest.raises(netpoly.InputError, match=r"layers\[0\]\.b\[0\]"):
         netpoly.from_numpy([{"type": "channel_mix", "W": [[1, 1]], "b": [float("nan")]}], tokens=1, width=2)
+
+
+# ---------------------------------------------------------------- issue 38
+def _nc():
+    x, y = sympy.symbols("x y", commutative=False)
+    z1, z2 = sympy.symbols("z1 z2")
+    return x, y, z1, z2
+
+
+@pytest.mark.parametrize("case,named", [
+    (lambda x, y, z1, z2: (x * y - y * x, [x]), "non-commutative"),   # sep = 0 (exact) before
+    (lambda x, y, z1, z2: (x * z1 + z2, [z1]), "non-commutative"),
+    (lambda x, y, z1, z2: (z1 * z2, [x]), "non-commutative"),          # in side_a only
+    (lambda x, y, z1, z2: (sympy.MatrixSymbol("M", 2, 2) * z1, [z1]), "matrix"),
+    (lambda x, y, z1, z2: (sympy.Function("f")(z1) * z2, [z1]), "f(z1)"),
+    (lambda x, y, z1, z2: (sympy.sin(z1) + z1 * z2, [z1]), "sin(z1)"),
+    (lambda x, y, z1, z2: (sympy.Float(0.5) * z1 * z2 + z1, [z1]), "0.5"),
+    (lambda x, y, z1, z2: (z1 ** sympy.Float(2.0) * z2, [z1]), "float"),
+])
+def test_sympy_input_that_is_not_a_commutative_polynomial_with_exact_coefficients_is_refused(case, named):
+    expr, side_a = case(*_nc())
+    with pytest.raises(netpoly.InputError, match=named.replace("(", r"\(").replace(")", r"\)")):
+        netpoly.seprank(expr, side_a=side_a)
+
+
+def test_a_commutative_polynomial_is_still_taken():
+    z1, z2 = sympy.symbols("z1 z2")
+    assert netpoly.seprank(z1 * z2 + z1 ** 2 * z2 ** 2, side_a=[z1]).value == 2
+    assert netpoly.seprank(sympy.Rational(1, 2) * z1 * z2 + sympy.I * z1 ** 2, side_a=[z1]).value == 2
+
+
+@pytest.mark.parametrize("call,named", [
+    # FLINT aborted the interpreter (SIGABRT) on these before: run in a child so a crash fails the test
+    ("netpoly.seprank('x0^18446744073709551616 + x1', side_a=['x0'])", "2^62"),
+    ("netpoly.seprank('x0^4611686018427387904 + x1', side_a=['x0'])", "2^62"),
+    ("netpoly.seprank('(x0^4611686018427387903)^4 + x1', side_a=['x0'])", "2^62"),
+    ("netpoly.seprank('x0^1 ^2 + x1', side_a=['x0'])", "ambiguous"),
+    ("netpoly.seprank(netpoly.Poly({(2**62 - 1, 2**62 - 1, 1): 1, (0, 0, 1): 1}, 3), side_a=[0])", "2^62"),
+    ("netpoly.seprank(netpoly.Poly({(1, 0): 1, (0, 1): 1}, 2) ** 2 * netpoly.Poly({(2**61, 0): 1}, 2) ** 64, side_a=[0])",
+     "2^62"),                                                        # a cast error of the binding before
+])
+def test_exponents_beyond_the_engine_are_refused_before_flint(call, named):
+    out = refused_in_child(call, "InputError")
+    assert "InputError:" in out and named in out, out
+
+
+@pytest.mark.parametrize("call,named", [
+    ("netpoly.seprank('(x0 + x1 + x2 + x3)^100000', side_a=['x0'])", "max_terms"),  # expanded without bound before
+    ("netpoly.seprank('2^1000000000 * x0 + x1', side_a=['x0'])", "bits"),
+    ("netpoly.seprank('(x0 + x1)^20', side_a=['x0'], max_terms=10)", "max_terms"),
+])
+def test_polynomial_text_beyond_the_size_limits_is_refused_before_flint(call, named):
+    out = refused_in_child(call, "LimitError")
+    assert "LimitError:" in out and named in out, out
+
+
+def test_polynomial_text_within_the_limits_is_read_as_before():
+    assert netpoly.seprank("(x0 + x1)^3 - x1^3", side_a=["x0"]).value == 3  # x0^3 + 3 x0^2 x1 + 3 x0 x1^2
+    assert netpoly.seprank("x0^1000 * x1 + x1", side_a=["x0"]).value == 1
+    assert netpoly.seprank("x0*x1/2 + 3/4", side_a=["x0"]).value == 2
+    assert netpoly.seprank("-(-x0) * -x1", side_a=["x0"]).value == 1
+
+
+MODEL = ('{"format": "netpoly-model/1", "input": {"tokens": 2, "width": 1}, '
+         '"layers": [{"type": "token_mix", "W": [[1, 0], [0, 1]]}]}')
+
+
+def _torch_module(nan=False):
+    torch = pytest.importorskip("torch")
+    import netpoly.torch as nt
+    m = nt.TokenMix(2)
+    if nan:
+        with torch.no_grad():
+            next(m.parameters())[0, 0] = float("nan")
+    return nt, m
+
+
+def _call_14(k):
+    """The calls of issue 38, item 8, that raised exceptions other than netpoly's."""
+    x, y = sympy.symbols("x y")
+    nan, inf = float("nan"), float("inf")
+    calls = [
+        lambda: netpoly.seprank(x * y, side_a=[x], max_terms=10**400),           # OverflowError before
+        lambda: netpoly.from_json(MODEL, source=object()),                        # TypeError before
+        lambda: netpoly.from_numpy([], tokens=2, width=1, heads=5),               # TypeError before
+        lambda: netpoly.check(5),                                                 # TypeError before
+        lambda: netpoly.Poly({(): 5}, 0).to_sympy(poly=True),                     # GeneratorsNeeded before
+    ]
+    torch_calls = [
+        lambda nt, m: nt.from_torch(m.state_dict(), width=1, tokens=2),   # TypeError before
+        lambda nt, m: nt.from_torch(m, width=1, tokens=nan),              # ValueError before
+        lambda nt, m: nt.from_torch(m, width=1, tokens=inf),              # OverflowError before
+        lambda nt, m: nt.from_torch(m, width=1, tokens="two"),            # ValueError before
+        lambda nt, m: nt.from_torch(m, width=1, tokens=2, round_weights=nan),  # ValueError before
+        lambda nt, m: nt.from_torch(m, width=1, tokens=2, round_weights=inf),  # OverflowError before
+        lambda nt, m: nt.from_torch(m, width=1, tokens=2, round_weights="x"),  # ValueError before
+        lambda nt, m: nt.from_torch(m, width=1, tokens=2, output=None),   # TypeError before
+        lambda nt, m: nt.from_torch(_torch_module(nan=True)[1], width=1, tokens=2),  # a NaN weight: ValueError before
+        lambda nt, m: nt.from_torch(m, width=1, tokens=2.7),              # truncated to 2 before
+    ]
+    if k < len(calls):
+        return calls[k]()
+    return torch_calls[k - len(calls)](*_torch_module())
+
+
+@pytest.mark.parametrize("k", range(15))
+def test_every_bad_call_raises_a_netpoly_error(k):
+    with pytest.raises(netpoly.InputError):
+        _call_14(k)
+
+
+def test_python_errors_name_python_keywords_not_cli_flags():
+    with pytest.raises(netpoly.InputError) as e:
+        netpoly.make("attention", layers=1, width=2, heads=1, tokens=5000)
+    assert "tokens=" in str(e.value) and "--" not in str(e.value)
+    with pytest.raises(netpoly.InputError) as e:
+        netpoly.bounds("attention", layers=1, width=3, heads=2, tokens=2)
+    assert "heads=" in str(e.value) and "width=" in str(e.value) and "--" not in str(e.value)
+    with pytest.raises(netpoly.InputError) as e:
+        netpoly.make("transformer")
+    assert str(e.value).startswith("make:") and "bounds" not in str(e.value)

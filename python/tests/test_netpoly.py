@@ -168,16 +168,18 @@ def test_from_numpy_is_exact():
     assert net2.expand(output=(0, 0)).to_dict() == {(1, 0): Fraction(1, 3), (0, 1): Fraction(2)}
 
 
-def test_errors_carry_the_clis_message(tmp_path):
-    with pytest.raises(netpoly.InputError, match="--heads must divide --width"):
+def test_errors_carry_the_clis_message_with_pythons_keywords(tmp_path):
+    # the CLI's message, naming the keywords a Python caller gives (issue 38: the CLI's flags before)
+    with pytest.raises(netpoly.InputError, match="heads= must divide width="):
         netpoly.make("attention", layers=1, width=3, heads=2, tokens=2)
     bad = tmp_path / "bad.json"
     bad.write_text('{"format": "netpoly-model/1", "input": {"tokens": 2, "width": 2}, "layers": [{"type": "nope"}]}')
     with pytest.raises(netpoly.InputError, match=r"bad.json.*layers\[0\]"):
         netpoly.load(str(bad))
     net = netpoly.make("attention", layers=3, width=4, heads=2, tokens=4)
-    with pytest.raises(netpoly.LimitError, match="max-terms"):
+    with pytest.raises(netpoly.LimitError, match="max_terms=") as e:
         net.expand(max_terms=1000)
+    assert "--" not in str(e.value)
     assert issubclass(netpoly.LimitError, netpoly.Error)
 
 
@@ -281,6 +283,24 @@ def test_ctrl_c_interrupts_and_keeps_finished_results():
         net.seprank(partitions=["half", "A=0,2"], methods=["support", "blackbox"], seed=1, max_points=1 << 16)
     assert time.monotonic() - t0 < 30
     assert isinstance(e.value.partial, list)
+
+
+def test_ctrl_c_keeps_the_pair_in_flight_with_its_ends_so_far():
+    """As the CLI's interrupted seprank prints it (issue 38, item 12: `.partial == []` before)."""
+    net = netpoly.make("mixer", layers=4, width=4, tokens=4, seed=1, weights="generic")
+    sent = []
+    timer = threading.Timer(2.0, lambda: (sent.append(time.monotonic()), os.kill(os.getpid(), signal.SIGINT)))
+    timer.start()
+    with pytest.raises(KeyboardInterrupt) as e:
+        net.seprank(partition="half", methods=["support", "blackbox"], seed=1, max_points=1 << 20)
+    latency = time.monotonic() - sent[0]
+    print(f"SIGINT to KeyboardInterrupt: {latency:.2f} s")
+    partial = e.value.partial
+    assert len(partial) == 1 and partial[0].unfinished
+    assert partial[0].output == (0, 0) and partial[0].partition is not None
+    assert partial[0].lower is not None or partial[0].upper is not None
+    assert "in flight" in str(e.value)
+    assert latency < 5
 
 
 def test_every_call_reports_bad_input_as_input_error(tmp_path):

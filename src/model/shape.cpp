@@ -9,7 +9,7 @@ Arch parse_arch(const std::string& name) {
   if (name == "mixer") return Arch::mixer;
   if (name == "mlp") return Arch::mlp;
   if (name == "product") return Arch::product;
-  throw InputError("bounds: unknown architecture \"" + name + "\" (expected attention, mixer, mlp or product)");
+  throw InputError("unknown architecture \"" + name + "\" (expected attention, mixer, mlp or product)");
 }
 
 const char* arch_name(Arch a) {
