@@ -46,7 +46,8 @@ inline void replace_all(std::string& s, const std::string& from, const std::stri
   for (std::size_t k = s.find(from); k != std::string::npos; k = s.find(from, k + to.size())) s.replace(k, from.size(), to);
 }
 
-inline void check_journal_input(const std::uint8_t* data, std::size_t size) {
+// Returns how many (entry, claim) pairs were accepted.
+inline std::size_t check_journal_input(const std::uint8_t* data, std::size_t size) {
   static const ClaimFile file = parse_claims(kJournalClaims, "claims.np", ".");
   static const CheckOptions options;
   std::string text(reinterpret_cast<const char*>(data), size);
@@ -64,13 +65,15 @@ inline void check_journal_input(const std::uint8_t* data, std::size_t size) {
   try {
     entries = read_claim_journal(lines, "fuzz.jsonl");
   } catch (const Error&) {
-    return;
+    return 0;
   }
+  std::size_t accepted = 0;
   for (const auto& e : entries) {
     for (const Claim* c : {&plain, &some}) {
       ClaimResult r;
       const std::string why = judge_claim_entry(e, *c, claim_fingerprint(*c, options), r);
       if (!why.empty()) continue;
+      ++accepted;
       // Accepted: it is this claim's, and it holds up.
       expect(e.build == netpoly_build() && e.claim_sha256 == sha256_hex(c->source), "accepted another build or text");
       expect(r.title == c->title && r.file == c->loc.file && r.loc.line == c->loc.line, "accepted another claim");
@@ -105,6 +108,7 @@ inline void check_journal_input(const std::uint8_t* data, std::size_t size) {
       expect(claim_json(claim_from_json(j, c->loc.file)) == j, "an accepted entry does not read back the same");
     }
   }
+  return accepted;
 }
 
 }  // namespace netpoly::fuzz_journal
