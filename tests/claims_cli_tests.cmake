@@ -85,3 +85,37 @@ foreach(s journal_fail_to_pass journal_pass_with_failures journal_forged_counts 
            COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/scripts/check_trust.sh $<TARGET_FILE:netpoly> ${PROJECT_SOURCE_DIR} ${s})
   set_tests_properties(cli_check_trust_${s} PROPERTIES PASS_REGULAR_EXPRESSION "OK ${s}" FAIL_REGULAR_EXPRESSION "FAIL ${s}")
 endforeach()
+
+# Issue 38: every claim function holds its work to the run's limits and says
+# so: sizes estimated before the work (--max-terms, the bits of an exact
+# value, the products of a matmul), --budget measured inside the long loops
+# and estimated before FLINT's long calls. An instance that reaches a limit
+# is INCONCLUSIVE (exit 1, proofs/README.md "--budget") with the call, its
+# file:line:column, the estimate and the flag that raises it. Each ran without
+# end (or for minutes) before: a hang fails by the TIMEOUT.
+set(LIMITS ${CLAIMS}/limits)
+# (The expected texts are literal substrings, without ';'.)
+netpoly_expect(cli_check_limit_random_poly_terms 1
+  "random-poly-terms.np:4:12: random_poly(...): random_poly with up to 1000000000 terms: estimated 1e+09 terms, more than --max-terms 5e+07"
+  check ${LIMITS}/random-poly-terms.np --budget 5)
+netpoly_expect(cli_check_limit_random_poly_budget 1
+  "random-poly-budget.np:4:12: random_poly(...): stopped at --budget 0.2 s (after 0.2"
+  check ${LIMITS}/random-poly-budget.np --budget 0.2)
+netpoly_expect(cli_check_limit_subs_power 1
+  "subs-power.np:4:9: subs(...): the value at this point would have up to 1e+09 bits, more than 4194304 (the limit of an exact power)"
+  check ${LIMITS}/subs-power.np --budget 5)
+netpoly_expect(cli_check_limit_power_terms 1
+  "power-terms.np:4:15: poly(\"x0 + x1 + x2 + x3\")^40: a power of a polynomial of 4 terms to the power 40: estimated 1.23e+04 terms, more than 10 x --max-terms 1e+03"
+  check ${LIMITS}/power-terms.np --max-terms 1000)
+netpoly_expect(cli_check_limit_eps_rank_budget 1
+  "eps-rank-budget.np:6:9: eps_rank(...): beyond --budget 5 s, the exact eigenvalue counts of a 256 x 256 matrix (estimated at "
+  check ${LIMITS}/eps-rank-budget.np --budget 5)
+netpoly_expect(cli_check_limit_matmul 1
+  "matmul-size.np:3:13: matmul(...): 1000 x 1000 times 1000 x 1000: more than 10^6 entries or 10^8 products of entries"
+  check ${LIMITS}/matmul-size.np)
+netpoly_expect(cli_check_limit_rank_budget 1
+  "rank-budget.np:4:9: rank(...): beyond --budget 1e-09 s, the rank over Q (estimated at "
+  check ${LIMITS}/rank-budget.np --budget 1e-9)
+set_tests_properties(cli_check_limit_random_poly_terms cli_check_limit_random_poly_budget cli_check_limit_subs_power
+                     cli_check_limit_power_terms cli_check_limit_eps_rank_budget cli_check_limit_matmul
+                     cli_check_limit_rank_budget PROPERTIES TIMEOUT 30)

@@ -281,3 +281,12 @@ foreach(s adversarial_prime check_resume_model_changed input_errors_not_internal
   set_tests_properties(reliability_trust_${s} PROPERTIES PASS_REGULAR_EXPRESSION "OK ${s}"
                        FAIL_REGULAR_EXPRESSION "FAIL ${s}" LABELS reliability TIMEOUT 300)
 endforeach()
+
+# Issue 38: the scheduler's partial and early results (trust.sh): --generic
+# interrupted keeps the black-box's finished rounds; gram tight certifies
+# before the expansion.
+foreach(s generic_interrupt certify_before_expansion)
+  add_test(NAME reliability_trust_${s} COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/scripts/trust.sh $<TARGET_FILE:netpoly> ${s})
+  set_tests_properties(reliability_trust_${s} PROPERTIES PASS_REGULAR_EXPRESSION "OK ${s}"
+                       FAIL_REGULAR_EXPRESSION "FAIL ${s}" LABELS reliability TIMEOUT 120)
+endforeach()

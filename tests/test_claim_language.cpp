@@ -7,6 +7,7 @@
 // the table without a case here fails the coverage test at the end.
 #include <Eigen/SVD>
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <set>
@@ -524,4 +525,91 @@ TEST_CASE("claim functions: eps_rank's certified ends agree with Eigen's singula
     }
   }
   CHECK(compared > 40);
+}
+
+// Issue 38: random_poly(terms = 10^9) and subs(poly("x0^1000")^(10^6), [2])
+// ran without end, eps_rank of a 256 x 256 grid matrix 115 s under --budget
+// 5. Each claim function now estimates its work first and measures its time
+// in its long loops; a limit makes the instance INCONCLUSIVE with the call,
+// its place, the estimate and the flag (or, where a bracket is certified, a
+// bracket and a note).
+namespace {
+
+ClaimResult run_limited(const std::string& body, double budget, double max_terms = 5e7) {
+  const std::string text = "claim \"case\"\n  " + body + "\n";
+  ClaimFile f = parse_claims(text, "case.np", std::string(NETPOLY_SOURCE_DIR) + "/tests/data/claims");
+  REQUIRE(f.claims.size() == 1);
+  CheckOptions o;
+  o.budget = budget;
+  o.max_terms = max_terms;
+  return run_claim(f.claims[0], o);
+}
+
+std::string limit_of(const ClaimResult& r) {
+  INFO(r.error_message);
+  REQUIRE_FALSE(r.error);
+  REQUIRE(r.report);
+  return r.report->error;
+}
+
+std::string notes_of(const ClaimResult& r) {
+  std::string s;
+  for (const auto& n : r.notes) s += n + "\n";
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("claim functions hold their work to --max-terms, --budget and the size of exact values",
+          "[claims][language][limits]") {
+  using Catch::Contains;
+  const auto t0 = std::chrono::steady_clock::now();
+  // Sizes, before any work.
+  ClaimResult r = run_limited("for f in random_poly(terms = 10^9, vars = 2)\n  check terms(f) >= 0", 5);
+  CHECK(r.verdict == Verdict::inconclusive);
+  CHECK_THAT(limit_of(r), Contains("case.np:2:12: random_poly(...): random_poly with up to 1000000000 terms: "
+                                   "estimated 1e+09 terms, more than --max-terms 5e+07; raise --max-terms"));
+  r = run_limited("check subs(poly(\"x0^1000\")^(10^6), [2]) >= 0", 5);
+  CHECK(r.verdict == Verdict::inconclusive);
+  CHECK_THAT(limit_of(r), Contains("subs(...): the value at this point would have up to 1e+09 bits"));
+  r = run_limited("check terms(poly(\"x0 + x1 + x2 + x3\")^40) >= 0", 5, 1000);
+  CHECK(r.verdict == Verdict::inconclusive);
+  CHECK_THAT(limit_of(r), Contains("estimated 1.23e+04 terms, more than 10 x --max-terms 1e+03"));
+  r = run_limited("check len(matmul(identity(1000), identity(1000))) == 1000", 5);
+  CHECK(r.verdict == Verdict::inconclusive);
+  CHECK_THAT(limit_of(r), Contains("matmul(...): 1000 x 1000 times 1000 x 1000: more than 10^6 entries"));
+  // Time, inside the loop: 10^6 terms of degree 64 take longer than 0.05 s.
+  r = run_limited("for f in random_poly(terms = 10^6, vars = 64, degree = 64)\n  check terms(f) >= 0", 0.05);
+  CHECK(r.verdict == Verdict::inconclusive);
+  CHECK_THAT(limit_of(r), Contains("random_poly(...): stopped at --budget 0.05 s"));
+  // Where a certified bracket exists, the value is the bracket and a note says why.
+  r = run_limited("check rank([[1, 2], [2, 4]]) == 1", 1e-9);
+  CHECK(r.verdict == Verdict::inconclusive);  // [1, 2]: the rank mod p is 1, the smaller side 2
+  CHECK_THAT(notes_of(r), Contains("rank(...): beyond --budget 1e-09 s, the rank over Q (estimated at"));
+  CHECK(run_limited("check rank([[1, 2], [2, 4]]) == 1", 60).verdict == Verdict::pass);
+  CHECK(run_limited("check rank([[1, 2], [3, 4]]) == 2", 1e-9).verdict == Verdict::pass);  // full mod p: exact
+  // Values the old rules refused or the new ones must still give (independent counts):
+  // (x0 + x1)^100 has 101 terms (len^k > 10^12 was refused); x0^(10^9) at 1, -1, I and 1/2 + I/2.
+  CHECK(run_limited("check terms(poly(\"x0 + x1\")^100) == 101", 5).verdict == Verdict::pass);
+  CHECK(run_limited("let f = poly(\"x0^1000\")^(10^6)\n  check subs(f, [1]) == 1\n  check subs(f, [0 - 1]) == 1\n"
+                    "  check subs(f, [I]) == 1\n  check subs(f * poly(\"x0\"), [I]) == I",
+                    5)
+            .verdict == Verdict::pass);
+  CHECK(run_limited("check subs(poly(\"x0^3 + 2*x1\", vars = 2), [1/2 + I/2, 3]) == (0 - 1)/4 + I/4 + 6", 5).verdict ==
+        Verdict::pass);
+  // None of this took long (each refused before its work, or stopped in time).
+  CHECK(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < 20);
+}
+
+TEST_CASE("eps_rank keeps to --budget on a 256 x 256 grid matrix", "[claims][language][limits]") {
+  // About 15 s of exact counts on FLINT 2.9 (estimated above 5 s): the bracket [0, 256] and the note.
+  const auto t0 = std::chrono::steady_clock::now();
+  const ClaimResult r = run_limited(
+      "let G = grid_matrix(attention(layers = 2, width = 2, tokens = 4, heads = 1); A = tokens 0, 1; templates = 16)\n"
+      "  check eps_rank(G, 1/100) == 3",
+      5);
+  CHECK(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < 5);
+  CHECK(r.verdict == Verdict::inconclusive);
+  CHECK_THAT(notes_of(r), Catch::Contains("eps_rank(...): beyond --budget 5 s, the exact eigenvalue counts of a "
+                                          "256 x 256 matrix (estimated at "));
 }

@@ -1,12 +1,12 @@
-// Codimensions for the gram bound (gram.hpp, docs/math.md §4.3): where the
-// first layer's map M -> T_1(M) has a kernel W of dimension 1 or 2, the points
-// U of W of rank <= r (r tokens on a side) are exact algebraic points (roots
-// of the gcd of the (r+1)-minors of the pencil, over a number field). Jets of
-// order < e at such points, along the Gram variety, vanish on every
-// polynomial with e factors from the first layer's forms and on the relations
-// of the Gram matrices; their rank modulo a prime where the roots exist is a
-// lower bound on their rank over the number field, hence on the codimension
-// of the space the bound counts.
+// Codimensions for the gram bound (gram.hpp; docs/math.md §4.2, "Points of
+// the kernel", "The points" and the two shortcuts): where the first layer's
+// map M -> T_1(M) has a kernel W of dimension 1 or 2, the points U of W of
+// rank <= r (r tokens on a side) are exact algebraic points (roots of the gcd
+// of the (r+1)-minors of the pencil, over Z_p). Jets of order < e at such
+// points, along the Gram variety, vanish on every polynomial with e factors
+// from the first layer's forms and on the relations of the Gram matrices;
+// their rank modulo p is a lower bound on their rank over Q_p, hence on the
+// codimension of the space the bound counts.
 #include <flint/fmpz_poly.h>
 #include <flint/fmpz_poly_mat.h>
 #include <flint/nmod_poly.h>
@@ -163,9 +163,9 @@ PointSet exact_points(const std::vector<FmpzMat>& W, std::size_t r, std::size_t 
 ulong reduce(const fmpz* x, ulong p) { return fmpz_fdiv_ui(x, p); }
 
 // The points mod p: rational ones reduced, and K0 + t K1 at the roots of the
-// polynomial mod p (each the reduction of a root over a number field, for one
-// prime above p: docs/math.md §4.3). Empty when the polynomial's degree drops
-// mod p or it is not squarefree there.
+// polynomial in F_p (each simple, so the reduction of a root in Z_p by
+// Hensel's lemma: docs/math.md §4.2, "The points"). Only the rational ones
+// when the polynomial's degree drops mod p or it is not squarefree there.
 std::vector<Sym> points_mod(const PointSet& ps, const std::vector<FmpzMat>& W, std::size_t d, ulong p) {
   std::vector<Sym> out;
   nmod_t mod;

@@ -14,6 +14,7 @@
 #include "netpoly/expand.hpp"
 #include "netpoly/presets.hpp"
 #include "netpoly/rings.hpp"
+#include "work_limits.hpp"
 
 namespace netpoly::claims_detail {
 
@@ -346,10 +347,7 @@ Value Evaluator::binary(const Expr& e, const Value& a, const Value& b) {
     r->tokens = pa->tokens;
     r->width = pa->width;
     r->flat = pa->flat;
-    if (static_cast<double>(pa->p.length()) > 1 &&
-        std::pow(static_cast<double>(pa->p.length()), static_cast<double>(k)) > 1e12)
-      throw LimitError("polynomial power too large (" + std::to_string(pa->p.length()) + " terms to the power " +
-                       std::to_string(k) + ")");
+    check_power_size(*this, e, pa->p, static_cast<ulong>(k));
     if (!fmpq_mpoly_pow_ui(r->p.get(), pa->p.get(), static_cast<ulong>(k), pa->p.c()))
       throw FlintFailure("polynomial power failed (exponents too large)");
     Value v;

@@ -163,6 +163,76 @@ EOF
     expect 130 "interrupted after"
     $py -c "import json; json.load(open('$dir/out'))" || fail "the interrupted JSON is not valid"
     ;;
+  generic_interrupt)
+    # seprank --generic interrupted dropped the black-box's finished rounds
+    # (lower end "-"; without --generic the same Ctrl-C kept "blackbox >=").
+    # attention (3, 4, 2, 4): --generic's black-box runs for minutes at 8192
+    # points; gram and support are done at once. SIGINT after 3 s.
+    "$np" make attention --layers 3 --width 4 --heads 2 --tokens 4 --seed 1 -o "$dir/m.json" || fail "make"
+    "$np" seprank "$dir/m.json" --generic --partition half --max-points 8192 >"$dir/out" 2>"$dir/err" &
+    pid=$!
+    sleep 3
+    kill -INT $pid
+    wait $pid; rc=$?
+    [ "$rc" -eq 130 ] || fail "exit code $rc, expected 130"
+    grep -q "interrupted" "$dir/err" || fail "stderr does not say interrupted"
+    # the pair in flight: its lower end is the black-box's certified rank so far
+    grep -Eq '^y0_0 +A=\{0,1\} +\[[1-9][0-9]*,[0-9]+\] +[1-9][0-9]* blackbox ' "$dir/out" \
+      || fail "the interrupted pair has no certified lower end from the black-box"
+    grep -Eq '^    blackbox >= [1-9][0-9]* +certified lower bound .*the rounds finished so far' "$dir/out" \
+      || fail "the black-box's finished rounds are not printed"
+    # the same with --json: the unfinished result keeps the black-box's run
+    "$np" seprank "$dir/m.json" --generic --partition half --max-points 8192 --json >"$dir/out" 2>"$dir/err" &
+    pid=$!
+    sleep 3
+    kill -INT $pid
+    wait $pid; rc=$?
+    [ "$rc" -eq 130 ] || fail "--json: exit code $rc, expected 130"
+    $py - "$dir/out" <<'EOF' || fail "--json: the unfinished result lacks the black-box's lower end"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["interrupted"] is True
+r = j["results"][0]
+assert r["unfinished"] is True
+assert r["lower"]["method"] == "blackbox" and r["lower"]["value"] >= 1, r["lower"]
+bb = [m for m in r["methods"] if m["method"] == "blackbox"]
+assert bb and bb[0]["kind"] == "lower" and bb[0]["details"]["unfinished"] is True
+EOF
+    ;;
+  certify_before_expansion)
+    # The scheduler's certify-before-expansion with gram tight (never
+    # exercised before): the small prime's black-box meets gram's bound, the
+    # expansion never runs, and the value is the exact method's on it.
+    # attention (2, 2, 1, 20): the expansion is estimated above 10^6 terms
+    # (kCertifyFirstTerms), so the default plan tries the small prime first;
+    # gram's bound (18) is the exact rank, the black-box meets it, and the
+    # expansion never runs.
+    "$np" make attention --layers 2 --width 2 --heads 1 --tokens 20 --seed 1 -o "$dir/m.json" || fail "make"
+    "$np" expand "$dir/m.json" --estimate >"$dir/out" 2>"$dir/err" || fail "expand --estimate"
+    grep -Eq 'terms +<= 1048772 ' "$dir/out" || fail "the expansion estimate is not above 10^6 terms"
+    "$np" seprank "$dir/m.json" --partition half --json >"$dir/out" 2>"$dir/err" || fail "seprank exit $?"
+    "$np" seprank "$dir/m.json" --partition half --methods exact --json >"$dir/exact" 2>"$dir/err" \
+      || fail "seprank --methods exact exit $?"
+    $py - "$dir/out" "$dir/exact" <<'EOF' || fail "not certified before the expansion, or not the exact value"
+import json, sys
+r = json.load(open(sys.argv[1]))["results"][0]
+x = json.load(open(sys.argv[2]))["results"][0]
+# the independent value: the exact rank of the coefficient matrix of the expansion
+assert x["status"] == "exact" and x["methods"][0]["method"] == "exact", x
+exact = x["methods"][0]["value"]
+assert x["sizes"]["terms"] > 0  # that one did expand
+assert r["status"] == "exact", r["status"]
+methods = [m["method"] for m in r["methods"]]
+assert methods == ["support", "gram", "blackbox"], methods  # no group, modular or exact: nothing expanded
+gram = r["methods"][1]
+bb = r["methods"][2]
+assert gram["value"] == exact, (gram["value"], exact)  # gram tight
+assert bb["value"] == exact and "small_prime" in bb["details"], bb
+assert "equal to the best certified upper bound" in bb["how"], bb["how"]
+assert "terms" not in r["sizes"] and "expansion" not in r["timings"], (r["sizes"], r["timings"])
+assert r["lower"]["value"] == r["upper"]["value"] == exact
+EOF
+    ;;
   default_plan)
     # the grid does not fit 24 tokens: the default plan skips it with a note
     # (it exited 2 and threw the finished results away); asked for, an error.

@@ -108,11 +108,14 @@ struct Outcome {
 
 // Goal::on_round for a phase mod `p`: the rank sum so far (a certified lower
 // bound, as the finished method's: a rank mod any prime at any points) to the
-// scheduler, the largest of the phases. Not in generic mode (the bound there
-// needs its witness network, made when the method finishes).
+// scheduler, the largest of the phases. In generic mode too: each block's
+// rank is a rank of the network drawn mod its phase's prime, at most the
+// generic block's rank, so the sum is a lower bound on the generic sep. No
+// witness network is named for it (a block's rank may come from the other
+// phase's network; with_witness names one when the method finishes).
 std::function<void(std::size_t, std::size_t)> tell_provisional(MethodContext& ctx, Outcome& out, ulong p,
                                                                  bool split) {
-  if (!ctx.provisional || ctx.generic) return {};
+  if (!ctx.provisional) return {};
   return [&ctx, &out, p, split](std::size_t rank, std::size_t points) {
     if (rank <= out.provisional) return;
     out.provisional = rank;

@@ -5,13 +5,18 @@
 // fractions); compositions(n, k); subs(f, point). What LV Lemma 7 (a
 // determinant's top degree), LV Claim 2 (ranks of A(Ω)) and B.2's
 // compositions need.
+#include <cmath>
+#include <cstdio>
 #include <functional>
 #include <optional>
 
+#include "../../analysis/methods/method.hpp"
+#include "../work_limits.hpp"
 #include "function.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/flint_linalg.hpp"
 #include "netpoly/gauss.hpp"
+#include "netpoly/rank.hpp"
 #include "netpoly/rings.hpp"
 
 namespace netpoly::claims_detail {
@@ -100,7 +105,7 @@ CPoly exact_div(const GaussRing<PolyRing>& R, const CPoly& a, const CPoly& d) {
 // Fraction-free (Bareiss) elimination in place: the rank over the field of
 // fractions, and the sign of the row swaps. Every entry it writes is a minor
 // of the input, so every division is exact.
-std::size_t bareiss(PolyMatrix& M, int& sign, double max_terms) {
+std::size_t bareiss(PolyMatrix& M, int& sign, double max_terms, WorkClock& clock) {
   const FmpqMpolyCtxPtr C = M[0][0].re.ctx();
   const GaussRing<PolyRing> R{PolyRing(C)};
   const std::size_t n = M.size(), m = M[0].size();
@@ -121,6 +126,7 @@ std::size_t bareiss(PolyMatrix& M, int& sign, double max_terms) {
         const double size = static_cast<double>(M[r][c].re.length() + M[r][c].im.length() + 1) *
                             static_cast<double>(M[i][j].re.length() + M[i][j].im.length() + 1);
         if (size > 10 * max_terms) throw LimitError("det/rank: entries beyond 10 x max_terms terms");
+        clock.tick();
         CPoly t = R.mul(M[r][c], M[i][j]);
         const CPoly u = R.mul(M[i][c], M[r][j]);
         fmpq_mpoly_sub(t.re.get(), t.re.get(), u.re.get(), C->get());
@@ -142,6 +148,20 @@ Value poly_result(CPoly x, bool complex) {
   return make_poly(p);
 }
 
+// Seconds an exact elimination over Q (FLINT's det or rank) of this matrix
+// is expected to take: the grid method's estimate of the same work (rows x
+// cols x the smaller side, scaled by the entries' words after clearing the
+// denominators of each row).
+double exact_elimination_seconds(const FmpqMat& q) {
+  FmpzMat z(q.rows(), q.cols());
+  fmpq_mat_get_fmpz_mat_rowwise(z.get(), nullptr, q.get());
+  std::size_t max_bits = 1;
+  for (slong i = 0; i < z.rows(); ++i)
+    for (slong j = 0; j < z.cols(); ++j) max_bits = std::max<std::size_t>(max_bits, fmpz_bits(z.at(i, j)));
+  const double r = static_cast<double>(z.rows()), c = static_cast<double>(z.cols());
+  return 1e-8 * r * c * std::min(r, c) * (static_cast<double>(max_bits) / 64 + 1);
+}
+
 // det(A): a number for a matrix of exact numbers (fmpq_mat_det), else a polynomial.
 Value det_fn(Evaluator& ev, const Expr& e, const Env& env) {
   const CallArgs a(ev, e, env);
@@ -150,6 +170,12 @@ Value det_fn(Evaluator& ev, const Expr& e, const Env& env) {
     fail(e.loc, "det: a " + std::to_string(A.size()) + " x " + std::to_string(A[0].size()) + " matrix is not square");
   if (A.size() > 200) fail(e.loc, "det: at most 200 x 200");
   if (auto q = number_matrix(A, e.loc, "det")) {
+    const double est = exact_elimination_seconds(*q);
+    if (est > ev.defaults().budget)
+      limit_reached(e,
+                    "beyond " + budget_text(ev.defaults()) + ", the exact determinant (estimated at " +
+                        methods::fmt_g(est) + " s) was not computed",
+                    "raise --budget");
     Fmpq d;
     fmpq_mat_det(d.get(), q->get());
     return Value::number(Quantity::exact(XRat(d)));
@@ -158,7 +184,8 @@ Value det_fn(Evaluator& ev, const Expr& e, const Env& env) {
   FmpqMpolyCtxPtr C;
   PolyMatrix M = poly_matrix(ev, A, e.loc, "det", complex, C);
   int sign = 1;
-  const std::size_t r = bareiss(M, sign, ev.defaults().max_terms);
+  WorkClock clock(ev, e);
+  const std::size_t r = bareiss(M, sign, ev.defaults().max_terms, clock);
   CPoly d{FmpqMpoly(C), FmpqMpoly(C)};
   if (r == A.size()) {
     d = M.back().back();
@@ -179,13 +206,31 @@ Value rank_fn(Evaluator& ev, const Expr& e, const Env& env) {
   if (auto q = number_matrix(A, e.loc, "rank")) {
     FmpzMat z(q->rows(), q->cols());
     fmpq_mat_get_fmpz_mat_rowwise(z.get(), nullptr, q->get());
+    // The rank mod a prime first: a certified lower bound, exact when full.
+    const ulong p = nth_prime(0);
+    NmodMat zp(z.rows(), z.cols(), p);
+    for (slong i = 0; i < z.rows(); ++i)
+      for (slong j = 0; j < z.cols(); ++j) zp.at(i, j) = fmpz_fdiv_ui(z.at(i, j), p);
+    const slong rp = static_cast<slong>(rank_dense_modp(zp));
+    const slong full = std::min(z.rows(), z.cols());
+    if (rp == full) return make_int(rp);
+    const double est = exact_elimination_seconds(*q);
+    if (est > ev.defaults().budget) {
+      const Quantity b = Quantity::bracket(XRat(rp), XRat(full));
+      ev.notes.push_back(call_place(e) + ": beyond " + budget_text(ev.defaults()) + ", the rank over Q (estimated at " +
+                         methods::fmt_g(est) + " s) was not computed: bracketed by its rank mod " + std::to_string(p) +
+                         " (a certified lower bound) and the smaller side (raise --budget)");
+      ev.record(e, b.status());
+      return Value::number(b);
+    }
     return make_int(fmpz_mat_rank(z.get()));
   }
   bool complex = false;
   FmpqMpolyCtxPtr C;
   PolyMatrix M = poly_matrix(ev, A, e.loc, "rank", complex, C);
   int sign = 1;
-  return make_int(static_cast<slong>(bareiss(M, sign, ev.defaults().max_terms)));
+  WorkClock clock(ev, e);
+  return make_int(static_cast<slong>(bareiss(M, sign, ev.defaults().max_terms, clock)));
 }
 
 // compositions(n, k): every k-tuple of integers >= 0 with sum n, in lexicographic order.
@@ -221,8 +266,52 @@ Value compositions_fn(Evaluator& ev, const Expr& e, const Env& env) {
   return make_list(std::move(out));
 }
 
-// subs(f, [v0, v1, ...]): f at the point x_k = v_k (exact numbers, or constants over Q(i) such as 1 + 2*I).
-// Over Q(i) through FLINT's composition: x_k -> a_k + b_k t in Q[t], then t^2 = -1.
+// Numbers of Q(i) (re + i im): the rings' Gaussian rationals.
+using GaussQ = GaussRing<RationalRing>::Elem;
+const GaussRing<RationalRing>& gauss_q() {
+  static const GaussRing<RationalRing> R{RationalRing{}};
+  return R;
+}
+GaussQ gmul(const GaussQ& x, const GaussQ& y) { return gauss_q().mul(x, y); }
+
+// Bits a power v^e gains per unit of e, at most: v = (p + q i) / den, |v^e|
+// <= (|p| + |q|)^e / den^e, so log2(|p| + |q|) + log2(den); 0 for 0 and the
+// units 1, -1, I, -I.
+double growth_bits(const GaussQ& v) {
+  Fmpz den, s, t;
+  fmpz_lcm(den.get(), v.re.den(), v.im.den());
+  fmpz_divexact(s.get(), den.get(), v.re.den());
+  fmpz_mul(s.get(), s.get(), v.re.num());
+  fmpz_abs(s.get(), s.get());
+  fmpz_divexact(t.get(), den.get(), v.im.den());
+  fmpz_mul(t.get(), t.get(), v.im.num());
+  fmpz_abs(t.get(), t.get());
+  fmpz_add(s.get(), s.get(), t.get());
+  const double top = fmpz_cmp_ui(s.get(), 1) <= 0 ? 0 : fmpz_dlog(s.get()) / std::log(2.0);
+  return top + (fmpz_is_one(den.get()) ? 0 : fmpz_dlog(den.get()) / std::log(2.0));
+}
+
+// v^e for e >= 0 (any size when v is 0 or a unit; else e fits a word: the
+// caller's estimate of the value's bits bounds it).
+GaussQ gpow(const GaussQ& v, const fmpz* e) {
+  GaussQ r = gauss_q().one();
+  if (fmpz_is_zero(e)) return r;
+  if (v.re.is_zero() && v.im.is_zero()) return gauss_q().zero();
+  if (growth_bits(v) == 0) {  // 1, -1, I, -I: v^(e mod 4)
+    for (ulong k = fmpz_fdiv_ui(e, 4); k > 0; --k) r = gmul(r, v);
+    return r;
+  }
+  GaussQ b = v;
+  for (ulong k = fmpz_get_ui(e); k > 0; k >>= 1) {
+    if (k & 1) r = gmul(r, b);
+    if (k > 1) b = gmul(b, b);
+  }
+  return r;
+}
+
+// subs(f, [v0, v1, ...]): f at the point x_k = v_k (exact numbers, or constants over Q(i) such as 1 + 2*I),
+// term by term in Q(i). The value's size is bounded before any power is taken: a term c x^e has at most
+// bits(c) + sum_k e_k growth_bits(v_k) bits.
 Value subs_fn(Evaluator& ev, const Expr& e, const Env& env) {
   const CallArgs a(ev, e, env);
   auto f = ev.as_poly(a.arg(0), a.pos[0]->loc);
@@ -230,66 +319,80 @@ Value subs_fn(Evaluator& ev, const Expr& e, const Env& env) {
   const std::size_t n = static_cast<std::size_t>(f->p.ctx()->nvars());
   if (pt.kind != Value::Kind::list || pt.list->size() != n)
     fail(a.pos[1]->loc, "subs(f, point): expected a list of " + std::to_string(n) + " values (one per variable of f)");
-  auto C1 = ev.ctx(1);  // Q[t]
-  std::vector<FmpqMpoly> img;
-  for (const auto& v : *pt.list) {
-    FmpqMpoly x(C1);
-    if (v.kind == Value::Kind::number) {
-      if (!v.num.is_exact()) fail(a.pos[1]->loc, "subs: a coordinate is " + describe(v.num) + ", not an exact number");
-      fmpq_mpoly_set_fmpq(x.get(), v.num.cert.lo.value().get(), C1->get());
+  std::vector<GaussQ> v;
+  for (const auto& x : *pt.list) {
+    GaussQ z = gauss_q().zero();
+    if (x.kind == Value::Kind::number) {
+      if (!x.num.is_exact()) fail(a.pos[1]->loc, "subs: a coordinate is " + describe(x.num) + ", not an exact number");
+      fmpq_set(z.re.get(), x.num.cert.lo.value().get());
     } else {
-      auto c = ev.as_poly(v, a.pos[1]->loc);
-      Fmpq re, im;
+      auto c = ev.as_poly(x, a.pos[1]->loc);
       auto constant = [&](const FmpqMpoly& q, Fmpq& out) {
         if (!fmpq_mpoly_is_fmpq(q.get(), q.c()))
           fail(a.pos[1]->loc, "subs: a coordinate is a polynomial, not a number");
         fmpq_mpoly_get_fmpq(out.get(), q.get(), q.c());
       };
-      constant(c->p, re);
-      if (c->im) constant(*c->im, im);
-      FmpqMpoly t(C1);
-      fmpq_mpoly_gen(t.get(), 0, C1->get());
-      fmpq_mpoly_scalar_mul_fmpq(t.get(), t.get(), im.get(), C1->get());
-      fmpq_mpoly_set_fmpq(x.get(), re.get(), C1->get());
-      fmpq_mpoly_add(x.get(), x.get(), t.get(), C1->get());
+      constant(c->p, z.re);
+      if (c->im) constant(*c->im, z.im);
     }
-    img.push_back(std::move(x));
+    v.push_back(std::move(z));
   }
-  std::vector<fmpq_mpoly_struct*> ptrs;
-  for (auto& x : img) ptrs.push_back(x.get());
-  // value = sum_j c_j t^j with t = i: real part c_0 - c_2 + c_4 ..., imaginary c_1 - c_3 + ...
-  auto at_point = [&](const FmpqMpoly& q, Fmpq& re, Fmpq& im) {
-    FmpqMpoly r(C1);
-    if (!fmpq_mpoly_compose_fmpq_mpoly(r.get(), q.get(), ptrs.data(), q.c(), C1->get()))
-      throw LimitError("subs: the substitution is too large");
-    re = Fmpq(0);
-    im = Fmpq(0);
-    Fmpq c;
-    ulong j = 0;
-    for (slong t = 0; t < r.length(); ++t) {
-      fmpq_mpoly_get_term_coeff_fmpq(c.get(), r.get(), t, C1->get());
-      fmpq_mpoly_get_term_exp_ui(&j, r.get(), t, C1->get());
-      Fmpq& part = j % 2 ? im : re;
-      if (j % 4 < 2) fmpq_add(part.get(), part.get(), c.get());
-      else fmpq_sub(part.get(), part.get(), c.get());
+  std::vector<double> grow;
+  for (const auto& z : v) grow.push_back(growth_bits(z));
+  std::vector<Fmpz> ex(n);
+  std::vector<fmpz*> exp_ptrs;
+  for (auto& x : ex) exp_ptrs.push_back(x.get());
+  Fmpq c;
+  // The value's bits, at most (each term's, plus the carries of the sum).
+  double bits = 0;
+  for (const FmpqMpoly* q : {&f->p, f->im ? &*f->im : nullptr}) {
+    if (!q) continue;
+    for (slong t = 0; t < q->length(); ++t) {
+      fmpq_mpoly_get_term_coeff_fmpq(c.get(), q->get(), t, q->c());
+      fmpq_mpoly_get_term_exp_fmpz(exp_ptrs.data(), q->get(), t, q->c());
+      double b = static_cast<double>(fmpz_bits(c.num()) + fmpz_bits(c.den()));
+      for (std::size_t k = 0; k < n; ++k)
+        if (grow[k] > 0 && !fmpz_is_zero(ex[k].get())) b += grow[k] * fmpz_get_d(ex[k].get()) + 2;
+      bits = std::max(bits, b + std::log2(static_cast<double>(q->length()) + 1));
     }
+  }
+  if (bits > kMaxPowerBits) {
+    limit_reached(e,
+                  "the value at this point would have up to " + methods::fmt_g(bits) + " bits, more than " +
+                      std::to_string(static_cast<long>(kMaxPowerBits)) + " (the limit of an exact power)",
+                  "no flag raises it: compare logarithms instead (log3(...))");
+  }
+  WorkClock clock(ev, e);
+  auto at_point = [&](const FmpqMpoly& q) {
+    GaussQ sum = gauss_q().zero();
+    for (slong t = 0; t < q.length(); ++t) {
+      clock.tick();
+      fmpq_mpoly_get_term_coeff_fmpq(c.get(), q.get(), t, q.c());
+      fmpq_mpoly_get_term_exp_fmpz(exp_ptrs.data(), q.get(), t, q.c());
+      GaussQ term{c, Fmpq()};
+      for (std::size_t k = 0; k < n; ++k)
+        if (!fmpz_is_zero(ex[k].get())) term = gmul(term, gpow(v[k], ex[k].get()));
+      fmpq_add(sum.re.get(), sum.re.get(), term.re.get());
+      fmpq_add(sum.im.get(), sum.im.get(), term.im.get());
+    }
+    return sum;
   };
-  Fmpq re, im, re2, im2;
-  at_point(f->p, re, im);
+  GaussQ val = at_point(f->p);
   if (f->im) {  // f = p + i q: p(z) + i q(z)
-    at_point(*f->im, re2, im2);
-    fmpq_sub(re.get(), re.get(), im2.get());
-    fmpq_add(im.get(), im.get(), re2.get());
+    const GaussQ qz = at_point(*f->im);
+    fmpq_sub(val.re.get(), val.re.get(), qz.im.get());
+    fmpq_add(val.im.get(), val.im.get(), qz.re.get());
   }
-  if (im.is_zero() && !f->im) {
+  if (val.im.is_zero() && !f->im) {
     bool real_point = true;
-    for (const auto& v : *pt.list) real_point = real_point && v.kind == Value::Kind::number;
-    if (real_point) return Value::number(Quantity::exact(XRat(re)));
+    for (const auto& x : *pt.list) real_point = real_point && x.kind == Value::Kind::number;
+    if (real_point) return Value::number(Quantity::exact(XRat(val.re)));
   }
+  auto C1 = ev.ctx(1);
   auto p = std::make_shared<PolyVal>(FmpqMpoly(C1));
-  fmpq_mpoly_set_fmpq(p->p.get(), re.get(), C1->get());
+  fmpq_mpoly_set_fmpq(p->p.get(), val.re.get(), C1->get());
   p->im = FmpqMpoly(C1);
-  fmpq_mpoly_set_fmpq(p->im->get(), im.get(), C1->get());
+  fmpq_mpoly_set_fmpq(p->im->get(), val.im.get(), C1->get());
   return make_poly(p);
 }
 

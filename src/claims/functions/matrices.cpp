@@ -3,6 +3,7 @@
 // homogeneous components of a polynomial. What LV Lemma 3 (products of
 // multiset coefficients), WS's vec(W X V) = (V^T ⊗ W) vec(X) and LV Lemma 5
 // (homogeneous parts) need to be written as claims.
+#include "../work_limits.hpp"
 #include "function.hpp"
 
 namespace netpoly::claims_detail {
@@ -41,7 +42,11 @@ Value sum_prod(Evaluator& ev, const Expr& e, const Env& env) {
   if (l.kind != Value::Kind::list) fail(at, e.str + ": expected a list (or BODY for NAME in LIST)");
   const bool sum = e.str == "sum";
   Value r = make_int(sum ? 0 : 1);  // the empty sum and product
-  for (const auto& x : *l.list) r = ev.arith(sum ? '+' : '*', r, x, at);
+  WorkClock clock(ev, e);
+  for (const auto& x : *l.list) {
+    clock.check();
+    r = ev.arith(sum ? '+' : '*', r, x, at);
+  }
   return r;
 }
 
@@ -51,10 +56,22 @@ Value matmul_fn(Evaluator& ev, const Expr& e, const Env& env) {
   if (A[0].size() != B.size())
     fail(e.loc, "matmul: a " + std::to_string(A.size()) + " x " + std::to_string(A[0].size()) + " matrix times a " +
                     std::to_string(B.size()) + " x " + std::to_string(B[0].size()) + " one");
+  // As kron: at most 10^6 entries; and at most 10^8 products of entries.
+  const double entries = static_cast<double>(A.size()) * static_cast<double>(B[0].size()),
+               products = entries * static_cast<double>(B.size());
+  if (entries > 1e6 || products > 1e8)
+    limit_reached(e, std::to_string(A.size()) + " x " + std::to_string(B.size()) + " times " +
+                         std::to_string(B.size()) + " x " + std::to_string(B[0].size()) +
+                         ": more than 10^6 entries or 10^8 products of entries",
+                  "no flag raises it");
+  WorkClock clock(ev, e);
   Matrix C(A.size(), Row(B[0].size(), make_int(0)));
   for (std::size_t i = 0; i < A.size(); ++i)
     for (std::size_t j = 0; j < B[0].size(); ++j)
-      for (std::size_t k = 0; k < B.size(); ++k) C[i][j] = ev.arith('+', C[i][j], ev.arith('*', A[i][k], B[k][j], e.loc), e.loc);
+      for (std::size_t k = 0; k < B.size(); ++k) {
+        clock.tick();
+        C[i][j] = ev.arith('+', C[i][j], ev.arith('*', A[i][k], B[k][j], e.loc), e.loc);
+      }
   return matrix_value(C);
 }
 
@@ -64,11 +81,15 @@ Value kron_fn(Evaluator& ev, const Expr& e, const Env& env) {
   const Matrix A = need_matrix(a.arg(0), a.pos[0]->loc, "kron"), B = need_matrix(a.arg(1), a.pos[1]->loc, "kron");
   const std::size_t p = B.size(), q = B[0].size();
   if (static_cast<double>(A.size()) * A[0].size() * p * q > 1e6) fail(e.loc, "kron: more than 10^6 entries");
+  WorkClock clock(ev, e);
   Matrix C(A.size() * p, Row(A[0].size() * q));
   for (std::size_t i = 0; i < A.size(); ++i)
     for (std::size_t j = 0; j < A[0].size(); ++j)
       for (std::size_t r = 0; r < p; ++r)
-        for (std::size_t s = 0; s < q; ++s) C[i * p + r][j * q + s] = ev.arith('*', A[i][j], B[r][s], e.loc);
+        for (std::size_t s = 0; s < q; ++s) {
+          clock.tick();
+          C[i * p + r][j * q + s] = ev.arith('*', A[i][j], B[r][s], e.loc);
+        }
   return matrix_value(C);
 }
 

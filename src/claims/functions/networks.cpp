@@ -3,6 +3,8 @@
 #include <type_traits>
 #include <variant>
 
+#include "../../analysis/methods/method.hpp"
+#include "../work_limits.hpp"
 #include "function.hpp"
 #include "netpoly/claim_transforms.hpp"
 #include "netpoly/presets.hpp"
@@ -51,10 +53,18 @@ std::vector<Value> gen_presets(Evaluator& ev, const Expr& e, const Env& env) {
     if (p.values.empty()) return {};
     ps.push_back(std::move(p));
   }
+  // Every combination is a network: at most 10^5 of them, made within --budget.
+  double combinations = 1;
+  for (const auto& p : ps) combinations *= static_cast<double>(p.values.size());
+  if (combinations > 1e5)
+    limit_reached(e, methods::fmt_g(combinations) + " combinations of the parameters (at most 10^5)",
+                  "no flag raises it: give fewer values");
+  WorkClock clock(ev, e);
   std::vector<Value> out;
   std::size_t skipped = 0;
   std::vector<std::size_t> at(ps.size(), 0);
   for (bool done = false; !done;) {
+    clock.check();
     PresetOptions o;
     o.weights = weights;
     o.shape.arch = parse_arch(f);

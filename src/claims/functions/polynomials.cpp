@@ -1,12 +1,14 @@
 // Functions on polynomials: random and written-out polynomials (generators),
 // and degree, terms and vars of a polynomial, network or output.
 #include <algorithm>
+#include <cmath>
 #include <functional>
 
 #include "function.hpp"
 #include "netpoly/expand.hpp"
 #include "netpoly/gauss.hpp"
 #include "netpoly/random.hpp"
+#include "../work_limits.hpp"
 
 namespace netpoly::claims_detail {
 namespace {
@@ -41,6 +43,14 @@ std::vector<Value> gen_random_poly(Evaluator& ev, const Expr& e, const Env& env)
   if (const Arg* a = named(e, "coeffs")) R = need_int(ev.eval(*a->value, env), a->loc, "coeffs");
   if (tlo < 0 || thi < tlo || dlo < 0 || dhi < dlo || R < 1 || dhi > 64)
     fail(e.loc, "random_poly: need 0 <= terms lo <= hi, 0 <= degree lo <= hi <= 64, coeffs >= 1");
+  // The work: up to `thi` terms per polynomial, each pushed once and the
+  // like terms combined at the end (adding them one by one costs the square).
+  check_terms(ev, e, static_cast<double>(thi), "random_poly with up to " + std::to_string(thi) + " terms");
+  double words = 0;
+  for (slong n : vars) words = std::max(words, std::ceil(static_cast<double>(std::max<slong>(n, 1)) * 8 / 64));
+  check_work_memory(e, 2 * static_cast<double>(thi) * (8 * words + 48),
+                    "random_poly with up to " + std::to_string(thi) + " terms");
+  WorkClock clock(ev, e);
   std::vector<Value> out;
   for (slong n : vars) {
     if (n < 1 || n > 64) fail(e.loc, "random_poly: vars must be in [1, 64]");
@@ -53,18 +63,18 @@ std::vector<Value> gen_random_poly(Evaluator& ev, const Expr& e, const Env& env)
       pv->flat = true;
       const slong nt = tlo + static_cast<slong>(g.below(static_cast<std::uint64_t>(thi - tlo + 1)));
       std::vector<ulong> ex(static_cast<std::size_t>(n));
-      FmpqMpoly t(C);
       for (slong k = 0; k < nt; ++k) {
+        clock.tick();
         std::fill(ex.begin(), ex.end(), 0);
         const slong deg = dlo + static_cast<slong>(g.below(static_cast<std::uint64_t>(dhi - dlo + 1)));
         for (slong j = 0; j < deg; ++j) ++ex[g.below(static_cast<std::uint64_t>(n))];
         slong c = static_cast<slong>(g.below(static_cast<std::uint64_t>(2 * R)));
         c = c < R ? c - R : c - R + 1;  // uniform in [-R, R] without 0
         Fmpq cq(c);
-        fmpq_mpoly_zero(t.get(), C->get());
-        fmpq_mpoly_set_coeff_fmpq_ui(t.get(), cq.get(), ex.data(), C->get());
-        fmpq_mpoly_add(pv->p.get(), pv->p.get(), t.get(), C->get());
+        fmpq_mpoly_push_term_fmpq_ui(pv->p.get(), cq.get(), ex.data(), C->get());
       }
+      fmpq_mpoly_sort_terms(pv->p.get(), C->get());
+      fmpq_mpoly_combine_like_terms(pv->p.get(), C->get());
       Value v;
       v.kind = Value::Kind::poly;
       v.poly = pv;

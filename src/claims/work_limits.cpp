@@ -1,0 +1,71 @@
+#include "work_limits.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+#include "../analysis/methods/method.hpp"
+#include "netpoly/error.hpp"
+#include "netpoly/limits.hpp"
+
+namespace netpoly::claims_detail {
+
+using methods::fmt_g;
+
+std::string call_place(const Expr& e) {
+  return e.loc.str() + ": " + (e.kind == Expr::Kind::call ? e.str + "(...)" : e.text);
+}
+
+std::string max_terms_text(const SepOptions& o) { return "--max-terms " + fmt_g(o.max_terms); }
+
+void limit_reached(const Expr& e, const std::string& what, const std::string& raise) {
+  throw LimitError(call_place(e) + ": " + what + (raise.empty() ? "" : "; " + raise));
+}
+
+void check_terms(const Evaluator& ev, const Expr& e, double estimate, const std::string& what, double factor) {
+  const SepOptions o = ev.defaults();
+  if (!(estimate <= factor * o.max_terms))
+    limit_reached(e,
+                  what + ": estimated " + fmt_g(estimate) + " terms, more than " +
+                      (factor == 1 ? "" : fmt_g(factor) + " x ") + max_terms_text(o),
+                  "raise --max-terms to try anyway");
+}
+
+void check_work_memory(const Expr& e, double bytes, const std::string& what) {
+  try {
+    check_memory_estimate(bytes, what);
+  } catch (const LimitError& x) {
+    throw LimitError(call_place(e) + ": " + x.what());
+  }
+}
+
+void check_power_size(const Evaluator& ev, const Expr& e, const FmpqMpoly& p, ulong k) {
+  const double len = static_cast<double>(p.length());
+  if (len <= 1 || k <= 1) return;  // a monomial's power is one term
+  const double kd = static_cast<double>(k);
+  // log2 of ((len k)) = binom(len + k - 1, k), through lgamma.
+  const double log2_multiset = (std::lgamma(len + kd) - std::lgamma(kd + 1) - std::lgamma(len)) / std::log(2.0);
+  const double log2_terms = std::min(kd * std::log2(len), log2_multiset);
+  const std::string what = "a power of a polynomial of " + std::to_string(p.length()) + " terms to the power " +
+                           std::to_string(k);
+  check_terms(ev, e, std::exp2(std::min(log2_terms, 1000.0)), what, 10);
+  const fmpq_mpoly_struct* q = p.get();
+  const double coeff_bits = static_cast<double>(std::abs(fmpz_mpoly_max_bits(q->zpoly))) +
+                            static_cast<double>(fmpz_bits(fmpq_numref(q->content)) + fmpz_bits(fmpq_denref(q->content))) +
+                            std::log2(len);
+  check_work_memory(e, std::exp2(log2_terms) * (kd * coeff_bits / 8 + 32), what);
+}
+
+WorkClock::WorkClock(const Evaluator& ev, const Expr& e)
+    : e_(e), o_(ev.defaults()), budget_(o_.budget), t0_(std::chrono::steady_clock::now()) {}
+
+double WorkClock::seconds() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+}
+
+void WorkClock::check() const {
+  const double s = seconds();
+  if (s > budget_)
+    limit_reached(e_, "stopped at " + budget_text(o_) + " (after " + fmt_g(s) + " s)", "raise --budget");
+}
+
+}  // namespace netpoly::claims_detail

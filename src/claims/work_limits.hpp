@@ -1,0 +1,58 @@
+// The limits a claim function's own work is held to, as a rank method's are:
+// sizes estimated before the work (--max-terms for polynomials, the memory
+// limit, the bits of an exact value) and the time of --budget (per call, like
+// a rank method's seconds), measured inside its long loops. Reaching one is
+// a LimitError naming the call, its place in the claim file, the estimate and
+// the flag that raises it; the claim's instance is then inconclusive and says
+// why (proofs/README.md, "--budget").
+#pragma once
+#include <chrono>
+#include <string>
+
+#include "claim_eval.hpp"
+
+namespace netpoly::claims_detail {
+
+// "file.np:4:10: random_poly(...)" (a call; an operator: its text): where a limit was reached.
+std::string call_place(const Expr& e);
+
+// "--max-terms 5e+07" (the run's, or a `using` clause's).
+std::string max_terms_text(const SepOptions& o);
+
+// Throws LimitError: `call_place(e): what` and how to go on (`raise`).
+[[noreturn]] void limit_reached(const Expr& e, const std::string& what, const std::string& raise);
+
+// Throws LimitError when `estimate` (terms) exceeds `factor` x --max-terms.
+void check_terms(const Evaluator& ev, const Expr& e, double estimate, const std::string& what, double factor = 1);
+
+// Throws LimitError when `bytes` of work (on top of the resident set) pass
+// the memory limit.
+void check_work_memory(const Expr& e, double bytes, const std::string& what);
+
+// p^k: its terms, at most min(len^k, ((len k))), against 10 x --max-terms
+// (as a product's), and its coefficients' bits, at most k (bits of p's
+// largest coefficient + log2 len), against the memory limit.
+void check_power_size(const Evaluator& ev, const Expr& e, const FmpqMpoly& p, ulong k);
+
+// A call's time against --budget: tick() in its loops (cheap: the clock is
+// read every 1024 ticks); seconds() so far.
+class WorkClock {
+ public:
+  WorkClock(const Evaluator& ev, const Expr& e);
+  void tick() {
+    if (++ticks_ % 1024 == 0) check();
+  }
+  void check() const;
+  double seconds() const;
+  // Seconds left of --budget for this call.
+  double left() const { return budget_ - seconds(); }
+
+ private:
+  const Expr& e_;
+  SepOptions o_;
+  double budget_;
+  std::chrono::steady_clock::time_point t0_;
+  unsigned long ticks_ = 0;
+};
+
+}  // namespace netpoly::claims_detail
