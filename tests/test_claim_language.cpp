@@ -575,6 +575,17 @@ TEST_CASE("claim functions hold their work to --max-terms, --budget and the size
   r = run_limited("check terms(poly(\"x0 + x1 + x2 + x3\")^40) >= 0", 5, 1000);
   CHECK(r.verdict == Verdict::inconclusive);
   CHECK_THAT(limit_of(r), Contains("estimated 1.23e+04 terms, more than 10 x --max-terms 1e+03"));
+  // over Q(i) too: (x0 + I)^40 has 41 terms, more than 10 x 1 (its 4 terms at k = 3 still fit 10 x 1)
+  r = run_limited("check terms(poly(\"x0 + I\")^40) >= 0", 5, 1);
+  CHECK(r.verdict == Verdict::inconclusive);
+  CHECK_THAT(limit_of(r), Contains("a power of a polynomial of 2 terms to the power 40: estimated 41 terms, "
+                                   "more than 10 x --max-terms 1"));
+  CHECK(run_limited("check terms(poly(\"x0 + I\")^3) == 4", 5, 1).verdict == Verdict::pass);
+  // sup_sep over 48 outputs x binom(24, 12) / 2 balanced partitions: refused before any is made
+  r = run_limited("check sup_sep(attention(layers = 1, width = 2, heads = 1, tokens = 24)) >= 1", 5);
+  CHECK(r.verdict == Verdict::inconclusive);
+  CHECK_THAT(limit_of(r), Contains("sup_sep(...): 48 output entries x 1352078 partitions = 6.49e+07 (output, "
+                                   "partition) pairs to analyse, more than 1e+05"));
   r = run_limited("check len(matmul(identity(1000), identity(1000))) == 1000", 5);
   CHECK(r.verdict == Verdict::inconclusive);
   CHECK_THAT(limit_of(r), Contains("matmul(...): 1000 x 1000 times 1000 x 1000: more than 10^6 entries"));

@@ -6,6 +6,7 @@
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
 #include "netpoly/gauss.hpp"
+#include "work_limits.hpp"
 
 namespace netpoly::claims_detail {
 
@@ -88,6 +89,11 @@ Value gauss_binary(Evaluator& ev, const Expr& e, const Value& a, const Value& b)
     } else {
       const slong k = need_int(b, e.kids.size() > 1 ? e.kids[1]->loc : e.loc, "the exponent");
       if (k < 0) fail(e.loc, "a polynomial power needs an exponent >= 0");
+      {  // the size of x^k, estimated from re + im (its terms and coefficients' sizes)
+        FmpqMpoly both(C);
+        fmpq_mpoly_add(both.get(), x.re.get(), x.im.get(), C->get());
+        check_power_size(ev, e, both, static_cast<ulong>(k));
+      }
       fmpq_mpoly_one(r.re.get(), C->get());
       for (slong bit = 62; bit >= 0; --bit) {  // square and multiply
         r = cmul(r, r, C, max_terms);

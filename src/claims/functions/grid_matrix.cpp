@@ -158,11 +158,17 @@ Value eps_rank_fn(Evaluator& ev, const Expr& e, const Env& env) {
       D(i, j) = x.num.cert.lo.value().to_double();
     }
   const Fmpq mn(m * n);
-  // The estimate: the same rule on the singular values in doubles.
-  const Eigen::VectorXd s = Eigen::BDCSVD<Eigen::MatrixXd>(D).singularValues();
-  const double e_d = eps.to_double(), mn_d = static_cast<double>(m * n);
+  // The estimate (mean_square only): the same rule on the singular values in
+  // doubles, about 1e-8 m n k s; none beyond --budget.
+  const double svd_secs = 1e-8 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  const bool svd = norm == "mean_square" && svd_secs <= ev.defaults().budget;
+  if (norm == "mean_square" && !svd)
+    ev.notes.push_back(call_place(e) + ": beyond " + budget_text(ev.defaults()) + ", the singular values in doubles (" +
+                       "estimated at " + methods::fmt_g(svd_secs) + " s) were not computed: no numeric estimate");
   std::size_t est = 0;
-  if (norm == "mean_square") {  // the least r with sum_{i > r} s_i^2 <= eps m n
+  if (svd) {  // the least r with sum_{i > r} s_i^2 <= eps m n
+    const Eigen::VectorXd s = Eigen::BDCSVD<Eigen::MatrixXd>(D).singularValues();
+    const double e_d = eps.to_double(), mn_d = static_cast<double>(m * n);
     double tail = s.squaredNorm();
     while (est < k && tail > e_d * mn_d) tail -= s(static_cast<Eigen::Index>(est)) * s(static_cast<Eigen::Index>(est++));
   }
@@ -175,7 +181,8 @@ Value eps_rank_fn(Evaluator& ev, const Expr& e, const Env& env) {
     ev.notes.push_back(call_place(e) + ": beyond " + budget_text(ev.defaults()) +
                        ", the exact eigenvalue counts of a " + std::to_string(m) + " x " + std::to_string(n) +
                        " matrix (estimated at " + methods::fmt_g(count_secs) +
-                       " s) were not computed: only the numeric estimate (raise --budget)");
+                       " s) were not computed: the bracket [0, " + std::to_string(k) + "]" +
+                       (svd ? " and the numeric estimate" : "") + " (raise --budget)");
   } else if (counted) {
     const EigenCount count(gram(M));
     const Fmpq e2 = qmul(eps, eps);
@@ -196,7 +203,7 @@ Value eps_rank_fn(Evaluator& ev, const Expr& e, const Env& env) {
                        std::to_string(kMaxExactSide) + " on the smaller side): only the numeric estimate");
   }
   Quantity q = Quantity::bracket(lo, hi);
-  if (norm == "mean_square" && !q.is_exact()) {
+  if (svd && !q.is_exact()) {
     const XRat x(static_cast<slong>(est));
     if (lo <= x && x <= hi) {
       q.likely = Interval::point(x);

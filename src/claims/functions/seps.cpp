@@ -1,4 +1,6 @@
 // Separation-rank quantities: sep, grid, max_sep, min_sep, sup_sep, inf_sep.
+#include "../../analysis/methods/method.hpp"
+#include "../work_limits.hpp"
 #include "function.hpp"
 #include "netpoly/lv_witness.hpp"
 #include "netpoly/error.hpp"
@@ -21,6 +23,18 @@ Quantity grid_quantity(const MethodRun& run) {
   return Quantity::bracket(rp, side);
 }
 
+// A quantity over many (output, partition) pairs analyses each: at most
+// max_pairs of them (the CLI's --max-pairs, 1e5), as seprank and table.
+void check_claim_pairs(const Expr& e, std::size_t outputs, std::size_t partitions, const SepOptions& so) {
+  const double pairs = static_cast<double>(outputs) * static_cast<double>(partitions);
+  if (pairs > so.max_pairs)
+    limit_reached(e,
+                  std::to_string(outputs) + " output entries x " + std::to_string(partitions) + " partitions = " +
+                      methods::fmt_g(pairs) + " (output, partition) pairs to analyse, more than " +
+                      methods::fmt_g(so.max_pairs),
+                  "name one output entry (net[i, c]) or a smaller network");
+}
+
 Value sep_like(Evaluator& ev, const Expr& e, const Env& env) {
   const CallArgs a(ev, e, env);
   const auto& pos = a.pos;
@@ -38,6 +52,7 @@ Value sep_like(Evaluator& ev, const Expr& e, const Env& env) {
         target.kind == Value::Kind::output ? std::vector<Entry>{target.entry}
         : f == "sep"                       ? std::vector<Entry>{default_output(target.net->model)}
                                            : resolve_outputs(target.net->model, std::nullopt, true);
+    check_claim_pairs(e, outs.size(), 1, so);
     q = extreme_of(ev.quantified_seps(e, target.net, outs, {P.P}, so), f != "min_sep");
     return Value::number(q);  // quantified_seps records gsep's status
   }
@@ -65,7 +80,9 @@ Value sep_like(Evaluator& ev, const Expr& e, const Env& env) {
     std::vector<Quantity> qs;
     if (target.kind == Value::Kind::net) {
       std::vector<Entry> zeros;
-      qs = network_seps(target.net->model, resolve_outputs(target.net->model, std::nullopt, true), {P.P}, so, &zeros);
+      const std::vector<Entry> outs = resolve_outputs(target.net->model, std::nullopt, true);
+      check_claim_pairs(e, outs.size(), 1, so);
+      qs = network_seps(target.net->model, outs, {P.P}, so, &zeros);
       note_zero_outputs(ev, *target.net, zeros);
     } else {
       qs.push_back(ev.sep_quantity(e, target, P, so, &status));
@@ -86,6 +103,14 @@ Value sup_inf(Evaluator& ev, const Expr& e, const Env& env) {
   SepOptions so = ev.sep_options(e, env);
   std::vector<Entry> outs = target.kind == Value::Kind::output ? std::vector<Entry>{target.entry}
                                                                : resolve_outputs(n.model, std::nullopt, true);
+  {  // the balanced partitions, counted before they are made: binom(items, items / 2), each pair once
+    const std::size_t items = n.model.tokens == 1 ? n.model.width : n.model.tokens;
+    double count = 1;
+    for (std::size_t i = 1; i <= items / 2; ++i)
+      count = count * static_cast<double>(items - items / 2 + i) / static_cast<double>(i);
+    if (items % 2 == 0) count /= 2;
+    if (items >= 2 && items <= 24) check_claim_pairs(e, outs.size(), static_cast<std::size_t>(count + 0.5), so);
+  }
   std::vector<Partition> parts;
   try {
     parts = all_balanced(n.model.tokens, n.model.width);
