@@ -3,7 +3,11 @@
 // integrality, range, with its JSON path), a sweep is bounded before it is
 // made, and every string from a file is escaped for the format it lands in.
 // Also: figures too large for a fixed buffer keep their unit (item 5).
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <cstdio>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "../src/tables/render_text.hpp"
@@ -182,9 +186,32 @@ TEST_CASE("strings from files are escaped for each format", "[table][escape]") {
   CHECK(csv_quote("=a,b") == "\"'=a,b\"");
   CHECK(csv_quote("plain") == "plain");
   // Markdown: no cell break, no link, no HTML, no line break.
-  CHECK(md_escape("a|b[x](javascript:y)<b>\n*") == "a\\|b\\[x\\](javascript:y)\\<b\\>\\\\n\\*");
+  CHECK(md_escape("a|b[x](javascript:y)<b>\n*") == "a\\|b[x]\\(javascript:y)\\<b\\>\\\\n\\*");
+  CHECK(md_escape("output y[0][0], weights in [-3, 3] (small)") == "output y[0][0], weights in [-3, 3] (small)");
   // XML: control characters, non-characters and bytes that are not UTF-8 never reach the SVG.
   CHECK(xml_escape("a\x01<&>\"'\xef\xbf\xbe\xff") == "a\\x01&lt;&amp;&gt;&quot;&apos;\xef\xbf\xbd\xef\xbf\xbd");
   CHECK(utf8_clean("caf\xc3\xa9") == "caf\xc3\xa9");
   CHECK(utf8_clean("\xc0\xaf") == "\xef\xbf\xbd\xef\xbf\xbd");  // an overlong '/'
+}
+
+TEST_CASE("--resume reads its journal as strictly: a negative rank is refused naming the line and the path",
+          "[table][strict]") {
+  const SweepSpec s;  // attention L=1 d=2 H=1 N=2, generic weights
+  const auto configs = sweep_configs(s);
+  json row = measure_row(configs.at(0), s).to_json();
+  const std::string path = "/tmp/netpoly-strict-journal-" + std::to_string(::getpid()) + ".jsonl";
+  auto resume = [&](const json& r) {
+    { std::ofstream(path) << r.dump() << "\n"; }
+    Journal jf(path, true);
+    return resumed_rows(jf, s, configs);
+  };
+  CHECK(resume(row).size() == 1);
+  row["upper"] = -1;
+  try {
+    resume(row);
+    FAIL("a negative rank was resumed");
+  } catch (const InputError& e) {
+    CHECK_THAT(e.what(), Catch::StartsWith(path + ":1: upper: expected an integer in [0, 4611686018427387904], got the integer -1"));
+  }
+  std::remove(path.c_str());
 }

@@ -223,6 +223,12 @@ struct SweepRunOptions {
 // Runs the sweep; returns the rows of this shard (finished and resumed).
 std::vector<TableRow> run_sweep(const SweepSpec& s, const SweepRunOptions& o);
 
+// The rows of a journal that --resume keeps: those of `mine` (this shard's
+// configurations), each read strictly and judged like a fresh row (an edited
+// journal is not trusted), measured with s's options and by this build (one
+// table, one build); an InputError otherwise, the journal left as it was.
+std::vector<TableRow> resumed_rows(const Journal& jf, const SweepSpec& s, const std::vector<SweepConfig>& mine);
+
 // Reads rows from a JSON table or a journal (FILE.jsonl, or FILE's journal).
 // A journal's torn last line (a killed run) is skipped; any other line that
 // is not a row is an InputError naming the file and line.

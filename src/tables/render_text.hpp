@@ -81,12 +81,13 @@ inline std::string csv_quote(const std::string& in) {
 }
 
 // Markdown text (a table cell, a bold title): control characters visible, and
-// \ ` * _ [ ] < > | escaped with a backslash, so a string can neither end its
-// cell nor become a link, emphasis or HTML.
+// \ ` * _ < > | escaped with a backslash, and the ( of "](", so a string can
+// neither end its cell nor become emphasis, HTML, an autolink or an inline
+// link or image ("y[0][0]" stays as it is).
 inline std::string md_escape(const std::string& s) {
   std::string o;
   for (char c : visible(s)) {
-    if (std::string("\\`*_[]<>|").find(c) != std::string::npos) o += '\\';
+    if (std::string("\\`*_<>|").find(c) != std::string::npos || (c == '(' && !o.empty() && o.back() == ']')) o += '\\';
     o += c;
   }
   return o;

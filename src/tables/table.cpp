@@ -152,12 +152,6 @@ std::vector<TableRow> read_rows(const std::string& path) {
   return journal_rows(path + ".jsonl");
 }
 
-namespace {
-
-// The rows of a journal that --resume keeps: this shard's, each judged like a
-// fresh row (an edited journal is not trusted), measured with this run's
-// options and by this build (one table, one build); refused otherwise, the
-// journal left as it was.
 std::vector<TableRow> resumed_rows(const Journal& jf, const SweepSpec& s, const std::vector<SweepConfig>& mine) {
   const std::string& journal = jf.path();
   const json now = s.row_options();
@@ -206,8 +200,6 @@ std::vector<TableRow> resumed_rows(const Journal& jf, const SweepSpec& s, const 
   }
   return rows;
 }
-
-}  // namespace
 
 std::vector<TableRow> run_sweep(const SweepSpec& s, const SweepRunOptions& o) {
   if (o.shards == 0 || o.shard == 0 || o.shard > o.shards) throw InputError("--shard K/N: need 1 <= K <= N");
