@@ -44,6 +44,11 @@ void forget_inputs();
 //   path): refused (InputError naming it and its role); nothing is written.
 void write_output(const std::string& path, const std::string& text);
 
+// Whether write_output(path) replaces a file (path is new, a regular file, or
+// a link to one) rather than writing into a FIFO or a device: a caller that
+// rewrites its output as it goes writes a FIFO or a device once, at the end.
+bool output_is_file(const std::string& path);
+
 // The same as write_output (its former name).
 void write_file_atomic(const std::string& path, const std::string& text);
 

@@ -181,6 +181,12 @@ void write_output(const std::string& path, const std::string& text) {
 
 void write_file_atomic(const std::string& path, const std::string& text) { write_output(path, text); }
 
+bool output_is_file(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return true;  // new (or a dangling link, which write_output refuses)
+  return S_ISREG(st.st_mode);
+}
+
 double input_size_cap() {
   double mem = current_limits().max_memory_bytes;
   if (!(mem > 0)) mem = default_memory_limit();

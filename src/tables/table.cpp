@@ -217,11 +217,13 @@ std::vector<TableRow> run_sweep(const SweepSpec& s, const SweepRunOptions& o) {
   if (o.resume && to_file) rows = resumed_rows(*jf, s, mine);
   for (const auto& r : rows) have.insert(r.config.key());
   const std::string title = sweep_title(s);
+  // A file is re-rendered after every row; a FIFO or a device gets the table once, at the end.
+  const bool rerender = to_file && output_is_file(o.out);
   if (to_file) {  // rewrite the journal with exactly the kept rows
     std::string text;
     for (const auto& r : rows) text += r.to_json().dump() + "\n";
     jf->rewrite(text);
-    write_file_atomic(o.out, render_table(rows, o.format, title, o.view));
+    if (rerender) write_file_atomic(o.out, render_table(rows, o.format, title, o.view));
   }
   std::vector<SweepConfig> todo;
   for (const auto& c : mine)
@@ -269,7 +271,7 @@ std::vector<TableRow> run_sweep(const SweepSpec& s, const SweepRunOptions& o) {
       if (to_file) {
         try {
           jf->append(r.to_json().dump());
-          write_file_atomic(o.out, render_table(rows, o.format, title, o.view));
+          if (rerender) write_file_atomic(o.out, render_table(rows, o.format, title, o.view));
         } catch (...) {
           if (!err) err = std::current_exception();
           return;
@@ -289,6 +291,7 @@ std::vector<TableRow> run_sweep(const SweepSpec& s, const SweepRunOptions& o) {
   for (auto& t : pool) t.join();
   if (jobs > 1) set_thread_count(saved_threads);
   if (err) std::rethrow_exception(err);
+  if (to_file && !rerender) write_output(o.out, render_table(rows, o.format, title, o.view));
   if (!o.plot.empty()) write_plot(o.plot, rows, title, o.view);
   std::sort(rows.begin(), rows.end(), [](const TableRow& a, const TableRow& b) { return a.config.index < b.config.index; });
   return rows;
