@@ -54,3 +54,14 @@ set_tests_properties(cli_table_latex PROPERTIES TIMEOUT 180 SKIP_RETURN_CODE 77)
 netpoly_expect(cli_table_bounds_unknown 2 "unknown bound id \"LV Thm 99\"; the registry's ids: LV Thm 3, LV Thm 4," table --bounds "LV Thm 3,LV Thm 99")
 netpoly_expect(cli_table_bounds_elsewhere 2 "\"NB Thm 5.5\" applies to none of the table's shapes; the bounds that do: LV Thm 3" table --arch attention --bounds "NB Thm 5.5")
 netpoly_expect(cli_table_bounds_columns 0 "| seed | params | sep | status | 2nd draw | LV Thm 4 (<=) | LV Thm 3 (<=) |" table --bounds "LV Thm 4, LV Thm 3")
+# Hand-edited shards (issue 38, items 4 and 14): numbers checked as strictly as a model's, sweeps bounded,
+# methods and builds netpoly's; the strings a merge accepts escaped in md, csv, LaTeX, JSON, SVG, PGF and PDF.
+add_test(NAME cli_table_hostile COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/scripts/table_hostile.sh $<TARGET_FILE:netpoly>)
+set_tests_properties(cli_table_hostile PROPERTIES PASS_REGULAR_EXPRESSION "hostile shards are refused or escaped" TIMEOUT 180)
+# Outputs through symbolic links, FIFOs and character devices; an input of the run never overwritten (issue 38, item 13).
+add_test(NAME cli_output_targets COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/scripts/output_targets.sh $<TARGET_FILE:netpoly>)
+set_tests_properties(cli_output_targets PROPERTIES PASS_REGULAR_EXPRESSION "inputs are never overwritten" TIMEOUT 120)
+# expand --estimate: a figure too large for a buffer keeps its unit, in scientific notation (issue 38, item 5).
+add_test(NAME cli_expand_estimate_huge
+         COMMAND sh -c "$<TARGET_FILE:netpoly> make attention --layers 10 --width 8 --heads 1 --tokens 8 -o - | $<TARGET_FILE:netpoly> expand - --estimate")
+set_tests_properties(cli_expand_estimate_huge PROPERTIES PASS_REGULAR_EXPRESSION "memory  about 7\\.20e\\+206 GiB at the peak")

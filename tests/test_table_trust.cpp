@@ -176,12 +176,12 @@ TEST_CASE("merge_tables joins shards and refuses rows that do not belong, naming
   CHECK(err == dir.file("b.json") + ": row \"" + key + "\": its lower end 9 is above its upper end 5");
   // Another build.
   json v = read_json(s2);
-  v["rows"][0]["netpoly_version"] = "0.0.1 (test)";
+  v["rows"][0]["netpoly_version"] = "0.0.1 (git 0123456789ab, FLINT 2.9.0)";
   write_json(dir.file("v.json"), v);
   err = merge_error({s1, dir.file("v.json")});
   CHECK(err.find("rows of two netpoly builds") != std::string::npos);
   CHECK(err.find("netpoly " + netpoly_build()) != std::string::npos);
-  CHECK(err.find("netpoly 0.0.1 (test)") != std::string::npos);
+  CHECK(err.find("netpoly 0.0.1 (git 0123456789ab, FLINT 2.9.0)") != std::string::npos);
   // A bound cell the registry does not give.
   json t = j;
   t["rows"][0]["bounds"][0]["value"] = "4";

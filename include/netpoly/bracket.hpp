@@ -11,6 +11,11 @@
 
 namespace netpoly {
 
+class JsonCheck;
+
+// The largest rank a file may state (a bracket end read back from JSON).
+inline constexpr std::size_t kMaxRank = std::size_t(1) << 62;
+
 struct MethodRun;
 
 enum class BracketStatus {
@@ -51,7 +56,11 @@ struct Bracket {
   // ... or flat table-row fields (lower, upper, lower_method, upper_method,
   // status, failure_probability), and back.
   void write_row_json(nlohmann::json& j) const;
+  // Reading back checks every field strictly (JsonCheck): a negative or
+  // non-integer end, an unknown status, a probability outside [0, 1) is an
+  // InputError naming `in`'s source and the JSON path under `path`.
   static Bracket from_row_json(const nlohmann::json& j);
+  static Bracket from_row_json(const nlohmann::json& j, const JsonCheck& in, const std::string& path);
 
   // Text: "5", "5?" (probabilistic), "[3,7]" (compact, seprank's column) or
   // "5", "5 (prob.)", "error", "[3, 7]" (tables).

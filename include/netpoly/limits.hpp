@@ -41,8 +41,13 @@ void check_memory_estimate(double bytes, const std::string& what);
 // The same against a given limit: `bytes` in all (resident + work).
 void check_memory_estimate(double bytes, double limit, bool memory_default, const std::string& what);
 
-// "512.0 KiB", "3.2 MiB", "1.50 GiB".
+// "512.0 KiB", "3.2 MiB", "1.50 GiB"; "8.04e+21 GiB" beyond 10^15 GiB.
 std::string format_bytes(double bytes);
+
+// x with `digits` decimals ("%.*f", digits in [0, 17]); beyond 10^15 in
+// magnitude in scientific notation ("9.05e+30"), never cut by a buffer;
+// "inf", "-inf", "nan" when not finite.
+std::string format_fixed(double x, int digits);
 
 // Gives freed heap memory back to the system (after a large computation was
 // dropped, so that the resident set falls before the next one).

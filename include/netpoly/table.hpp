@@ -17,6 +17,20 @@
 
 namespace netpoly {
 
+class JsonCheck;
+
+// The limits of a sweep, the CLI's (--seeds, the lists' values) and a file's
+// alike: a sweep larger than kMaxSweepRows configurations is refused before
+// any is made (check_sweep_size).
+inline constexpr std::uint64_t kMaxSweepValue = 999'999'999;  // a list value (parse_list: 9 digits)
+inline constexpr std::uint64_t kMaxSweepSeeds = 10'000;
+inline constexpr std::size_t kMaxSweepRows = 1'000'000;
+inline constexpr std::uint64_t kMaxSweepDepth = 64, kMaxSweepWidth = 4096;  // --max-depth, --max-width
+inline constexpr std::int64_t kMaxWeightRange = std::int64_t(1) << 40;      // --range
+
+// A --param-budget value: decimal digits of an integer in [1, 2^62].
+bool is_param_budget(const std::string& b);
+
 struct SweepSpec {
   Arch arch = Arch::attention;
   // degrees: of the product or attention blocks; empty: the architecture's
@@ -54,8 +68,15 @@ struct SweepSpec {
   // The whole sweep (row_options and every list): a --merge joins only rows of
   // one sweep and knows from it which rows an unsharded run has.
   nlohmann::json sweep_json() const;
-  static SweepSpec from_sweep_json(const nlohmann::json& j);  // throws InputError
+  // Reads sweep_json() back, every field checked as the CLI checks its
+  // options (an InputError naming in's source and the JSON path under path).
+  static SweepSpec from_sweep_json(const nlohmann::json& j);
+  static SweepSpec from_sweep_json(const nlohmann::json& j, const JsonCheck& in, const std::string& path);
 };
+
+// InputError when the sweep has more than kMaxSweepRows configurations (an
+// upper estimate from the lists' lengths, computed without making them).
+void check_sweep_size(const SweepSpec& s);
 
 // The title an unsharded run of the sweep gives its table.
 std::string sweep_title(const SweepSpec& s);
@@ -111,7 +132,10 @@ struct TableRow : Bracket {
   nlohmann::json sweep = nullptr;    // SweepSpec::sweep_json() of that run
   std::string second_draw_text() const;  // the second draw's bracket as text ("" without one)
   nlohmann::json to_json() const;
-  static TableRow from_json(const nlohmann::json& j);  // throws nlohmann::json::exception, InputError
+  // Reads to_json() back, every field checked strictly (JsonCheck): an
+  // InputError naming in's source and the JSON path under path.
+  static TableRow from_json(const nlohmann::json& j);
+  static TableRow from_json(const nlohmann::json& j, const JsonCheck& in, const std::string& path);
 };
 
 // Measures one configuration (both draws) and judges it (judge_row).
@@ -198,6 +222,12 @@ struct SweepRunOptions {
 
 // Runs the sweep; returns the rows of this shard (finished and resumed).
 std::vector<TableRow> run_sweep(const SweepSpec& s, const SweepRunOptions& o);
+
+// The rows of a journal that --resume keeps: those of `mine` (this shard's
+// configurations), each read strictly and judged like a fresh row (an edited
+// journal is not trusted), measured with s's options and by this build (one
+// table, one build); an InputError otherwise, the journal left as it was.
+std::vector<TableRow> resumed_rows(const Journal& jf, const SweepSpec& s, const std::vector<SweepConfig>& mine);
 
 // Reads rows from a JSON table or a journal (FILE.jsonl, or FILE's journal).
 // A journal's torn last line (a killed run) is skipped; any other line that

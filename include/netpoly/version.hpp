@@ -9,4 +9,8 @@ namespace netpoly {
 
 const std::string& netpoly_build();
 
+// Whether s has the form of a netpoly_build() string (version, optional git
+// commit, FLINT version; printable ASCII only): what a table row may record.
+bool is_build_string(const std::string& s);
+
 }  // namespace netpoly

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "netpoly/error.hpp"
+#include "netpoly/json_check.hpp"
 #include "netpoly/seprank.hpp"
 
 namespace netpoly {
@@ -110,14 +111,25 @@ void Bracket::write_row_json(json& j) const {
   if (status == BracketStatus::probabilistic) j["failure_probability"] = failure_probability;
 }
 
-Bracket Bracket::from_row_json(const json& j) {
+Bracket Bracket::from_row_json(const json& j) { return from_row_json(j, JsonCheck("a table row"), ""); }
+
+Bracket Bracket::from_row_json(const json& j, const JsonCheck& in, const std::string& path) {
   Bracket b;
-  if (!j.at("lower").is_null()) b.lower.value = j["lower"].get<std::size_t>();
-  if (!j.at("upper").is_null()) b.upper.value = j["upper"].get<std::size_t>();
-  b.lower.method = j.value("lower_method", "");
-  b.upper.method = j.value("upper_method", "");
-  b.status = parse_status(j.at("status").get<std::string>());
-  b.failure_probability = j.value("failure_probability", 0.0);
+  auto end = [&](const char* k, std::optional<std::size_t>& to) {
+    const json& v = in.at(j, path, k);
+    if (!v.is_null()) to = in.count(v, JsonCheck::join(path, k), 0, kMaxRank);
+  };
+  end("lower", b.lower.value);
+  end("upper", b.upper.value);
+  auto method = [&](const char* k) {
+    return j.contains(k) ? in.text(j[k], JsonCheck::join(path, k)) : std::string();
+  };
+  b.lower.method = method("lower_method");
+  b.upper.method = method("upper_method");
+  const std::string st = in.text(in.at(j, path, "status"), JsonCheck::join(path, "status"));
+  b.status = in.parsed(JsonCheck::join(path, "status"), [&] { return parse_status(st); });
+  if (j.contains("failure_probability"))
+    b.failure_probability = in.number(j["failure_probability"], JsonCheck::join(path, "failure_probability"), 0, 1);
   return b;
 }
 

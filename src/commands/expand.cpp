@@ -112,8 +112,7 @@ void print_estimate(std::ostream& os, const ExpandOptions& o, const Model& m, co
     os << j.dump() << "\n";
     return;
   }
-  char t[64];
-  std::snprintf(t, sizeof t, "%.1f", secs);
+  const std::string t = format_fixed(secs, 1);
   os << "estimate (no expansion done) for " << (m.name.empty() ? "the model" : printable(m.name)) << ", " << outs.size()
      << (outs.size() == 1 ? " output entry" : " output entries") << "\n"
      << "  terms   <= " << (std::isfinite(est.terms) ? g3(est.terms) : std::string("inf"))

@@ -95,16 +95,16 @@ SweepSpec table_spec(const TableOptions& o) {
     s.arch = s.archs[0];
     std::stringstream bs(o.param_budget);
     for (std::string b; std::getline(bs, b, ',');) {
-      Fmpz B;
-      if (b.empty() || b.find_first_not_of("0123456789") != std::string::npos || !B.set_str(b) ||
-          fmpz_sgn(B.get()) <= 0 || fmpz_bits(B.get()) > 62)
+      if (!is_param_budget(b))
         throw InputError("--param-budget: expected positive integers below 2^62 separated by commas, got \"" +
                          o.param_budget + "\"");
       if (std::find(s.budgets.begin(), s.budgets.end(), b) == s.budgets.end()) s.budgets.push_back(b);
     }
     if (s.budgets.empty()) throw InputError("--param-budget: expected at least one budget");
-    if (o.max_depth < 1 || o.max_depth > 64) throw InputError("--max-depth: must be in [1, 64]");
-    if (o.max_width < 1 || o.max_width > 4096) throw InputError("--max-width: must be in [1, 4096]");
+    if (o.max_depth < 1 || o.max_depth > kMaxSweepDepth)
+      throw InputError("--max-depth: must be in [1, " + std::to_string(kMaxSweepDepth) + "]");
+    if (o.max_width < 1 || o.max_width > kMaxSweepWidth)
+      throw InputError("--max-width: must be in [1, " + std::to_string(kMaxSweepWidth) + "]");
     s.max_depth = o.max_depth;
     s.max_width = o.max_width;
     if (!o.param_count.empty()) s.param_count = parse_param_count(o.param_count);
@@ -124,7 +124,7 @@ SweepSpec table_spec(const TableOptions& o) {
   s.residual = o.residual;
   s.seeds = o.seeds;
   s.range = o.range;
-  if (o.range < 0 || o.range > (INT64_C(1) << 40)) throw InputError("--range: must be in [1, 2^40]");
+  if (o.range < 0 || o.range > kMaxWeightRange) throw InputError("--range: must be in [1, 2^40]");
   s.weights = parse_weight_dist(o.weights);
   s.partition = o.partition;
   if (!o.methods.empty()) s.sep.methods = parse_methods(o.methods);
@@ -135,7 +135,8 @@ SweepSpec table_spec(const TableOptions& o) {
     const OptionSpec& mp = *find_option("max_points");
     set_option(s.sep, mp, option_from_text(mp, o.max_points), Spelling::cli);
   }
-  if (s.seeds == 0 || s.seeds > 10000) throw InputError("--seeds: expected 1..10000");
+  if (s.seeds == 0 || s.seeds > kMaxSweepSeeds)
+    throw InputError("--seeds: expected 1.." + std::to_string(kMaxSweepSeeds));
   return s;
 }
 

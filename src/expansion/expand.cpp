@@ -145,21 +145,17 @@ class ExpansionWatch final : public ProductWatch {
  public:
   ExpansionWatch(const AnalysisContext& run, std::string what, double est, double stop_after)
       : run_(run), what_(std::move(what)), est_(est), stop_after_(stop_after), t0_(std::chrono::steady_clock::now()) {
-    char b[160];
-    std::snprintf(b, sizeof b, "expanding %s: about %.0f s estimated", what_.c_str(), est_);
-    run_.progress(b);
+    run_.progress("expanding " + what_ + ": about " + format_fixed(est_, 0) + " s estimated");
   }
   void after_product(slong) const override {
     run_.check_cancelled();
     const auto now = std::chrono::steady_clock::now();
     const long long ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - t0_).count();
     if (stop_after_ > 0 && static_cast<double>(ms) / 1000 > stop_after_) {
-      char b[320];
-      std::snprintf(b, sizeof b,
-                    "the default run gave up the expansion of %s after %.0f s, beyond %.0f s (its estimate was about "
-                    "%.0f s; --methods with a method that needs it, e.g. --methods support,modular, runs it to the end)",
-                    what_.c_str(), static_cast<double>(ms) / 1000, stop_after_, est_);
-      throw LimitError(b);
+      throw LimitError("the default run gave up the expansion of " + what_ + " after " +
+                       format_fixed(static_cast<double>(ms) / 1000, 0) + " s, beyond " + format_fixed(stop_after_, 0) +
+                       " s (its estimate was about " + format_fixed(est_, 0) +
+                       " s; --methods with a method that needs it, e.g. --methods support,modular, runs it to the end)");
     }
     long long next = next_ms_.load();
     if (ms < next || !next_ms_.compare_exchange_strong(next, ms + 500)) return;  // one thread, twice a second
@@ -170,10 +166,8 @@ class ExpansionWatch final : public ProductWatch {
                        std::to_string(static_cast<int>(kExpansionMemoryFraction * 100)) + "% of " +
                        (run_.memory_default ? "the default memory limit (half the machine's memory) " : "--max-memory ") +
                        format_bytes(limit) + " (raise --max-memory)");
-    char b[160];
-    std::snprintf(b, sizeof b, "expanding %s: %.0f s of about %.0f s estimated, %s resident", what_.c_str(),
-                  static_cast<double>(ms) / 1000, est_, format_bytes(rss).c_str());
-    run_.progress(b);
+    run_.progress("expanding " + what_ + ": " + format_fixed(static_cast<double>(ms) / 1000, 0) + " s of about " +
+                  format_fixed(est_, 0) + " s estimated, " + format_bytes(rss) + " resident");
   }
 
  private:

@@ -48,17 +48,25 @@ std::string human(double bytes);
 
 std::string format_bytes(double bytes) { return human(bytes); }
 
+std::string format_fixed(double x, int digits) {
+  if (std::isnan(x)) return "nan";
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  digits = std::clamp(digits, 0, 17);
+  // At most 1 + 15 + 1 + 17 characters in fixed notation, 1 + 19 + 5 in scientific: 64 bytes hold both.
+  char b[64];
+  std::snprintf(b, sizeof b, std::fabs(x) < 1e15 ? "%.*f" : "%.*e", digits, x);
+  return b;
+}
+
 void release_memory() { malloc_trim(0); }
 
 namespace {
 
 std::string human(double bytes) {
-  char b[32];
-  if (bytes >= 1024.0 * 1024 * 1024) std::snprintf(b, sizeof b, "%.2f GiB", bytes / (1024.0 * 1024 * 1024));
-  else if (bytes >= 1024.0 * 1024) std::snprintf(b, sizeof b, "%.1f MiB", bytes / (1024.0 * 1024));
-  else if (bytes >= 1024.0) std::snprintf(b, sizeof b, "%.1f KiB", bytes / 1024.0);
-  else std::snprintf(b, sizeof b, "%.0f bytes", bytes);
-  return b;
+  if (bytes >= 1024.0 * 1024 * 1024) return format_fixed(bytes / (1024.0 * 1024 * 1024), 2) + " GiB";
+  if (bytes >= 1024.0 * 1024) return format_fixed(bytes / (1024.0 * 1024), 1) + " MiB";
+  if (bytes >= 1024.0) return format_fixed(bytes / 1024.0, 1) + " KiB";
+  return format_fixed(bytes, 0) + " bytes";
 }
 
 std::atomic<bool> g_stopping{false};

@@ -2,6 +2,8 @@
 
 #include <flint/flint.h>
 
+#include <regex>
+
 #include "netpoly_build_id.hpp"  // generated at every build (cmake/build_id.cmake)
 
 namespace netpoly {
@@ -12,6 +14,11 @@ const std::string& netpoly_build() {
     return std::string(NETPOLY_VERSION) + " (" + (git.empty() ? "" : "git " + git + ", ") + "FLINT " + FLINT_VERSION + ")";
   }();
   return s;
+}
+
+bool is_build_string(const std::string& s) {
+  static const std::regex form(R"([0-9][0-9A-Za-z.+~-]{0,31} \((git [0-9a-f]{4,40}(-dirty)?, )?FLINT [0-9][0-9A-Za-z.+~-]{0,31}\))");
+  return s.size() <= 160 && std::regex_match(s, form);
 }
 
 }  // namespace netpoly

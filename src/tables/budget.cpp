@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "netpoly/error.hpp"
+#include "netpoly/limits.hpp"
 #include "netpoly/partition.hpp"
 #include "netpoly/table.hpp"
 #include "render_text.hpp"
@@ -67,12 +68,7 @@ std::vector<SweepConfig> budget_configs(const SweepSpec& s) {
 
 namespace {
 
-std::string fixed(double x, int digits = 3) {
-  if (!std::isfinite(x)) return x > 0 ? "inf" : "-inf";
-  char b[64];
-  std::snprintf(b, sizeof b, "%.*f", digits, x);
-  return b;
-}
+std::string fixed(double x, int digits = 3) { return format_fixed(x, digits); }
 
 std::string shape_text(const NetworkShape& p) {
   std::string s = "L" + std::to_string(p.layers) + " d" + std::to_string(p.width);
@@ -168,10 +164,10 @@ void budget_csv(std::ostream& os, const std::vector<TableRow>& rows, const Best&
 
 void budget_md(std::ostream& os, const std::vector<TableRow>& rows, const Best& best, const BoundColumns& cols,
                const std::string& title) {
-  if (!title.empty()) os << "**" << title << "**\n\n";
+  if (!title.empty()) os << "**" << md_escape(title) << "**\n\n";
   os << "| budget | arch | shape | N | params | count | sep | status | log3 sep | | 2nd draw |";
   if (cols.ids.empty()) os << " bounds |";
-  for (std::size_t k = 0; k < cols.ids.size(); ++k) os << " " << cols.ids[k] << " (" << bound_mark(cols.kinds[k], true) << ") |";
+  for (std::size_t k = 0; k < cols.ids.size(); ++k) os << " " << md_escape(cols.ids[k]) << " (" << bound_mark(cols.kinds[k], true) << ") |";
   os << "\n|---:|---|---|---:|---:|---|---|---|---:|---|---|";
   for (std::size_t k = 0; k < std::max<std::size_t>(1, cols.ids.size()); ++k) os << "---|";
   os << "\n";
@@ -179,7 +175,7 @@ void budget_md(std::ostream& os, const std::vector<TableRow>& rows, const Best& 
     const auto& r = rows[i];
     const auto& p = r.config.params;
     std::string sd = r.second ? r.second_draw_text() : "-";
-    if (r.degenerate) sd += " **degenerate: " + r.degenerate_why + "**";
+    if (r.degenerate) sd += " **degenerate: " + md_escape(r.degenerate_why) + "**";
     const std::string m = best.mark(i);
     os << "| " << r.config.budget << " | " << arch_name(p.arch) << (p.residual ? " (res.)" : "") << " | "
        << shape_text(p) << " | " << p.tokens << " | " << r.params << " | " << r.params_text << " | " << r.table_text() << " | "
@@ -200,7 +196,7 @@ void budget_md(std::ostream& os, const std::vector<TableRow>& rows, const Best& 
         "at this budget; best at depth: the same among the shapes of one depth. 2nd draw: the same shape with an "
         "independent generic draw. † = outside the bound's regime condition; ~ = an asymptotic order, not a "
         "bound.";
-  if (const std::string v = row_versions(rows); !v.empty()) os << " Measured by netpoly " << v << ".";
+  if (const std::string v = row_versions(rows); !v.empty()) os << " Measured by netpoly " << md_escape(v) << ".";
   os << "\n\nBest measured shape per budget (certified lower ends):\n\n";
   std::vector<std::string> budgets;
   for (const auto& r : rows)
@@ -224,7 +220,7 @@ void budget_md(std::ostream& os, const std::vector<TableRow>& rows, const Best& 
 // columns: the bounds of four architectures in one cell run off any page.
 void budget_latex(std::ostream& os, const std::vector<TableRow>& rows, const Best& best, const BoundColumns& cols,
                   const std::string& title) {
-  os << "% " << title << "\n% netpoly table; needs \\usepackage{booktabs,siunitx}"
+  os << "% " << tex_comment(title) << "\n% netpoly table; needs \\usepackage{booktabs,siunitx}"
      << (cols.ids.empty() ? "; --bounds ID,... adds bound columns" : "") << "\n\\begin{tabular}{rllrrlllrll"
      << std::string(cols.ids.size(), 'r') << "}\n\\toprule\nbudget & arch & shape & \\(N\\) & params & count & sep & status & "
         "\\(\\log_3\\) sep & & 2nd draw";
@@ -255,7 +251,7 @@ void budget_latex(std::ostream& os, const std::vector<TableRow>& rows, const Bes
   os << "\\bottomrule\n\\end{tabular}\n% sep: certified bracket of y[0][0]; log3 sep: of the certified lower end; best: "
         "the architecture's largest certified lower end at this budget; 2nd draw: an independent generic draw.\n";
   if (!cols.ids.empty()) os << "% \\dag: outside the bound's regime condition.\n";
-  if (const std::string v = row_versions(rows); !v.empty()) os << "% Measured by netpoly " << v << ".\n";
+  if (const std::string v = row_versions(rows); !v.empty()) os << "% Measured by netpoly " << tex_comment(v) << ".\n";
 }
 
 }  // namespace

@@ -2,10 +2,12 @@
 // metrics (Helvetica's), and the colours and dash patterns of curves.
 #include "canvas.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
 #include "netpoly/error.hpp"
+#include "netpoly/limits.hpp"
 
 namespace netpoly {
 
@@ -107,9 +109,8 @@ std::vector<double> dash_pattern(std::size_t i) {
 }
 
 std::string fixed2(double x) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.2f", x);
-  return b;
+  // PDF and PGF take no exponents: a coordinate far off any page is clamped, never written cut or as 1e+20.
+  return format_fixed(std::clamp(x, -1e7, 1e7), 2);
 }
 
 }  // namespace tables_detail

@@ -13,7 +13,7 @@ namespace {
 class PgfCanvas : public Canvas {
  public:
   PgfCanvas(double w, double h, const std::string& title) : Canvas(w, h) {
-    os_ << "% " << title << "\n"
+    os_ << "% " << tex_comment(title) << "\n"
         << "% netpoly plot (PGF): \\input{this file} in a LaTeX document with \\usepackage{pgf} (or tikz).\n"
         << "\\begin{pgfpicture}\n"
         << "\\pgfpathrectangle{\\pgfqpoint{0bp}{0bp}}{\\pgfqpoint{" << fixed2(w) << "bp}{" << fixed2(h) << "bp}}"
@@ -21,7 +21,7 @@ class PgfCanvas : public Canvas {
   }
   void polyline(const std::vector<Point>& pts, const Stroke& s, const std::string& label) override {
     if (pts.empty()) return;
-    if (!label.empty()) os_ << "% " << label << "\n";
+    if (!label.empty()) os_ << "% " << tex_comment(label) << "\n";
     os_ << "\\begin{pgfscope}" << stroke(s);
     for (std::size_t i = 0; i < pts.size(); ++i)
       os_ << (i ? "\\pgfpathlineto" : "\\pgfpathmoveto") << point(pts[i]);
@@ -54,7 +54,7 @@ class PgfCanvas : public Canvas {
     std::string o = "\\definecolor{npstroke}{RGB}{" + std::to_string(s.colour.r) + "," + std::to_string(s.colour.g) +
                     "," + std::to_string(s.colour.b) + "}\\pgfsetstrokecolor{npstroke}\\pgfsetlinewidth{" +
                     fixed2(s.width) + "bp}\\pgfsetdash{";
-    for (double d : s.dash) o += "{" + fixed2(d) + "bp}";
+    for (double d : s.dash) o.append("{").append(fixed2(d)).append("bp}");
     return o + "}{0bp}";
   }
   std::ostringstream os_;

@@ -1,30 +1,17 @@
 // The SVG canvas: one <svg> element, pixels from the top left.
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 
 #include "canvas.hpp"
+#include "netpoly/limits.hpp"
+#include "render_text.hpp"
 
 namespace netpoly::tables_detail {
 
 namespace {
 
-std::string esc(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '<') o += "&lt;";
-    else if (c == '>') o += "&gt;";
-    else if (c == '&') o += "&amp;";
-    else if (c == '"') o += "&quot;";
-    else o += c;
-  }
-  return o;
-}
-
-std::string num(double x) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.1f", x);
-  return b;
-}
+std::string num(double x) { return format_fixed(std::clamp(x, -1e7, 1e7), 1); }
 
 std::string colour(const Rgb& c) {
   char b[8];
@@ -36,7 +23,7 @@ std::string stroke_attrs(const Stroke& s) {
   std::string a = " stroke=\"" + colour(s.colour) + "\" stroke-width=\"" + num(s.width) + "\"";
   if (!s.dash.empty()) {
     std::string d;
-    for (double x : s.dash) d += (d.empty() ? "" : ",") + num(x);
+    for (double x : s.dash) d.append(d.empty() ? "" : ",").append(num(x));
     a += " stroke-dasharray=\"" + d + "\"";
   }
   return a;
@@ -47,13 +34,13 @@ class SvgCanvas : public Canvas {
   SvgCanvas(double w, double h, const std::string& title) : Canvas(w, h) {
     os_ << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << num(w) << "\" height=\"" << num(h)
         << "\" viewBox=\"0 0 " << num(w) << " " << num(h) << "\" font-family=\"Helvetica, Arial, sans-serif\">\n"
-        << "<title>" << esc(title) << "</title>\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+        << "<title>" << xml_escape(title) << "</title>\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   }
   void polyline(const std::vector<Point>& pts, const Stroke& s, const std::string& label) override {
     os_ << "<polyline fill=\"none\"" << stroke_attrs(s) << " points=\"";
     for (const auto& [x, y] : pts) os_ << num(x) << "," << num(y) << " ";
     os_ << "\">";
-    if (!label.empty()) os_ << "<title>" << esc(label) << "</title>";
+    if (!label.empty()) os_ << "<title>" << xml_escape(label) << "</title>";
     os_ << "</polyline>\n";
   }
   void circle(Point c, double r, const Stroke& s, std::optional<Rgb> fill) override {
@@ -65,7 +52,7 @@ class SvgCanvas : public Canvas {
     os_ << "<text font-size=\"" << num(size) << "\" text-anchor=\"" << anchor << "\"";
     if (vertical) os_ << " transform=\"translate(" << num(at.first) << "," << num(at.second) << ") rotate(-90)\">";
     else os_ << " x=\"" << num(at.first) << "\" y=\"" << num(at.second) << "\">";
-    os_ << esc(s) << "</text>\n";
+    os_ << xml_escape(s) << "</text>\n";
   }
   void clip(double x, double y, double w, double h) override {
     const std::string id = "clip" + std::to_string(++clips_);

@@ -148,11 +148,11 @@ Layout layout(const std::vector<TableRow>& rows, const TableView& view) {
 
 void render_md(std::ostream& os, const std::vector<TableRow>& rows, const Layout& l, const std::string& title) {
   const auto& ids = l.bounds.ids;
-  if (!title.empty()) os << "**" << title << "**\n\n";
+  if (!title.empty()) os << "**" << md_escape(title) << "**\n\n";
   os << "|";
   for (const auto& c : l.cols) os << " " << c << " |";
   os << " params | sep | status |" << (l.any_draw ? " 2nd draw |" : "");
-  for (std::size_t k = 0; k < ids.size(); ++k) os << " " << ids[k] << " (" << kind_mark(l.bounds.kinds[k]) << ") |";
+  for (std::size_t k = 0; k < ids.size(); ++k) os << " " << md_escape(ids[k]) << " (" << kind_mark(l.bounds.kinds[k]) << ") |";
   os << "\n|";
   for (std::size_t k = 0; k < l.cols.size() + 3 + (l.any_draw ? 1 : 0) + ids.size(); ++k)
     os << (k < l.cols.size() + 1 ? "---:|" : "---|");
@@ -163,7 +163,7 @@ void render_md(std::ostream& os, const std::vector<TableRow>& rows, const Layout
     os << " " << r.params << " | " << r.table_text() << " | " << status_name(r.status) << " |";
     if (l.any_draw) {
       std::string c = r.second ? r.second_draw_text() : "-";
-      if (r.degenerate) c += " **degenerate: " + r.degenerate_why + "**";
+      if (r.degenerate) c += " **degenerate: " + md_escape(r.degenerate_why) + "**";
       os << " " << c << " |";
     }
     for (const auto& id : ids) {
@@ -176,7 +176,7 @@ void render_md(std::ostream& os, const std::vector<TableRow>& rows, const Layout
   if (l.any_out) os << " † = the bound's regime condition does not hold here.";
   if (l.any_violation) os << " VIOLATED = a certified measurement contradicts the bound.";
   if (l.any_draw) os << " 2nd draw: the same shape with an independent generic draw of weights.";
-  if (!l.versions.empty()) os << " Measured by netpoly " << l.versions << ".";
+  if (!l.versions.empty()) os << " Measured by netpoly " << md_escape(l.versions) << ".";
   os << "\n";
 }
 
@@ -209,7 +209,7 @@ void render_csv(std::ostream& os, const std::vector<TableRow>& rows, const Layou
 // log3 value as \(3^{\num{x}}\). Needs \usepackage{booktabs,siunitx}.
 void render_latex(std::ostream& os, const std::vector<TableRow>& rows, const Layout& l, const std::string& title) {
   const auto& ids = l.bounds.ids;
-  os << "% " << title << "\n% netpoly table; needs \\usepackage{booktabs,siunitx}\n";
+  os << "% " << tex_comment(title) << "\n% netpoly table; needs \\usepackage{booktabs,siunitx}\n";
   os << "\\begin{tabular}{" << std::string(l.cols.size() + 1, 'r') << "ll" << (l.any_draw ? "l" : "")
      << std::string(ids.size(), 'r') << "}\n\\toprule\n";
   for (const auto& c : l.cols) os << (c == "seed" ? "seed" : "\\(" + c + "\\)") << " & ";
@@ -235,7 +235,7 @@ void render_latex(std::ostream& os, const std::vector<TableRow>& rows, const Lay
   if (l.any_out) os << "% \\dag: the bound's regime condition does not hold for this row.\n";
   if (l.any_violation) os << "% (violated): a certified measurement contradicts the bound.\n";
   if (l.any_draw) os << "% 2nd draw: the same shape with an independent generic draw of weights.\n";
-  if (!l.versions.empty()) os << "% Measured by netpoly " << l.versions << ".\n";
+  if (!l.versions.empty()) os << "% Measured by netpoly " << tex_comment(l.versions) << ".\n";
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include "netpoly/context.hpp"
 #include "netpoly/error.hpp"
+#include "netpoly/json_check.hpp"
 #include "netpoly/presets.hpp"
 #include "netpoly/table.hpp"
 #include "netpoly/version.hpp"
@@ -60,44 +61,78 @@ json TableRow::to_json() const {
   return j;
 }
 
-TableRow TableRow::from_json(const json& j) {
+TableRow TableRow::from_json(const json& j) { return from_json(j, JsonCheck("a table row"), ""); }
+
+namespace {
+
+BoundCell bound_cell_from(const json& x, const JsonCheck& in, const std::string& path) {
+  BoundCell b;
+  auto field = [&](const char* k) -> const json& { return in.at(x, path, k); };
+  auto sub = [&](const char* k) { return JsonCheck::join(path, k); };
+  b.id = in.text(field("id"), sub("id"));
+  b.kind = in.text(field("kind"), sub("kind"));
+  b.value = in.text(field("value"), sub("value"));
+  if (!field("exact").is_null()) {
+    b.exact = in.text(field("exact"), sub("exact"));
+    if (b.exact->empty() || b.exact->find_first_not_of("0123456789") != std::string::npos)
+      in.fail(sub("exact"), "expected null or the decimal digits of an integer >= 0");
+  }
+  const json& l = field("log3");
+  if (l.is_string() && (l == "inf" || l == "-inf")) b.log3 = l == "inf" ? HUGE_VAL : -HUGE_VAL;
+  else if (l.is_null()) b.log3 = NAN;
+  else b.log3 = in.number(l, sub("log3"), -1e300, 1e300);
+  b.in_regime = in.boolean(field("in_regime"), sub("in_regime"));
+  b.defined = x.contains("defined") ? in.boolean(x["defined"], sub("defined")) : true;
+  b.violated = in.boolean(field("violated"), sub("violated"));
+  return b;
+}
+
+}  // namespace
+
+TableRow TableRow::from_json(const json& j, const JsonCheck& in, const std::string& path) {
   TableRow r;
-  const auto& c = j.at("config");
-  r.config.index = j.at("index").get<std::size_t>();
-  r.config.params = {parse_arch(c.at("arch").get<std::string>()), c.at("layers").get<std::uint64_t>(),
-                     c.at("width").get<std::uint64_t>(), c.at("heads").get<std::uint64_t>(),
-                     c.at("tokens").get<std::uint64_t>(), c.at("degree").get<std::uint64_t>(),
-                     c.at("residual").get<bool>()};
-  r.config.seed = c.at("seed").get<std::uint64_t>();
+  auto sub = [&](const std::string& k) { return JsonCheck::join(path, k); };
+  auto opt_text = [&](const char* k) { return j.contains(k) ? in.text(j[k], sub(k)) : std::string(); };
+  const std::string cp = sub("config");
+  const json& c = in.at(j, path, "config");
+  r.config.index = in.count(in.at(j, path, "index"), sub("index"), 0, kMaxSweepRows - 1);
+  auto dim = [&](const char* k) { return in.count(in.at(c, cp, k), JsonCheck::join(cp, k), 0, kMaxSweepValue); };
+  const std::string arch = in.text(in.at(c, cp, "arch"), JsonCheck::join(cp, "arch"));
+  r.config.params = {in.parsed(JsonCheck::join(cp, "arch"), [&] { return parse_arch(arch); }),
+                     dim("layers"), dim("width"), dim("heads"), dim("tokens"), dim("degree"),
+                     in.boolean(in.at(c, cp, "residual"), JsonCheck::join(cp, "residual"))};
+  r.config.seed = in.count(in.at(c, cp, "seed"), JsonCheck::join(cp, "seed"), 1, kMaxSweepSeeds);
   // Journals before degree-k attention blocks stored 2 for attention rows; their keys have no k.
-  if (r.config.params.arch == Arch::attention && j.value("key", std::string()).find(" k=") == std::string::npos)
+  if (r.config.params.arch == Arch::attention && opt_text("key").find(" k=") == std::string::npos)
     r.config.params.degree = 0;
-  r.config.budget = j.value("budget", std::string());
-  r.params = j.at("params").get<std::string>();
-  if (j.contains("params_count")) r.params_text = j["params_count"].value("count", std::string());
-  static_cast<Bracket&>(r) = Bracket::from_row_json(j);
-  if (j.contains("second_draw_bracket")) r.second = Bracket::from_row_json(j["second_draw_bracket"]);
+  r.config.budget = opt_text("budget");
+  if (!r.config.budget.empty() && !is_param_budget(r.config.budget))
+    in.fail(sub("budget"), "expected a positive integer below 2^62 as decimal digits");
+  r.params = in.text(in.at(j, path, "params"), sub("params"));
+  if (j.contains("params_count")) {
+    const json& pc = j["params_count"];
+    r.params_text = in.text(in.at(pc, sub("params_count"), "count"), JsonCheck::join(sub("params_count"), "count"));
+  }
+  static_cast<Bracket&>(r) = Bracket::from_row_json(j, in, path);
+  if (j.contains("second_draw_bracket"))
+    r.second = Bracket::from_row_json(j["second_draw_bracket"], in, sub("second_draw_bracket"));
   if (j.contains("degenerate")) {
     r.degenerate = true;
-    r.degenerate_why = j["degenerate"].get<std::string>();
+    r.degenerate_why = in.text(j["degenerate"], sub("degenerate"));
   }
-  for (const auto& x : j.at("bounds")) {
-    BoundCell b;
-    b.id = x.at("id").get<std::string>();
-    b.kind = x.at("kind").get<std::string>();
-    b.value = x.at("value").get<std::string>();
-    if (!x.at("exact").is_null()) b.exact = x["exact"].get<std::string>();
-    const auto& l = x.at("log3");
-    b.log3 = l.is_number() ? l.get<double>() : l.is_string() ? (l == "inf" ? HUGE_VAL : -HUGE_VAL) : NAN;
-    b.in_regime = x.at("in_regime").get<bool>();
-    b.defined = x.value("defined", true);
-    b.violated = x.at("violated").get<bool>();
-    r.bounds.push_back(b);
-  }
-  r.version = j.value("netpoly_version", std::string());
-  r.seconds = j.value("seconds", 0.0);
+  const json& bs = in.at(j, path, "bounds");
+  if (!bs.is_array()) in.fail(sub("bounds"), "expected a list of bound cells, got " + JsonCheck::kind(bs));
+  for (std::size_t i = 0; i < bs.size(); ++i) r.bounds.push_back(bound_cell_from(bs[i], in, JsonCheck::idx(sub("bounds"), i)));
+  r.version = opt_text("netpoly_version");
+  if (!r.version.empty() && !is_build_string(r.version))
+    in.fail(sub("netpoly_version"), "expected a netpoly build as --version prints it, e.g. \"" + netpoly_build() +
+                                        "\", got " + json(r.version).dump());
+  r.seconds = j.contains("seconds") ? in.number(j["seconds"], sub("seconds"), 0, 1e12) : 0.0;
   r.options = j.value("options", json(nullptr));
+  if (!r.options.is_null() && !r.options.is_object())
+    in.fail(sub("options"), "expected an object, got " + JsonCheck::kind(r.options));
   r.sweep = j.value("sweep", json(nullptr));
+  if (!r.sweep.is_null()) SweepSpec::from_sweep_json(r.sweep, in, sub("sweep"));  // every field checked
   return r;
 }
 
@@ -119,6 +154,16 @@ int compare(std::size_t v, const BoundCell& b) {
   return 0;
 }
 
+bool registered_method(const std::string& name) {
+  if (name.empty() || name.find(',') != std::string::npos) return false;
+  try {
+    parse_methods(name);
+    return true;
+  } catch (const InputError&) {
+    return false;
+  }
+}
+
 // The first inconsistency of a bracket's ends and status ("" when none): what
 // Bracket::combine guarantees for every bracket it makes.
 std::string bracket_problem(const Bracket& b) {
@@ -135,6 +180,14 @@ std::string bracket_problem(const Bracket& b) {
     if (!lo) return text + ": probabilistic without a lower end";
     if (!(b.failure_probability >= 0 && b.failure_probability < 1))
       return text + ": failure probability " + std::to_string(b.failure_probability) + " is not in [0, 1)";
+  }
+  // Each end is named by the registered method that certified it (Bracket::combine), a missing end by none.
+  for (const auto* e : {&b.lower, &b.upper}) {
+    const char* side = e == &b.lower ? "lower" : "upper";
+    if (!e->value && !e->method.empty()) return std::string("no ") + side + " end, but a method for it";
+    if (e->value && !registered_method(e->method))
+      return std::string("its ") + side + " end's method " + nlohmann::json(e->method).dump() +
+             " is no method of this netpoly (" + method_list() + ")";
   }
   return "";
 }

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "netpoly/error.hpp"
+#include "netpoly/json_check.hpp"
 #include "netpoly/table.hpp"
 
 namespace netpoly {
@@ -43,37 +44,70 @@ json SweepSpec::sweep_json() const {
   return j;
 }
 
-SweepSpec SweepSpec::from_sweep_json(const json& j) {
+SweepSpec SweepSpec::from_sweep_json(const json& j) { return from_sweep_json(j, JsonCheck("a sweep description"), ""); }
+
+bool is_param_budget(const std::string& b) {
+  Fmpz B;
+  return !b.empty() && b.size() <= 19 && b.find_first_not_of("0123456789") == std::string::npos && B.set_str(b) &&
+         fmpz_sgn(B.get()) > 0 && fmpz_bits(B.get()) <= 62;
+}
+
+// Every field as strictly as the CLI's own options take it (table_spec): the
+// same ranges, so a sweep read from a file is never larger than one the CLI
+// could be asked for, and sweep_configs refuses it before allocating.
+SweepSpec SweepSpec::from_sweep_json(const json& j, const JsonCheck& in, const std::string& path) {
   SweepSpec s;
-  try {
-    s.arch = parse_arch(j.at("arch").get<std::string>());
-    s.layers = j.at("layers").get<std::vector<std::uint64_t>>();
-    s.widths = j.at("widths").get<std::vector<std::uint64_t>>();
-    s.heads = j.at("heads").get<std::vector<std::uint64_t>>();
-    s.tokens = j.at("tokens").get<std::vector<std::uint64_t>>();
-    s.degrees = j.at("degrees").get<std::vector<std::uint64_t>>();
-    if (s.arch == Arch::attention) s.degrees = j.value("block_degrees", std::vector<std::uint64_t>{});
-    s.residual = j.at("residual").get<bool>();
-    s.seeds = j.at("seeds").get<std::uint64_t>();
-    if (j.contains("budgets")) {
-      for (const auto& a : j.at("archs")) s.archs.push_back(parse_arch(a.get<std::string>()));
-      s.budgets = j.at("budgets").get<std::vector<std::string>>();
-      s.max_depth = j.at("max_depth").get<std::uint64_t>();
-      s.max_width = j.at("max_width").get<std::uint64_t>();
-      s.param_count = row_param_count(j);
+  auto sub = [&](const std::string& k) { return JsonCheck::join(path, k); };
+  auto field = [&](const json& o, const std::string& at, const char* k) -> const json& { return in.at(o, at, k); };
+  auto arch = [&](const json& v, const std::string& at) {
+    const std::string a = in.text(v, at, 64);
+    return in.parsed(at, [&] { return parse_arch(a); });
+  };
+  auto list = [&](const char* k) {
+    return in.counts(field(j, path, k), sub(k), 0, kMaxSweepValue, kMaxSweepRows);
+  };
+  s.arch = arch(field(j, path, "arch"), sub("arch"));
+  s.layers = list("layers");
+  s.widths = list("widths");
+  s.heads = list("heads");
+  s.tokens = list("tokens");
+  s.degrees = list("degrees");
+  if (s.arch == Arch::attention)
+    s.degrees = j.contains("block_degrees")
+                    ? in.counts(j["block_degrees"], sub("block_degrees"), 0, kMaxSweepValue, kMaxSweepRows)
+                    : std::vector<std::uint64_t>{};
+  s.residual = in.boolean(field(j, path, "residual"), sub("residual"));
+  s.seeds = in.count(field(j, path, "seeds"), sub("seeds"), 1, kMaxSweepSeeds);
+  if (j.contains("budgets")) {
+    const json& as = field(j, path, "archs");
+    if (!as.is_array() || as.empty() || as.size() > 16)
+      in.fail(sub("archs"), "expected a list of 1 to 16 architectures, got " + JsonCheck::kind(as));
+    for (std::size_t i = 0; i < as.size(); ++i) s.archs.push_back(arch(as[i], JsonCheck::idx(sub("archs"), i)));
+    s.budgets = in.texts(j["budgets"], sub("budgets"), kMaxSweepRows, 19);
+    for (std::size_t i = 0; i < s.budgets.size(); ++i)
+      if (!is_param_budget(s.budgets[i]))
+        in.fail(JsonCheck::idx(sub("budgets"), i), "expected a positive integer below 2^62 as decimal digits");
+    if (s.budgets.empty()) in.fail(sub("budgets"), "expected at least one budget");
+    s.max_depth = in.count(field(j, path, "max_depth"), sub("max_depth"), 1, kMaxSweepDepth);
+    s.max_width = in.count(field(j, path, "max_width"), sub("max_width"), 1, kMaxSweepWidth);
+    if (j.contains("param_count")) {  // sweeps before --param-count counted netpoly's way
+      const std::string pc = in.text(j["param_count"], sub("param_count"), 64);
+      s.param_count = in.parsed(sub("param_count"), [&] { return parse_param_count(pc, "param_count"); });
     }
-    const auto& o = j.at("options");
-    s.range = o.at("range").get<std::int64_t>();
-    s.weights = parse_weight_dist(o.value("weights", std::string("small")));
-    s.partition = o.at("partition").get<std::string>();
-    const std::string ms = o.at("methods").get<std::string>();
-    if (ms != "default") s.sep.methods = parse_methods(ms);
-    if (!o.at("budget").is_null()) s.sep.budget = o["budget"].get<double>();
-    s.sep.max_terms = o.at("max_terms").get<double>();
-    s.sep.max_points = o.value("max_points", SweepSpec{}.sep.max_points);
-  } catch (const json::exception& e) {
-    throw InputError(std::string("not a netpoly sweep description: ") + e.what());
   }
+  const std::string op = sub("options");
+  const json& o = field(j, path, "options");
+  auto osub = [&](const char* k) { return JsonCheck::join(op, k); };
+  s.range = in.integer(field(o, op, "range"), osub("range"), 0, kMaxWeightRange);
+  const std::string w = o.contains("weights") ? in.text(o["weights"], osub("weights"), 64) : std::string("small");
+  s.partition = in.text(field(o, op, "partition"), osub("partition"));
+  const std::string ms = in.text(field(o, op, "methods"), osub("methods"));
+  s.weights = in.parsed(osub("weights"), [&] { return parse_weight_dist(w); });
+  if (ms != "default") s.sep.methods = in.parsed(osub("methods"), [&] { return parse_methods(ms); });
+  if (!field(o, op, "budget").is_null()) s.sep.budget = in.number(o["budget"], osub("budget"), 1e-9, 1e12);
+  s.sep.max_terms = in.number(field(o, op, "max_terms"), osub("max_terms"), 1e-9, 1e300);
+  if (o.contains("max_points")) s.sep.max_points = in.count(o["max_points"], osub("max_points"), 1, 1 << 20);
+  in.parsed(path, [&] { check_sweep_size(s); });
   return s;
 }
 

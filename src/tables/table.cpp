@@ -4,7 +4,9 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
-#include <fstream>
+#include <sys/stat.h>
+
+#include <iomanip>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -14,6 +16,7 @@
 
 #include "netpoly/context.hpp"
 #include "netpoly/error.hpp"
+#include "netpoly/json_check.hpp"
 #include "netpoly/parallel.hpp"
 #include "netpoly/presets.hpp"
 #include "netpoly/version.hpp"
@@ -22,7 +25,27 @@ namespace netpoly {
 
 using json = nlohmann::json;
 
+void check_sweep_size(const SweepSpec& s) {
+  // Products of list lengths, saturating at the cap (each factor is at least 1).
+  double n = static_cast<double>(s.seeds);
+  auto times = [&n](std::size_t k) { n *= static_cast<double>(std::max<std::size_t>(k, 1)); };
+  if (!s.budgets.empty()) {  // at most one shape per depth for each budget, architecture, heads and degree
+    for (std::size_t k : {s.budgets.size(), s.archs.size(), s.heads.size(), s.degrees.size()}) times(k);
+    times(s.max_depth);
+  } else {
+    for (std::size_t k : {s.layers.size(), s.widths.size(), s.heads.size(), s.tokens.size(), s.degrees.size()})
+      times(k);
+  }
+  if (n > static_cast<double>(kMaxSweepRows)) {
+    std::ostringstream t;
+    t << "the sweep has up to " << std::setprecision(3) << n << " configurations, more than the " << kMaxSweepRows
+      << " a table may have (--seeds and the lists of shapes); split it";
+    throw InputError(t.str());
+  }
+}
+
 std::vector<SweepConfig> sweep_configs(const SweepSpec& s) {
+  check_sweep_size(s);
   if (!s.budgets.empty()) return budget_configs(s);
   const bool att = s.arch == Arch::attention, mlp = s.arch == Arch::mlp, prod = s.arch == Arch::product;
   const std::vector<std::uint64_t> one{1};
@@ -67,24 +90,18 @@ TableFormat table_format_for(const std::string& path) {
 
 namespace {
 
-// A row from one JSON object; an InputError naming `where` if it is not one.
-TableRow row_from(const json& j, const std::string& where) {
-  try {
-    if (!j.is_object()) throw InputError("not a JSON object");
-    return TableRow::from_json(j);
-  } catch (const std::exception& e) {
-    throw InputError(where + ": not a netpoly table row (" + e.what() + ")");
-  }
-}
-
 // The rows of a journal: every line a row, but for a torn last line (a
-// killed run), which is skipped.
+// killed run), which is skipped. Each line is checked strictly, as
+// "FILE:LINE: PATH: ...".
 std::vector<TableRow> journal_rows(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path + ": cannot open");
+  const std::string text = read_text_file(path, "the table journal");
   std::vector<std::string> lines;
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  const bool torn_end = !lines.empty() && !json::accept(lines.back());
+  for (std::size_t start = 0; start < text.size();) {
+    const std::size_t nl = std::min(text.find('\n', start), text.size());
+    lines.push_back(text.substr(start, nl - start));
+    start = nl + 1;
+  }
+  const bool torn_end = !text.empty() && text.back() != '\n' && !json::accept(lines.back());
   std::vector<TableRow> rows;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     if (lines[i].empty() || (torn_end && i + 1 == lines.size())) continue;
@@ -95,46 +112,46 @@ std::vector<TableRow> journal_rows(const std::string& path) {
     } catch (const json::exception&) {
       throw InputError(where + ": not a JSON line (only a journal's last line may be torn)");
     }
-    rows.push_back(row_from(j, where));
+    rows.push_back(TableRow::from_json(j, JsonCheck(where), ""));
   }
   return rows;
+}
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() > tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
 }  // namespace
 
 std::vector<TableRow> read_rows(const std::string& path) {
-  if (path.size() > 6 && path.substr(path.size() - 6) == ".jsonl") return journal_rows(path);
-  if (path.size() > 5 && path.substr(path.size() - 5) == ".json") {
-    std::ifstream in(path);
-    if (!in) throw InputError(path + ": cannot open");
+  if (ends_with(path, ".jsonl")) return journal_rows(path);
+  if (ends_with(path, ".json")) {
+    const std::string text = read_text_file(path, "the table");
     json j;
     try {
-      j = json::parse(in);
+      j = json::parse(text);
     } catch (const json::exception& e) {
       throw InputError(path + ": invalid JSON table: " + e.what());
     }
-    if (!j.is_object() || !j.contains("rows") || !j["rows"].is_array())
-      throw InputError(path + ": not a netpoly table (no \"rows\" list)");
+    const JsonCheck in(path);
+    const json& rs = in.at(j, "", "rows");
+    if (!rs.is_array()) in.fail("rows", "expected the list of the table's rows, got " + JsonCheck::kind(rs));
+    const json& t = j.contains("timings") && j["timings"].is_object() ? j["timings"] : json::object();
     std::vector<TableRow> rows;
-    for (std::size_t i = 0; i < j["rows"].size(); ++i) {
-      TableRow r = row_from(j["rows"][i], path + ": rows[" + std::to_string(i) + "]");
-      const auto& t = j.value("timings", json::object());
-      if (t.is_object() && t.contains(r.config.key()) && t[r.config.key()].is_number()) r.seconds = t[r.config.key()];
+    for (std::size_t i = 0; i < rs.size(); ++i) {
+      TableRow r = TableRow::from_json(rs[i], in, JsonCheck::idx("rows", i));
+      const std::string key = r.config.key();
+      if (t.contains(key)) r.seconds = in.number(t[key], "timings." + key, 0, 1e12);
       rows.push_back(r);
     }
     return rows;
   }
-  std::ifstream probe(path + ".jsonl");
-  if (!probe) throw InputError(path + ": cannot read its rows (expected a .json table or the journal " + path + ".jsonl)");
+  struct stat st {};
+  if (::stat((path + ".jsonl").c_str(), &st) != 0)
+    throw InputError(path + ": cannot read its rows (expected a .json table or the journal " + path + ".jsonl)");
   return journal_rows(path + ".jsonl");
 }
 
-namespace {
-
-// The rows of a journal that --resume keeps: this shard's, each judged like a
-// fresh row (an edited journal is not trusted), measured with this run's
-// options and by this build (one table, one build); refused otherwise, the
-// journal left as it was.
 std::vector<TableRow> resumed_rows(const Journal& jf, const SweepSpec& s, const std::vector<SweepConfig>& mine) {
   const std::string& journal = jf.path();
   const json now = s.row_options();
@@ -142,13 +159,17 @@ std::vector<TableRow> resumed_rows(const Journal& jf, const SweepSpec& s, const 
   for (const auto& c : mine) index[c.key()] = c.index;
   std::map<std::string, json> seen;
   std::vector<TableRow> rows;
+  std::size_t line_no = 0;
   for (const auto& line : jf.lines()) {
     TableRow r;
+    ++line_no;
     try {
-      r = TableRow::from_json(json::parse(line));
-    } catch (const std::exception& e) {
-      throw InputError(journal + ": not a netpoly table journal line (" + std::string(e.what()) +
+      r = TableRow::from_json(json::parse(line), JsonCheck(journal + ":" + std::to_string(line_no)), "");
+    } catch (const json::exception& e) {
+      throw InputError(journal + ":" + std::to_string(line_no) + ": not a JSON line (" + std::string(e.what()) +
                        "); drop --resume to start afresh");
+    } catch (const InputError& e) {
+      throw InputError(std::string(e.what()) + "; drop --resume to start afresh");
     }
     const std::string key = r.config.key(), where = "--resume: " + journal + ": row \"" + key + "\"";
     const std::string diff = options_difference(r.options, now);
@@ -180,8 +201,6 @@ std::vector<TableRow> resumed_rows(const Journal& jf, const SweepSpec& s, const 
   return rows;
 }
 
-}  // namespace
-
 std::vector<TableRow> run_sweep(const SweepSpec& s, const SweepRunOptions& o) {
   if (o.shards == 0 || o.shard == 0 || o.shard > o.shards) throw InputError("--shard K/N: need 1 <= K <= N");
   auto all = sweep_configs(s);
@@ -198,11 +217,13 @@ std::vector<TableRow> run_sweep(const SweepSpec& s, const SweepRunOptions& o) {
   if (o.resume && to_file) rows = resumed_rows(*jf, s, mine);
   for (const auto& r : rows) have.insert(r.config.key());
   const std::string title = sweep_title(s);
+  // A file is re-rendered after every row; a FIFO or a device gets the table once, at the end.
+  const bool rerender = to_file && output_is_file(o.out);
   if (to_file) {  // rewrite the journal with exactly the kept rows
     std::string text;
     for (const auto& r : rows) text += r.to_json().dump() + "\n";
     jf->rewrite(text);
-    write_file_atomic(o.out, render_table(rows, o.format, title, o.view));
+    if (rerender) write_file_atomic(o.out, render_table(rows, o.format, title, o.view));
   }
   std::vector<SweepConfig> todo;
   for (const auto& c : mine)
@@ -250,7 +271,7 @@ std::vector<TableRow> run_sweep(const SweepSpec& s, const SweepRunOptions& o) {
       if (to_file) {
         try {
           jf->append(r.to_json().dump());
-          write_file_atomic(o.out, render_table(rows, o.format, title, o.view));
+          if (rerender) write_file_atomic(o.out, render_table(rows, o.format, title, o.view));
         } catch (...) {
           if (!err) err = std::current_exception();
           return;
@@ -270,6 +291,7 @@ std::vector<TableRow> run_sweep(const SweepSpec& s, const SweepRunOptions& o) {
   for (auto& t : pool) t.join();
   if (jobs > 1) set_thread_count(saved_threads);
   if (err) std::rethrow_exception(err);
+  if (to_file && !rerender) write_output(o.out, render_table(rows, o.format, title, o.view));
   if (!o.plot.empty()) write_plot(o.plot, rows, title, o.view);
   std::sort(rows.begin(), rows.end(), [](const TableRow& a, const TableRow& b) { return a.config.index < b.config.index; });
   return rows;

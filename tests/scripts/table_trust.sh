@@ -76,8 +76,8 @@ refused crossed "$dir/crossed.json: row \"$row1\": its lower end 9 is above its 
   "$dir/crossed.json" "$dir/s2.json"
 
 # Rows of another netpoly build, and rows without a version: refused, naming both versions.
-edit "$dir/s2.json" "$dir/other.json" "r['netpoly_version'] = '0.0.1 (test)'"
-refused version "by netpoly 0.0.1 (test)" "$dir/s1.json" "$dir/other.json"
+edit "$dir/s2.json" "$dir/other.json" "r['netpoly_version'] = '0.0.1 (git 0123456789ab, FLINT 2.9.0)'"
+refused version "by netpoly 0.0.1 (git 0123456789ab, FLINT 2.9.0)" "$dir/s1.json" "$dir/other.json"
 grep -qF "rows of two netpoly builds: $dir/s1.json: row \"$row1\" was measured by netpoly $("$np" --version | sed 's/^netpoly //')" "$dir/err" ||
   { cat "$dir/err"; fail "version: the message does not name this build's version"; }
 edit "$dir/s2.json" "$dir/old.json" "r.pop('netpoly_version', None)"
@@ -93,7 +93,7 @@ python3 - "$dir/full.md.jsonl" "$dir/crossed.md.jsonl" "$dir/other.md.jsonl" <<'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
 a = [dict(x) for x in rows]; a[0]["lower"], a[0]["upper"] = 9, 5
-b = [dict(x) for x in rows]; b[1]["netpoly_version"] = "0.0.1 (test)"
+b = [dict(x) for x in rows]; b[1]["netpoly_version"] = "0.0.1 (git 0123456789ab, FLINT 2.9.0)"
 open(sys.argv[2], "w").write("".join(json.dumps(x) + "\n" for x in a))
 open(sys.argv[3], "w").write("".join(json.dumps(x) + "\n" for x in b))
 EOF
@@ -102,5 +102,5 @@ for t in crossed other; do
   if "$np" table $sweep -o "$dir/$t.md" --resume 2>"$dir/err"; then fail "--resume took the $t journal"; fi
   cmp "$dir/$t.md.jsonl" "$dir/keep.jsonl" || fail "a refused --resume changed the journal"
 done
-grep -qF "holds rows of netpoly 0.0.1 (test)" "$dir/err" || { cat "$dir/err"; fail "--resume: another build's rows"; }
+grep -qF "holds rows of netpoly 0.0.1 (git 0123456789ab, FLINT 2.9.0)" "$dir/err" || { cat "$dir/err"; fail "--resume: another build's rows"; }
 echo "merged and resumed rows are judged"
