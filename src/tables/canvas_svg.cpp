@@ -34,13 +34,13 @@ class SvgCanvas : public Canvas {
   SvgCanvas(double w, double h, const std::string& title) : Canvas(w, h) {
     os_ << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << num(w) << "\" height=\"" << num(h)
         << "\" viewBox=\"0 0 " << num(w) << " " << num(h) << "\" font-family=\"Helvetica, Arial, sans-serif\">\n"
-        << "<title>" << xml_escape(title) << "</title>\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+        << "<title>" << xml_text(title) << "</title>\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   }
   void polyline(const std::vector<Point>& pts, const Stroke& s, const std::string& label) override {
     os_ << "<polyline fill=\"none\"" << stroke_attrs(s) << " points=\"";
     for (const auto& [x, y] : pts) os_ << num(x) << "," << num(y) << " ";
     os_ << "\">";
-    if (!label.empty()) os_ << "<title>" << xml_escape(label) << "</title>";
+    if (!label.empty()) os_ << "<title>" << xml_text(label) << "</title>";
     os_ << "</polyline>\n";
   }
   void circle(Point c, double r, const Stroke& s, std::optional<Rgb> fill) override {
@@ -52,7 +52,7 @@ class SvgCanvas : public Canvas {
     os_ << "<text font-size=\"" << num(size) << "\" text-anchor=\"" << anchor << "\"";
     if (vertical) os_ << " transform=\"translate(" << num(at.first) << "," << num(at.second) << ") rotate(-90)\">";
     else os_ << " x=\"" << num(at.first) << "\" y=\"" << num(at.second) << "\">";
-    os_ << xml_escape(s) << "</text>\n";
+    os_ << xml_text(s) << "</text>\n";
   }
   void clip(double x, double y, double w, double h) override {
     const std::string id = "clip" + std::to_string(++clips_);

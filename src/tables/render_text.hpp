@@ -11,59 +11,16 @@
 #include <vector>
 
 #include "netpoly/table.hpp"
+#include "netpoly/text_escape.hpp"
 
 namespace netpoly::tables_detail {
 
 // One escaping function per output format, for every string a table or plot
 // writes (titles, method names, messages, ids: many come from a shard or a
 // journal, which are input): csv_quote, md_escape, tex_escape and
-// tex_comment, xml_escape (SVG), pdf_string (canvas_pdf.cpp).
-
-// s with every byte that is not part of valid UTF-8 replaced by `bad`
-// (U+FFFD), and the non-characters U+FFFE and U+FFFF too (XML forbids them).
-inline std::string utf8_clean(const std::string& s, const std::string& bad = "\xEF\xBF\xBD") {
-  std::string o;
-  for (std::size_t i = 0; i < s.size();) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    std::size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-    bool ok = n > 0 && i + n <= s.size();
-    std::uint32_t cp = n == 1 ? c : n == 2 ? c & 0x1F : n == 3 ? c & 0x0F : c & 0x07;
-    for (std::size_t k = 1; ok && k < n; ++k) {
-      const unsigned char d = static_cast<unsigned char>(s[i + k]);
-      ok = (d & 0xC0) == 0x80;
-      cp = (cp << 6) | (d & 0x3F);
-    }
-    // Overlong forms, surrogates and beyond U+10FFFF are not UTF-8 (each byte replaced);
-    // U+FFFE and U+FFFF are, but XML forbids them (replaced whole).
-    ok = ok && !(n == 2 && cp < 0x80) && !(n == 3 && cp < 0x800) && !(n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) &&
-         !(cp >= 0xD800 && cp <= 0xDFFF);
-    const bool allowed = ok && cp != 0xFFFE && cp != 0xFFFF;
-    if (allowed) o.append(s, i, n);
-    else o += bad;
-    i += ok ? n : 1;
-  }
-  return o;
-}
-
-// s on one line: each control character (C0, DEL) shown as a C escape
-// ("\n", "\r", "\t", "\x1b"), so no string starts a line of its own.
-inline std::string visible(const std::string& s) {
-  std::string o;
-  for (char ch : s) {
-    const unsigned char c = static_cast<unsigned char>(ch);
-    if (c == '\n') o += "\\n";
-    else if (c == '\r') o += "\\r";
-    else if (c == '\t') o += "\\t";
-    else if (c < 0x20 || c == 0x7F) {
-      char b[8];
-      std::snprintf(b, sizeof b, "\\x%02x", c);
-      o += b;
-    } else {
-      o += ch;
-    }
-  }
-  return o;
-}
+// tex_comment, xml_text (SVG; text_escape.hpp, shared with JUnit), pdf_string
+// (canvas_pdf.cpp). Each starts from printable() (text_escape.hpp): control
+// characters, invalid UTF-8 and the noncharacters shown as escapes, on one line.
 
 // A CSV field: a text that a spreadsheet would run as a formula (a first
 // character = + - @, tab or CR; OWASP's list) is prefixed with ' unless it is
@@ -86,7 +43,7 @@ inline std::string csv_quote(const std::string& in) {
 // link or image ("y[0][0]" stays as it is).
 inline std::string md_escape(const std::string& s) {
   std::string o;
-  for (char c : visible(s)) {
+  for (char c : printable(s)) {
     if (std::string("\\`*_<>|").find(c) != std::string::npos || (c == '(' && !o.empty() && o.back() == ']')) o += '\\';
     o += c;
   }
@@ -94,11 +51,11 @@ inline std::string md_escape(const std::string& s) {
 }
 
 // LaTeX text: control characters visible (a newline would end a comment or
-// a row), invalid UTF-8 as ?, _ & % # $ { } escaped, ^ and ~ as accents' text
+// a row), invalid UTF-8 as \xff (printable()), _ & % # $ { } escaped, ^ and ~ as accents' text
 // forms, \ as \textbackslash{}, < and > in math mode.
 inline std::string tex_escape(const std::string& s) {
   std::string o;
-  for (char c : visible(utf8_clean(s, "?"))) {  // a byte that is not UTF-8 would stop a LaTeX run
+  for (char c : printable(s)) {  // a byte that is not UTF-8 would stop a LaTeX run: shown as \xff
     if (c == '_' || c == '&' || c == '%' || c == '#' || c == '$' || c == '{' || c == '}') o += std::string("\\") + c;
     else if (c == '^') o += "\\^{}";
     else if (c == '~') o += "\\~{}";
@@ -111,22 +68,7 @@ inline std::string tex_escape(const std::string& s) {
 
 // The text of a LaTeX or PGF comment line ("% " + this): one line, whatever
 // s holds, so nothing of it is read as TeX.
-inline std::string tex_comment(const std::string& s) { return visible(s); }
-
-// XML text and attribute values (SVG): valid UTF-8 (else U+FFFD), control
-// characters visible (XML 1.0 forbids most of them), & < > " ' as entities.
-inline std::string xml_escape(const std::string& s) {
-  std::string o;
-  for (char c : visible(utf8_clean(s))) {
-    if (c == '<') o += "&lt;";
-    else if (c == '>') o += "&gt;";
-    else if (c == '&') o += "&amp;";
-    else if (c == '"') o += "&quot;";
-    else if (c == '\'') o += "&apos;";
-    else o += c;
-  }
-  return o;
-}
+inline std::string tex_comment(const std::string& s) { return printable(s); }
 
 // A bound's four CSV fields (value, log3, in_regime, violated); empty when
 // the row has no cell for it.
