@@ -67,8 +67,10 @@ netpoly_expect(cli_check_statements_json 1 "\"state\": \"no claim yet\""
 # "for every weight" claim fails with exit 1 and writes its drawn network,
 # whose certified sep `netpoly seprank` confirms above the stated bound:
 # also where several pairs are read, where it cannot be written, and
-# without replacing any file.
-foreach(s every_false every_default json max_sep sup_sep max_two sum_two dir_blocked same_stem no_replace)
+# without replacing any file; a check failing because a sep is too small
+# is refuted through its upper end.
+foreach(s every_false every_default json max_sep sup_sep max_two sum_two dir_blocked same_stem no_replace
+          inf_sep_ge min_two_ge min_sep_ge sep_ne max_sep_ge)
   add_test(NAME cli_check_weights_${s}
            COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/scripts/weights_counterexample.sh $<TARGET_FILE:netpoly> ${s})
   set_tests_properties(cli_check_weights_${s} PROPERTIES PASS_REGULAR_EXPRESSION "OK ${s}" FAIL_REGULAR_EXPRESSION "FAIL ${s}")

@@ -121,8 +121,10 @@ class Evaluator {
   //            in the condition): [witness_value, U] for the pairs whose
   //            witness is w*, [0, U] for the others (every network's sep is
   //            in [0, U]): decides FAIL, with w* the counterexample.
-  // With a pair picked (pick_witness), only that pair of w* keeps a lower
-  // end (the picked value): the condition fails then on that pair alone.
+  // With a pair picked (pick_witness), that pair of w* has the bracket `at`
+  // and every other pair [0, inf] (nothing known) or, with `generic_others`,
+  // [0, U] (what holds at every weight): whether the condition fails then
+  // through that pair's certified ends.
   enum class View { range, witness };
   WeightQuantifier weights() const { return weights_; }
   void set_weights(WeightQuantifier w) { weights_ = w; }
@@ -137,12 +139,17 @@ class Evaluator {
     std::size_t value = 0;               // its certified sep for (e, P) is at least this
     Entry e;
     Partition P;
+    XRat upper = XRat::inf(1);  // and at most this (the shape's generic upper end, as every network's)
   };
   // The witness view's w* (set by the first sep-like call that has one), and
   // every pair of the condition whose lower end w* gave (without a pick).
   const std::optional<WeightWitness>& witness() const { return witness_; }
   const std::vector<WeightWitness>& witness_pairs() const { return witness_pairs_; }
-  void pick_witness(const std::optional<WeightWitness>& w) { pick_ = w; }
+  void pick_witness(const std::optional<WeightWitness>& w, const Interval& at = {}, bool generic_others = false) {
+    pick_ = w;
+    pick_at_ = at;
+    pick_generic_others_ = generic_others;
+  }
   // Per condition: "sep(net; P): generic sep of this shape [18, 70], ..." lines.
   std::vector<std::string> weight_notes;
   // Under a weight quantifier, an InputError: `what` reads the weights of one drawn network.
@@ -177,6 +184,8 @@ class Evaluator {
   std::optional<WeightWitness> witness_;
   std::vector<WeightWitness> witness_pairs_;
   std::optional<WeightWitness> pick_;
+  Interval pick_at_;
+  bool pick_generic_others_ = false;
   std::uint64_t claim_seed_ = 0;  // the black-box seed of the claim's generic analyses (one draw per shape)
 
   const Claim& claim_;

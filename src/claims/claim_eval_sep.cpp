@@ -402,20 +402,23 @@ std::vector<Quantity> Evaluator::quantified_seps(const Expr& call, const std::sh
           q.failure_probability = g->gsep.failure_probability;
         }
       } else {
-        XRat lo(0);
+        XRat lo(0), hi = U;
         if (pick_) {
-          if (pick_->e == e && pick_->P == P && same_network(pick_->model, g->witness))
-            lo = XRat(static_cast<slong>(pick_->value));
+          if (!pick_generic_others_) hi = XRat::inf(1);
+          if (pick_->e == e && pick_->P == P && same_network(pick_->model, g->witness)) {
+            lo = pick_at_.lo;
+            hi = pick_at_.hi;
+          }
         } else if (g->witness) {
           if (!witness_) witness_ = WeightWitness{g->witness, g->witness_value, e, P};
           if (same_network(witness_->model, g->witness)) {
             lo = XRat(static_cast<slong>(g->witness_value));
             if (std::none_of(witness_pairs_.begin(), witness_pairs_.end(),
                              [&](const WeightWitness& w) { return w.e == e && w.P == P; }))
-              witness_pairs_.push_back({g->witness, g->witness_value, e, P});
+              witness_pairs_.push_back({g->witness, g->witness_value, e, P, U});
           }
         }
-        q = Quantity::bracket(lo, U);
+        q = Quantity::bracket(lo, hi);
       }
       qs.push_back(q);
     }

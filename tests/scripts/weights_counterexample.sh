@@ -13,6 +13,10 @@
 #                   L2 d2 H1 N3, A = {0}: y0_0 has gsep 16, y1_0 has 17;
 #                   "<= 16"): the re-check command the report prints, run on
 #                   the file written, certifies a lower end above 16
+#   inf_sep_ge, min_two_ge, min_sep_ge, sep_ne, max_sep_ge   checks that fail
+#                   because a sep is too small (">= 17", ">= 18") or equal
+#                   ("!= 17"): the printed re-check certifies the end that
+#                   refutes it (an upper end below the bound; = 17)
 #   sum_two         sep(y0_0) + sep(y1_0) <= 32: false at one drawn network
 #                   (16 + 17), but no single pair refutes it: FAIL, with a
 #                   note saying so, and no model presented as refuting it
@@ -82,7 +86,48 @@ assert len(rs) == 1 and rs[0]["quantity"] == "sep of this network", rs
 assert rs[0]["lower"]["value"] > int(sys.argv[2]), rs[0]
 PY
 }
+# refuted NAME CHECK REL BOUND: the claim "CHECK" over attention L2 d2 H1 N3
+# for every weight fails, writes a model, and the printed re-check command
+# run on it certifies an end that refutes it: for ">=" an upper end below
+# BOUND, for "!=" exactly BOUND (a check failing because a sep is too small
+# is refuted by an upper end, not by a lower one), and the report says so.
+refuted() {
+  printf 'claim "%s for every weight (false)"\n  for net in attention(layers = 2, width = 2, heads = 1, tokens = 3)\n  for every weight\n  check %s\n' \
+    "$1" "$2" >"$dir/refuted.np"
+  run check "$dir/refuted.np" --counterexamples "$dir/cex"
+  [ "$rc" -eq 1 ] || fail "exit code $rc, expected 1"
+  grep -qF "FAIL  $1 for every weight" "$dir/out" || fail "no FAIL line"
+  cmd=$(sed -n 's/.*(re-check: netpoly seprank \([^)]*\))).*/\1/p' "$dir/out" | head -n 1)
+  [ -n "$cmd" ] || fail "no re-check command printed"
+  [ -f "${cmd%% *}" ] || fail "${cmd%% *} (the re-check's file) not written"
+  # the printed reason names the refuting end too
+  said=$(sed -n 's/.*; its re-check certifies \([^;]*\);.*/\1/p' "$dir/out" | head -n 1)
+  case "$3:$said" in
+    ">=:<= "*) [ "${said#<= }" -lt "$4" ] || fail "the report says the re-check certifies $said" ;;
+    "!=:= $4") ;;
+    *) fail "the report says the re-check certifies '$said', which does not refute $2" ;;
+  esac
+  # shellcheck disable=SC2086  # the printed flags, word by word
+  run seprank $cmd --json
+  [ "$rc" -eq 0 ] || fail "the printed re-check ($cmd): exit code $rc"
+  python3 - "$dir/out" "$3" "$4" <<'PY' || fail "the printed re-check ($cmd) does not refute $2"
+import json, sys
+rs = json.load(open(sys.argv[1]))["results"]
+rel, bound = sys.argv[2], int(sys.argv[3])
+assert len(rs) == 1 and rs[0]["quantity"] == "sep of this network", rs
+lo, hi = rs[0]["lower"]["value"], rs[0]["upper"]["value"]
+if rel == ">=":
+    assert hi is not None and hi < bound, rs[0]
+else:
+    assert lo == bound and hi == bound, rs[0]
+PY
+}
 case "$what" in
+  inf_sep_ge) refuted inf_sep_ge "inf_sep(net) >= 17" ">=" 17 ;;
+  min_two_ge) refuted min_two_ge "min(sep(net[0, 0]; A = tokens 0), sep(net[1, 0]; A = tokens 0)) >= 17" ">=" 17 ;;
+  min_sep_ge) refuted min_sep_ge "min_sep(net; A = tokens 0) >= 17" ">=" 17 ;;
+  sep_ne) refuted sep_ne "sep(net[1, 0]; A = tokens 0) != 17" "!=" 17 ;;
+  max_sep_ge) refuted max_sep_ge "max_sep(net; A = tokens 0) >= 18" ">=" 18 ;;
   max_sep) several_pairs "max_sep(net; A = tokens 0)" ;;
   sup_sep) several_pairs "sup_sep(net)" ;;
   max_two) several_pairs "max(sep(net[0, 0]; A = tokens 0), sep(net[1, 0]; A = tokens 0))" ;;
