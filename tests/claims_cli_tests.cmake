@@ -79,9 +79,14 @@ endforeach()
 # check against hand-edited journals and hostile strings (tests/scripts/check_trust.sh, issue 38):
 # item 2, a journal entry edited by hand, of another build, of a changed or moved claim runs again,
 # named with why; items 15 and 16, titles, file names and model names with CR, LF, ESC, U+2028, "::"
-# and "##[" start no line, and JUnit stays valid XML with noncharacters and paths that are not UTF-8.
+# and "##[" start no line, and JUnit stays valid XML with noncharacters and paths that are not UTF-8;
+# entries that contradict themselves (a PASS over probabilistic quantities, a failure probability
+# outside (0, 1), a wrong instance count, foreign quantities, forged values, absurd seconds, two
+# entries that disagree) are not trusted either.
 foreach(s journal_fail_to_pass journal_pass_with_failures journal_forged_counts journal_negative_count
           journal_other_build journal_changed_claim journal_moved_claim journal_kept journal_non_utf8_path
+          journal_strict_probabilistic journal_failure_probability journal_instance_count journal_quantities
+          journal_forged_value journal_seconds journal_duplicates
           strings_title strings_file_name strings_model_name strings_junit_nonchar strings_junit_non_utf8_path)
   add_test(NAME cli_check_trust_${s}
            COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/scripts/check_trust.sh $<TARGET_FILE:netpoly> ${PROJECT_SOURCE_DIR} ${s})

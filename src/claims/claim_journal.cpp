@@ -1,9 +1,11 @@
 // The check journal and its judgement on --resume (claim_journal.hpp).
 #include "netpoly/claim_journal.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstdio>
+#include <set>
 
 #include "netpoly/claim_report.hpp"
 #include "netpoly/error.hpp"
@@ -17,6 +19,9 @@ namespace netpoly {
 using json = nlohmann::json;
 
 namespace {
+
+// The longest time an entry may say its claim took (about 3 years): more was not measured by a run.
+constexpr double kMaxJournalSeconds = 1e8;
 
 // ------------------------------------------------------------------ strict reading
 // Every value of an entry is checked for its type and range before it is used
@@ -49,11 +54,24 @@ std::string text(const json& o, const std::string& path, const char* key) {
   return v.get<std::string>();
 }
 
-double number(const json& o, const std::string& path, const char* key) {
+// A number in [0, hi] (a probability also > 0 and < 1: `open`).
+double number(const json& o, const std::string& path, const char* key, double hi, bool open = false) {
   const json& v = field(o, path, key);
-  if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0)
-    bad(at(path, key), "expected a finite number >= 0");
-  return v.get<double>();
+  const double x = v.is_number() ? v.get<double>() : -1;
+  if (!std::isfinite(x) || x < 0 || x > hi || (open && (x <= 0 || x >= hi)))
+    bad(at(path, key), open ? "expected a probability in (0, 1), got " + clip(v.dump(), 40)
+                            : "expected a number in [0, " + probability_str(hi) + "], got " + clip(v.dump(), 40));
+  return x;
+}
+
+// What a value of a check is when this netpoly prints it: one line of text
+// (describe(), a list of them, a polynomial, a network) that printable() leaves
+// as it is; a value with a line break or a control character was not written
+// by a run (it could only have come from editing the journal).
+std::string value_text(const json& o, const std::string& path, const char* key) {
+  std::string v = text(o, path, key);
+  if (v.empty() || printable(v) != v) bad(at(path, key), "not a value as netpoly prints it: \"" + printable(clip(v, 40)) + "\"");
+  return v;
 }
 
 const json& array(const json& o, const std::string& path, const char* key) {
@@ -84,8 +102,8 @@ CheckReport check_from_json(const json& c, const std::string& path, const std::s
   ch.verdict = verdict_of(text(c, path, "verdict"), at(path, "verdict"));
   ch.note = text(c, path, "note");
   for (const auto& x : array(c, path, "values"))
-    ch.values.emplace_back(text(x, at(path, "values"), "expr"), text(x, at(path, "values"), "value"));
-  if (ch.verdict == Verdict::pass_probabilistic) ch.failure_probability = number(c, path, "failure_probability");
+    ch.values.emplace_back(text(x, at(path, "values"), "expr"), value_text(x, at(path, "values"), "value"));
+  if (ch.verdict == Verdict::pass_probabilistic) ch.failure_probability = number(c, path, "failure_probability", 1, true);
   if (c.contains("weights")) ch.weights = text(c, path, "weights");
   if (c.contains("counterexample")) ch.counterexample_file = text(c, path, "counterexample");
   return ch;
@@ -104,10 +122,132 @@ InstanceReport report_from_json(const json& p, const std::string& file) {
   return rep;
 }
 
-bool has_exists(const Claim& c) {
+// Every call of the claim's expressions (depth bounded by the parser: kMaxClaimHeight).
+void calls_of(const Expr& e, std::vector<const Expr*>& out) {
+  if (e.kind == Expr::Kind::call) out.push_back(&e);
+  for (const auto& k : e.kids) calls_of(*k, out);
+  for (const auto& a : e.args) calls_of(*a.value, out);
+  if (e.part) {
+    for (const auto& k : e.part->items) calls_of(*k, out);
+    if (e.part->value) calls_of(*e.part->value, out);
+  }
+}
+
+std::vector<const Expr*> calls_of(const Claim& c) {
+  std::vector<const Expr*> out;
+  for (const auto& cl : c.clauses) {
+    for (const auto& g : cl.gens) calls_of(*g, out);
+    if (cl.value) calls_of(*cl.value, out);
+    for (const auto& t : cl.cond.terms) calls_of(*t, out);
+    for (const auto& a : cl.options) calls_of(*a.value, out);
+    for (const auto& x : cl.shows) calls_of(*x, out);
+  }
+  return out;
+}
+
+bool has_clause(const Claim& c, Clause::Kind k) {
   for (const auto& cl : c.clauses)
-    if (cl.kind == Clause::Kind::exists) return true;
+    if (cl.kind == k) return true;
   return false;
+}
+
+// ------------------------------------------------------------------ instance counts
+// How many values a generator gives, when that follows from its text alone: an
+// integer literal (1), a range of integer literals a..b, a list of literals, a
+// network preset (attention, mixer, mlp, product: every combination of its
+// parameters, each a literal, a range or a list of them). -1 otherwise (a
+// generator over another binding, a model file, random polynomials ...).
+long long literal_count(const Expr& e) {
+  auto integer = [](const Expr& x, long long& v) {
+    if (x.kind != Expr::Kind::number || !x.number.is_integer() || !fmpz_fits_si(x.number.num())) return false;
+    v = fmpz_get_si(x.number.num());
+    return true;
+  };
+  long long a = 0, b = 0;
+  switch (e.kind) {
+    case Expr::Kind::number:
+      return 1;
+    case Expr::Kind::range:
+      if (!integer(*e.kids[0], a) || !integer(*e.kids[1], b)) return -1;
+      return b < a ? 0 : b - a < 1000000 ? b - a + 1 : -1;
+    case Expr::Kind::list:
+      for (const auto& k : e.kids)
+        if (k->kind != Expr::Kind::number) return -1;
+      return static_cast<long long>(e.kids.size());
+    default:
+      return -1;
+  }
+}
+
+long long generator_count(const Expr& g) {
+  static const std::set<std::string> presets = {"attention", "mixer", "mlp", "product"};
+  if (g.kind != Expr::Kind::call) return literal_count(g);
+  if (!presets.count(g.str)) return -1;
+  long long n = 1;
+  for (const auto& a : g.args) {
+    if (a.name == "activation" || a.name == "weights") continue;
+    const long long k = literal_count(*a.value);
+    if (k < 0) return -1;
+    n *= k;
+    if (n > 100000) return -1;  // more networks than a preset makes (it refuses them)
+  }
+  return n;
+}
+
+// The number of instances of a claim without `exists` or `assume` in which no
+// instance stopped (a PASS): the product over its `for`s of their generators'
+// counts; -1 when a generator's count does not follow from its text.
+long long static_instances(const Claim& c) {
+  long long n = 1;
+  for (const auto& cl : c.clauses) {
+    if (cl.kind == Clause::Kind::exists || cl.kind == Clause::Kind::assume) return -1;
+    if (cl.kind != Clause::Kind::for_all) continue;
+    long long k = 0;
+    for (const auto& g : cl.gens) {
+      const long long x = generator_count(*g);
+      if (x < 0) return -1;
+      k += x;
+    }
+    n *= k;
+    if (n > (1LL << 40)) return -1;
+  }
+  return n;
+}
+
+// The quantities (`expr: N evaluations, ...`) against the claim: each is a call
+// the claim makes, at its line, once; a PASS of a claim without `exists` (every
+// instance ran every check) has each sep-like term of its checks among them
+// (those always count their evaluations when the weights are the drawn ones),
+// and is PASS (probabilistic) when one of them is probabilistic (conservative:
+// a certified bound may have decided the check, which the entry cannot show,
+// and the claim then runs again).
+std::string quantities_problem(const ClaimResult& r, const Claim& c) {
+  const auto calls = calls_of(c);
+  std::set<std::string> seen;
+  for (const auto& q : r.quantities) {
+    const bool ours = std::any_of(calls.begin(), calls.end(), [&](const Expr* e) {
+      return e->text == q.text && e->loc.line == q.loc.line;
+    });
+    if (!ours) return "its quantity \"" + q.text + "\" (line " + std::to_string(q.loc.line) + ") is not a call of the claim";
+    if (!seen.insert(q.text).second) return "its quantity \"" + q.text + "\" is listed twice";
+  }
+  if (r.error || has_clause(c, Clause::Kind::exists) || r.instances == 0) return "";
+  const std::string v = std::string("verdict ") + verdict_name(r.verdict);
+  if (r.verdict == Verdict::pass)
+    for (const auto& q : r.quantities)
+      if (auto it = q.status.find("probabilistic"); it != q.status.end() && it->second)
+        return v + ", but its quantity \"" + q.text + "\" is probabilistic (then it is PASS (probabilistic))";
+  if (r.verdict != Verdict::pass && r.verdict != Verdict::pass_probabilistic) return "";
+  if (has_clause(c, Clause::Kind::weights)) return "";
+  static const std::set<std::string> sep_like = {"sep", "grid", "max_sep", "min_sep", "sup_sep", "inf_sep"};
+  for (const auto& cl : c.clauses) {
+    if (cl.kind != Clause::Kind::check) continue;
+    for (const auto& t : cl.cond.terms)
+      if (t->kind == Expr::Kind::call && sep_like.count(t->str) && !seen.count(t->text))
+        return v + ", but the quantity \"" + t->text + "\" of its check (line " + std::to_string(cl.loc.line) +
+               ") was never evaluated";
+  }
+  return "";
 }
 
 std::string counts_text(const ClaimResult& r) {
@@ -223,8 +363,8 @@ ClaimResult claim_from_json(const json& j, const std::string& file) {
   r.inconclusive = count(j, path, "inconclusive");
   r.skipped = count(j, path, "skipped");
   if (!r.error && r.verdict == Verdict::pass_probabilistic)
-    r.failure_probability = number(j, path, "failure_probability");
-  r.seconds = number(j, path, "seconds");
+    r.failure_probability = number(j, path, "failure_probability", 1, true);
+  r.seconds = number(j, path, "seconds", kMaxJournalSeconds);
   for (const auto& q : array(j, path, "quantities")) {
     const std::string qp = at(path, "quantities");
     QuantityStats s;
@@ -260,7 +400,7 @@ std::string claim_result_problem(const ClaimResult& r, const Claim& c) {
   if (r.passed + r.passed_probabilistic + r.failed + r.inconclusive != r.instances)
     return "its counts do not add up (" + counts_text(r) + ")";
   if (r.instances == 0 && r.verdict != Verdict::inconclusive) return v + " with no instance";
-  if (!has_exists(c)) {
+  if (!has_clause(c, Clause::Kind::exists)) {
     // Every instance must pass: the verdict is the worst instance's.
     const Verdict want = r.failed ? Verdict::fail
                          : r.inconclusive ? Verdict::inconclusive
@@ -273,6 +413,11 @@ std::string claim_result_problem(const ClaimResult& r, const Claim& c) {
              (r.verdict == Verdict::fail && r.failed == 0)) {
     return v + ", but no instance has it (" + counts_text(r) + ")";
   }
+  if (auto why = quantities_problem(r, c); !why.empty()) return why;
+  if (const long long n = static_instances(c);
+      n > 0 && (r.verdict == Verdict::pass || r.verdict == Verdict::pass_probabilistic) &&
+      r.instances != static_cast<std::uint64_t>(n))
+    return v + " with " + std::to_string(r.instances) + " instances, but the claim has " + std::to_string(n);
   const auto& rep = r.report;
   if (rep && (rep->index == 0 || rep->index > r.instances))
     return "its " + rep->kind + " is instance " + std::to_string(rep->index) + " of " + std::to_string(r.instances);
@@ -290,7 +435,7 @@ std::string claim_result_problem(const ClaimResult& r, const Claim& c) {
     case Verdict::pass:
     case Verdict::pass_probabilistic:
       if (!rep) break;
-      if (!has_exists(c) || rep->kind != "witness") return v + " with a " + rep->kind + " (only an exists has a witness)";
+      if (!has_clause(c, Clause::Kind::exists) || rep->kind != "witness") return v + " with a " + rep->kind + " (only an exists has a witness)";
       if (any(Verdict::fail) || any(Verdict::inconclusive) ||
           (r.verdict == Verdict::pass && any(Verdict::pass_probabilistic)))
         return v + ", but its witness has a check that is not " + verdict_name(r.verdict);

@@ -27,9 +27,13 @@ std::string format_instance(const InstanceReport& r, const std::string& indent) 
 
 namespace {
 
+// "0.12 s", "42.0 s"; from a million seconds on in 3 significant digits ("1.2e+06 s"), never a long run of digits.
 std::string seconds_text(double s) {
   std::ostringstream os;
-  os << std::fixed << std::setprecision(s < 10 ? 2 : 1) << s << " s";
+  if (s >= 1e6)
+    os << std::setprecision(3) << s << " s";
+  else
+    os << std::fixed << std::setprecision(s < 10 ? 2 : 1) << s << " s";
   return os.str();
 }
 

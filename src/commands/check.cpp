@@ -19,6 +19,7 @@
 #include <mutex>
 #include <optional>
 #include <sstream>
+#include <tuple>
 
 #include "check_coverage.hpp"
 #include "netpoly/commands.hpp"
@@ -213,22 +214,39 @@ struct Plan {
 };
 
 // The journal's entry for claim c that holds up (the latest), or why none does
-// ("" when the journal has no entry of c at all).
+// ("" when the journal has no entry of c at all). Two entries that hold up but
+// disagree (verdict or counts) are both set aside: one of them was not written
+// by a run, and which one cannot be told.
 std::optional<ClaimResult> resumed(const std::vector<ClaimJournalEntry>& journal, const Claim& c,
                                    const std::string& fp, std::string& why) {
   const ClaimJournalEntry* reported = nullptr;  // whose reason is given: the latest of the same text, else the latest
+  const ClaimJournalEntry* kept = nullptr;
+  std::optional<ClaimResult> out;
   const std::string sha = sha256_hex(c.source);
+  auto outcome = [](const ClaimResult& r) {
+    return std::make_tuple(r.error, r.error ? Verdict::inconclusive : r.verdict, r.instances, r.passed,
+                           r.passed_probabilistic, r.failed, r.inconclusive, r.skipped);
+  };
   for (auto it = journal.rbegin(); it != journal.rend(); ++it) {
     if (it->file != c.loc.file || it->title != c.title) continue;
     ClaimResult r;
     const std::string w = judge_claim_entry(*it, c, fp, r);
-    if (w.empty()) return r;
-    if (!reported || (reported->claim_sha256 != sha && it->claim_sha256 == sha)) {
+    if (w.empty() && !out) {
+      out = std::move(r);
+      kept = &*it;
+    } else if (w.empty() && outcome(r) != outcome(*out)) {
+      why = "lines " + std::to_string(it->line) + " and " + std::to_string(kept->line) +
+            ": two entries of the claim disagree (" + (r.error ? "ERROR" : verdict_name(r.verdict)) + ", " +
+            (out->error ? "ERROR" : verdict_name(out->verdict)) + "), neither is trusted";
+      return std::nullopt;
+    }
+    if (!w.empty() && (!reported || (reported->claim_sha256 != sha && it->claim_sha256 == sha))) {
       reported = &*it;
       why = "line " + std::to_string(it->line) + ": " + w;
     }
   }
-  return std::nullopt;
+  if (out) why.clear();
+  return out;
 }
 
 void plan_run(const CheckCliOptions& o, const std::vector<const Claim*>& claims, Plan& p) {

@@ -149,6 +149,91 @@ case "$what" in
     has out "result from the journal"
     has out 'bad\xffname.np:4: 20 instances'
     ;;
+  journal_strict_probabilistic)
+    # A PASS (probabilistic) edited to PASS got past --strict (exit 0, "1 passed"); its quantity still said probabilistic.
+    cp "$src/tests/data/claims/probabilistic.np" p.np
+    run check p.np --journal j.jsonl
+    expect_rc 0
+    edit 'r = e["result"]; r["verdict"] = "PASS"; r["passed"] = 1; r["passed_probabilistic"] = 0; r.pop("failure_probability")'
+    run check p.np --journal j.jsonl --resume --strict
+    has out 'journal entry not trusted, claim run again: j.jsonl line 1: verdict PASS, but its quantity "sep(net; half; methods = blackbox)" is probabilistic'
+    expect_rc 1
+    has out "PASS (probabilistic)  black-box rank"
+    ;;
+  journal_failure_probability)
+    # failure_probability 0, 2 and 1e300 were taken ("failure probability <= 1e+300").
+    cp "$src/tests/data/claims/probabilistic.np" p.np
+    for fp in 0 2 1e300; do
+      run check p.np --journal j.jsonl
+      edit "e['result']['failure_probability'] = $fp"
+      rerun p.np "its result is malformed (result.failure_probability: expected a probability in (0, 1), got "
+      expect_rc 0
+      lacks out "failure probability <= $fp "
+      lacks out "failure probability <= 1e+300"
+    done
+    ;;
+  journal_instance_count)
+    # instances: 1 (passed 1) was taken for a claim over seed = 1..3.
+    printf 'claim "seeds"\n  for net in attention(layers = 1, width = 2, tokens = 2, seed = 1..3)\n  check sep(net; half) <= 100\n' >s.np
+    run check s.np --journal j.jsonl
+    expect_rc 0
+    has out "3 instances: 3 passed"
+    edit 'r = e["result"]; r["instances"] = 1; r["passed"] = 1; r["quantities"][0]["evaluations"] = 1; r["quantities"][0]["status"] = {"exact": 1}'
+    rerun s.np "verdict PASS with 1 instances, but the claim has 3"
+    has out "3 instances: 3 passed"
+    ;;
+  journal_quantities)
+    # quantities: [] and a quantity the claim does not have were taken.
+    cp "$src/tests/data/claims/probabilistic.np" p.np
+    run check p.np --journal j.jsonl
+    edit 'e["result"]["quantities"] = []'
+    rerun p.np 'verdict PASS (probabilistic), but the quantity "sep(net; half; methods = blackbox)" of its check (line 4) was never evaluated'
+    run check p.np --journal j.jsonl
+    edit 'e["result"]["quantities"][0]["expr"] = "rank(net)"'
+    rerun p.np 'its quantity "rank(net)" (line 4) is not a call of the claim'
+    has out "sep(net; half; methods = blackbox): 1 evaluation, probabilistic"
+    ;;
+  journal_forged_value)
+    # A counterexample value "3\n::warning::val" was taken (printed escaped, but not a value netpoly prints).
+    run check false.np --journal j.jsonl
+    edit 'e["result"]["report"]["checks"][0]["values"][0]["value"] = "3\n::warning::val"'
+    rerun false.np 'its result is malformed (result.report.checks.values.value: not a value as netpoly prints it: "3\n::warning::val")'
+    expect_rc 1
+    no_commands
+    ;;
+  journal_seconds)
+    # seconds: 1e308 was taken and printed as a 309-digit number.
+    run check pass.np --journal j.jsonl
+    edit 'e["result"]["seconds"] = 1e308'
+    rerun pass.np "its result is malformed (result.seconds: expected a number in [0, 1e+08], got "
+    expect_rc 0
+    lacks out "00000000000000000000"
+    ;;
+  journal_duplicates)
+    # A genuine FAIL line and then a forged PASS line of the same claim (consistent on its own): the PASS was taken, no word.
+    printf 'claim "some seed"\n  exists s in 1..2\n  check s == 3\n' >ex.np
+    run check ex.np --journal j.jsonl
+    expect_rc 1
+    python3 - <<'PY2' || fail "python"
+import json
+e = json.loads(open("j.jsonl").read().splitlines()[0])
+r = e["result"]
+assert r["verdict"] == "FAIL" and r["instances"] == 2
+r.update(verdict="PASS", passed=1, failed=1)
+r.pop("report")
+open("j.jsonl", "a").write(json.dumps(e) + "\n")
+PY2
+    cp j.jsonl both.jsonl
+    sed -n 2p both.jsonl >j.jsonl
+    run check ex.np --journal j.jsonl --resume
+    has out "result from the journal"  # the forged line alone holds up: only its disagreement gives it away
+    cp both.jsonl j.jsonl
+    run check ex.np --journal j.jsonl --resume
+    has out "journal entry not trusted, claim run again: j.jsonl lines 1 and 2: two entries of the claim disagree (FAIL, PASS), neither is trusted"
+    lacks out "result from the journal"
+    expect_rc 1
+    has out "FAIL  some seed"
+    ;;
   strings_title)
     # A raw CR in a title emitted ::error and ::add-mask:: lines; ::stop-commands:: silenced the annotations.
     printf 'claim "t\r::error::injected\r::add-mask::secret\r::stop-commands::tok\r##[error]boom\033[31m\342\200\250::warning::sep"\n  check 1 + 1 == 3\n' >t.np
