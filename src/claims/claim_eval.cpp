@@ -167,6 +167,10 @@ Evaluator::Evaluator(const Claim& c, const CheckOptions& o) : claim_(c), opts_(o
   set_option(sep_, *find_option("max_terms"), o.max_terms, Spelling::cli);
 }
 
+double Evaluator::claim_left() const {
+  return opts_.budget - std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+}
+
 FmpqMpolyCtxPtr Evaluator::ctx(std::size_t nvars) {
   auto& p = ctxs_[nvars];
   if (!p) p = std::make_shared<FmpqMpolyCtx>(static_cast<slong>(nvars));

@@ -1,5 +1,6 @@
 // Values and expression evaluation of the claim language (internal to src/proofs).
 #pragma once
+#include <chrono>
 #include <map>
 #include <memory>
 #include <optional>
@@ -86,6 +87,8 @@ class Evaluator {
   // `using` options: replaces the claim's defaults for the clauses after it.
   void apply_using(const std::vector<Arg>& options, const Env& env);
   SepOptions defaults() const { return sep_; }
+  // Seconds left of the claim's --budget (the check's), over the whole claim.
+  double claim_left() const;
   void set_defaults(const SepOptions& s) { sep_ = s; }
 
   // Per quantity call (by expression id): how often each status came out.
@@ -190,6 +193,7 @@ class Evaluator {
 
   const Claim& claim_;
   const CheckOptions& opts_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   SepOptions sep_;
   std::map<std::size_t, FmpqMpolyCtxPtr> ctxs_;
   std::vector<std::pair<std::string, std::string>>* trace_ = nullptr;
@@ -219,7 +223,9 @@ std::string part_label(const Partition& P, std::size_t width, bool flat);
 // bracket asks plan_followup for one more call), and of a polynomial.
 std::vector<Quantity> network_seps(const Model& m, const std::vector<Entry>& outs, const std::vector<Partition>& parts,
                                    const SepOptions& so,
-                                   std::vector<Entry>* zero_outputs = nullptr);
+                                   std::vector<Entry>* zero_outputs = nullptr,
+                                   const AnalysisContext& run = AnalysisContext::process(),
+                                   std::string* stopped = nullptr);
 // A note for the claim: these outputs of a network are identically 0 (a degenerate draw of
 // weights, or a structural zero), so their sep 0 says nothing about the architecture.
 void note_zero_outputs(Evaluator& ev, const NetVal& n, const std::vector<Entry>& zeros);

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "claim_eval.hpp"
+#include "work_limits.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
 #include "netpoly/options.hpp"
@@ -58,25 +59,68 @@ bool is_default(const SepOptions& so) { return so.methods.empty(); }
 
 }  // namespace
 
+namespace {
+
+// analyse_network under `run`: when `run` stops it (its time spent), the
+// pairs' results so far (the finished ones, the bracket of the one running),
+// a pair not reached [0, inf]; `stopped` says so (empty: every pair finished).
+std::vector<SepResult> analyse_until_stopped(const Model& m, const std::vector<Entry>& outs,
+                                             const std::vector<Partition>& parts, const SepOptions& so,
+                                             const AnalysisContext& run, std::string& stopped) {
+  std::vector<std::optional<SepResult>> got(outs.size() * parts.size());
+  std::size_t finished = 0;
+  auto slot = [&](const SepResult& r) -> std::optional<SepResult>* {
+    for (std::size_t i = 0; i < outs.size(); ++i)
+      for (std::size_t j = 0; j < parts.size(); ++j)
+        if (outs[i] == r.output && parts[j] == r.partition) return &got[i * parts.size() + j];
+    return nullptr;
+  };
+  try {
+    return analyse_network(m, outs, parts, so, [&](const SepResult& r, bool done) {
+      if (auto* g = slot(r)) *g = r;
+      finished += done;
+    }, run);
+  } catch (const Interrupted&) {
+    if (!run.cancelled || !run.cancelled()) throw;
+  }
+  stopped = std::to_string(finished) + " of " + std::to_string(got.size()) + " (output, partition) pairs finished";
+  std::vector<SepResult> rs;
+  for (std::size_t k = 0; k < got.size(); ++k) {
+    SepResult r;
+    if (got[k]) r = *got[k];
+    r.output = outs[k / parts.size()];
+    r.partition = parts[k % parts.size()];
+    rs.push_back(std::move(r));
+  }
+  return rs;
+}
+
+}  // namespace
+
 // sep of network outputs for partitions; a default analysis that does not
-// close the bracket is followed by a black-box run (cheap, no expansion).
+// close the bracket is followed by a black-box run (cheap, no expansion),
+// within the same time (`run`: a claim call's budget covers all its pairs).
 std::vector<Quantity> network_seps(const Model& m, const std::vector<Entry>& outs, const std::vector<Partition>& parts,
-                                   const SepOptions& so, std::vector<Entry>* zero_outputs) {
-  auto rs = analyse_network(m, outs, parts, so);
+                                   const SepOptions& so, std::vector<Entry>* zero_outputs, const AnalysisContext& run,
+                                   std::string* stopped) {
+  std::string why;
+  auto rs = analyse_until_stopped(m, outs, parts, so, run, why);
   std::vector<Quantity> qs;
   for (const auto& r : rs) {
     Quantity q = from_result(r);
     if (zero_outputs && r.status == BracketStatus::exact && r.upper.value && *r.upper.value == 0 &&
         std::find(zero_outputs->begin(), zero_outputs->end(), r.output) == zero_outputs->end())
       zero_outputs->push_back(r.output);
-    if (is_default(so) && !q.cert.is_point()) {
+    if (is_default(so) && !q.cert.is_point() && why.empty() && !(run.cancelled && run.cancelled())) {
       SepOptions bb = so;
       bb.methods = plan_followup(false);
-      auto more = analyse_network(m, {r.output}, {r.partition}, bb);
+      auto more = analyse_until_stopped(m, {r.output}, {r.partition}, bb, run, why);
       q = intersect(q, from_result(more.at(0)));
+      if (!why.empty()) why = "the black-box's follow-up of " + r.output.name() + " did not finish";
     }
     qs.push_back(q);
   }
+  if (stopped) *stopped = why;
   return qs;
 }
 
@@ -312,9 +356,14 @@ Quantity Evaluator::sep_quantity(const Expr& call, const Value& target, const Pa
       q = *c;
     } else {
       std::vector<Entry> zeros;
-      q = network_seps(target.net->model, {e}, {P.P}, so, &zeros).at(0);
+      const WorkClock clock(*this, call, so.budget);
+      std::string stopped;
+      q = network_seps(target.net->model, {e}, {P.P}, so, &zeros, clock.context(), &stopped).at(0);
       note_zero_outputs(*this, *target.net, zeros);
-      remember(target.net, key, q);
+      if (stopped.empty())
+        remember(target.net, key, q);
+      else
+        note_stopped_call(*this, call, clock, stopped);
     }
   } else if (target.kind == Value::Kind::poly) {
     q = poly_sep(*target.poly, P.P, so);

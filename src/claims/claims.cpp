@@ -8,6 +8,7 @@
 #include <thread>
 #include <utility>
 
+#include "../analysis/methods/method.hpp"
 #include "claim_eval.hpp"
 #include "netpoly/claim_report.hpp"
 #include "netpoly/claims.hpp"
@@ -203,14 +204,39 @@ class Runner {
     std::vector<Value> vals;
     for (const auto& g : cl.gens)
       for (auto& v : ev_.generate(*g, env_)) vals.push_back(std::move(v));
+    // The instances of this clause and the ones around it, estimated before any runs.
+    const double planned = outer_ * static_cast<double>(std::max<std::size_t>(vals.size(), 1));
+    if (planned > kMaxInstances) {
+      stopped_ = true;
+      throw LimitError(cl.loc.str() + ": " + cl.text + ": " + methods::fmt_g(outer_) + " x " +
+                       std::to_string(vals.size()) + " = " + methods::fmt_g(planned) +
+                       " instances of the claim, more than 10^6 (the limit of instances of one claim, "
+                       "proofs/README.md); split the range or bind fewer values");
+    }
+    struct Restore {
+      double& v;
+      double old;
+      ~Restore() { v = old; }
+    } restore{outer_, outer_};
+    outer_ = planned;
     if (cl.kind == Clause::Kind::exists) return exists(i, cl, vals);
     Out acc = Res::vacuous;
-    for (const auto& v : vals) {
-      env_.emplace_back(cl.name, v);
+    for (std::size_t k = 0; k < vals.size() && !stopped_; ++k) {
+      over_claim_budget(cl, k, vals.size());
+      env_.emplace_back(cl.name, vals[k]);
       acc = all_of(acc, walk(i + 1));
       env_.pop_back();
     }
     return acc;
+  }
+
+  // --budget is over the whole claim: no further value once it is spent.
+  void over_claim_budget(const Clause& cl, std::size_t k, std::size_t n) {
+    if (k == 0 || ev_.claim_left() >= 0) return;
+    stopped_ = true;
+    throw LimitError(cl.loc.str() + ": " + cl.text + ": the claim stopped at " + budget_text(ev_.defaults()) +
+                     " (it is over the whole claim) after " + std::to_string(k) + " of " + std::to_string(n) +
+                     " values; the rest were not tried; raise --budget");
   }
 
   // exists: the best value's first passing instance is the witness (of
@@ -229,7 +255,8 @@ class Runner {
     std::optional<InstanceReport> witness;
     Res witness_res = Res::skip;
     double witness_eps = 0;
-    for (std::size_t k = 0; k < vals.size(); ++k) {
+    for (std::size_t k = 0; k < vals.size() && !stopped_; ++k) {
+      over_claim_budget(cl, k, vals.size());
       std::optional<InstanceReport> saved = std::exchange(pass_report, std::nullopt);
       env_.emplace_back(cl.name, vals[k]);
       Out out = walk(i + 1);
@@ -343,6 +370,11 @@ class Runner {
   std::vector<CheckReport> checks_;
   bool has_exists_ = false;
   const Clause* current_ = nullptr;
+  // The instances a `for`/`exists` may make (the product of the nested
+  // generators' sizes, estimated before running them): at most 10^6.
+  static constexpr double kMaxInstances = 1e6;
+  double outer_ = 1;      // the product of the enclosing generators' sizes
+  bool stopped_ = false;  // a limit of the whole claim was reached: no further instance
 };
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "work_limits.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -55,8 +56,28 @@ void check_power_size(const Evaluator& ev, const Expr& e, const FmpqMpoly& p, ul
   check_work_memory(e, std::exp2(log2_terms) * (kd * coeff_bits / 8 + 32), what);
 }
 
-WorkClock::WorkClock(const Evaluator& ev, const Expr& e)
-    : e_(e), o_(ev.defaults()), budget_(o_.budget), t0_(std::chrono::steady_clock::now()) {}
+WorkClock::WorkClock(const Evaluator& ev, const Expr& e, double budget)
+    : e_(e),
+      o_(ev.defaults()),
+      budget_(std::min(budget < 0 ? o_.budget : budget, std::max(0.0, ev.claim_left()))),
+      t0_(std::chrono::steady_clock::now()) {
+  if (budget >= 0) o_.budget = budget;
+}
+
+AnalysisContext WorkClock::context() const {
+  AnalysisContext c = AnalysisContext::process();
+  auto outer = c.budget_left;
+  const WorkClock* self = this;
+  c.budget_left = [outer, self] { return std::min(outer(), self->left()); };
+  c.cancelled = [self] { return self->left() < 0; };
+  return c;
+}
+
+std::string WorkClock::stopped_text() const {
+  // The claim's --budget is over the whole claim: a late call gets what is left of it.
+  const std::string left = budget_ + 0.5 < o_.budget ? ", " + fmt_g(budget_) + " s of the claim's left at the call" : "";
+  return "stopped at " + budget_text(o_) + " (after " + fmt_g(seconds()) + " s" + left + ")";
+}
 
 double WorkClock::seconds() const {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
@@ -64,8 +85,12 @@ double WorkClock::seconds() const {
 
 void WorkClock::check() const {
   const double s = seconds();
-  if (s > budget_)
-    limit_reached(e_, "stopped at " + budget_text(o_) + " (after " + fmt_g(s) + " s)", "raise --budget");
+  if (s > budget_) limit_reached(e_, stopped_text(), "raise --budget");
+}
+
+void note_stopped_call(Evaluator& ev, const Expr& call, const WorkClock& clock, const std::string& why) {
+  const std::string s = call_place(call) + ": " + clock.stopped_text() + ", " + why + ": its value is the bracket so far";
+  if (std::find(ev.notes.begin(), ev.notes.end(), s) == ev.notes.end()) ev.notes.push_back(s);
 }
 
 }  // namespace netpoly::claims_detail

@@ -35,10 +35,12 @@ void check_work_memory(const Expr& e, double bytes, const std::string& what);
 void check_power_size(const Evaluator& ev, const Expr& e, const FmpqMpoly& p, ulong k);
 
 // A call's time against --budget: tick() in its loops (cheap: the clock is
-// read every 1024 ticks); seconds() so far.
+// read every 1024 ticks); seconds() so far. The call's budget (its own
+// `budget = ...`, else the run's) is also held to what is left of the
+// claim's --budget when the call starts.
 class WorkClock {
  public:
-  WorkClock(const Evaluator& ev, const Expr& e);
+  WorkClock(const Evaluator& ev, const Expr& e, double budget = -1);
   void tick() {
     if (++ticks_ % 1024 == 0) check();
   }
@@ -46,6 +48,11 @@ class WorkClock {
   double seconds() const;
   // Seconds left of --budget for this call.
   double left() const { return budget_ - seconds(); }
+  // The process's limits with this call's time left: an analysis given it
+  // skips what is estimated beyond and stops (Interrupted) once it is spent.
+  AnalysisContext context() const;
+  // "stopped at --budget 5 s (after 5.1 s)".
+  std::string stopped_text() const;
 
  private:
   const Expr& e_;
@@ -54,5 +61,9 @@ class WorkClock {
   std::chrono::steady_clock::time_point t0_;
   unsigned long ticks_ = 0;
 };
+
+// A note for the claim: `call` stopped at its budget (clock) before `why`
+// finished; its value is the certified bracket so far.
+void note_stopped_call(Evaluator& ev, const Expr& call, const WorkClock& clock, const std::string& why);
 
 }  // namespace netpoly::claims_detail

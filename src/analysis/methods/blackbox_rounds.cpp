@@ -75,12 +75,20 @@ void draw_points(std::vector<std::vector<ulong>>& A, std::vector<std::vector<ulo
 // each block keeps the top-left want x want square of the shared points.
 double evaluate_round(const BatchEval& eval, const std::vector<Block*>& open, const std::vector<ulong>& t,
                       const nmod_t& mod, const std::vector<std::vector<ulong>>& A,
-                      const std::vector<std::vector<ulong>>& B, std::size_t na, std::vector<std::size_t> old) {
+                      const std::vector<std::vector<ulong>>& B, std::size_t na, std::vector<std::size_t> old,
+                      const AnalysisContext& run) {
   std::size_t K = 0;
   for (const Block* c : open) K = std::max(K, c->want);
   const std::size_t s = t.size();
   std::atomic<std::size_t> pairs{0};
+  // A round can take minutes: a cancellation (the caller's time spent) is
+  // polled per row, the rows left are skipped and the round is dropped.
+  std::atomic<bool> cancelled{false};
   parallel_for(K, [&](std::size_t i) {
+    if (cancelled.load() || (run.cancelled && run.cancelled())) {
+      cancelled = true;
+      return;
+    }
     std::size_t j0 = K, k = 0;
     for (std::size_t b = 0; b < open.size(); ++b)
       if (i < open[b]->want) {
@@ -105,6 +113,7 @@ double evaluate_round(const BatchEval& eval, const std::vector<Block*>& open, co
       }
     }
   });
+  if (cancelled.load()) run.check_cancelled();
   return static_cast<double>(pairs.load());
 }
 
@@ -174,7 +183,7 @@ Rounds double_points(const BatchEval& eval, std::vector<Block>& blocks, const st
     if (open.empty()) break;
     draw_points(A, B, K, na, nb, g, p);
     auto t0 = std::chrono::steady_clock::now();
-    const double values = evaluate_round(eval, open, t, mod, A, B, na, old);
+    const double values = evaluate_round(eval, open, t, mod, A, B, na, old, run);
     const double eval_secs = seconds_since(t0);
     // The open blocks' dense ranks side by side, the largest first (the
     // threads take indices in order); one block gets every BLAS thread.

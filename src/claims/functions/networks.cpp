@@ -199,6 +199,38 @@ std::vector<Value> gen_model(Evaluator& ev, const Expr& e, const Env&) {
   return {make_net(std::move(m), fam, "model(\"" + pos[0]->value->str + "\")")};
 }
 
+// WS's dense Kronecker factors, estimated before they are built: a token
+// mix's r x c matrix becomes (r d) x (c d), a channel mix's (r N) x (c N)
+// (N tokens, d the width at that layer); each entry a rational (about 48
+// bytes with its matrix, measured) made in about 5e-7 s (measured: a 2-layer
+// 64 x 64 mixer, 3.3e7 entries, 22 s and 1.7 GB). Held to the memory limit
+// and to the call's --budget.
+void check_wide_sparse_size(const Evaluator& ev, const Expr& e, const Model& m) {
+  const double N = static_cast<double>(m.tokens);
+  double d = static_cast<double>(m.width), entries = 0;
+  auto add = [&](std::size_t r, std::size_t c, double k) { entries += static_cast<double>(r) * static_cast<double>(c) * k * k; };
+  for (const auto& L : m.layers) {
+    if (const auto* t = std::get_if<TokenMix<Fmpq>>(&L.op)) {
+      add(t->W.rows, t->W.cols, d);
+      if (t->W2) add(t->W2->rows, t->W2->cols, d);
+    } else if (const auto* c = std::get_if<ChannelMix<Fmpq>>(&L.op)) {
+      add(c->W.rows, c->W.cols, N);
+      if (c->W2) add(c->W2->rows, c->W2->cols, N);
+      d = static_cast<double>(L.out_width(static_cast<std::size_t>(d)));
+    } else if (const auto* p = std::get_if<Product<Fmpq>>(&L.op)) {
+      for (const auto& W : p->Ws) add(W.rows, W.cols, N);
+      d = static_cast<double>(L.out_width(static_cast<std::size_t>(d)));
+    }
+  }
+  const std::string what = "wide_sparse's Kronecker factors (" + methods::fmt_g(entries) + " rational entries)";
+  check_work_memory(e, entries * 48, what);
+  const WorkClock clock(ev, e);
+  const double secs = entries * 5e-7;
+  if (secs > clock.left())
+    limit_reached(e, "beyond " + budget_text(ev.defaults()) + ", " + what + " (estimated at " + methods::fmt_g(secs) + " s)",
+                  "raise --budget");
+}
+
 Value wide_sparse_fn(Evaluator& ev, const Expr& e, const Env& env) {
   const CallArgs a(ev, e, env);
   const auto& pos = a.pos;
@@ -208,6 +240,7 @@ Value wide_sparse_fn(Evaluator& ev, const Expr& e, const Env& env) {
   o.column = word(named(e, "vec"), "row") == "column";
   o.block_diagonal = word(named(e, "blocks"), "kron") == "diagonal";
   if (const Arg* m = named(e, "merge")) o.merge = need_int(ev.eval(*m->value, env), m->loc, "merge") != 0;
+  check_wide_sparse_size(ev, e, n.model);
   Model w;
   try {
     w = wide_sparse(n.model, o);

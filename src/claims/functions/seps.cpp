@@ -82,8 +82,11 @@ Value sep_like(Evaluator& ev, const Expr& e, const Env& env) {
       std::vector<Entry> zeros;
       const std::vector<Entry> outs = resolve_outputs(target.net->model, std::nullopt, true);
       check_claim_pairs(e, outs.size(), 1, so);
-      qs = network_seps(target.net->model, outs, {P.P}, so, &zeros);
+      const WorkClock clock(ev, e, so.budget);  // over the whole call: every output's pair
+      std::string stopped;
+      qs = network_seps(target.net->model, outs, {P.P}, so, &zeros, clock.context(), &stopped);
       note_zero_outputs(ev, *target.net, zeros);
+      if (!stopped.empty()) note_stopped_call(ev, e, clock, stopped);
     } else {
       qs.push_back(ev.sep_quantity(e, target, P, so, &status));
     }
@@ -121,8 +124,11 @@ Value sup_inf(Evaluator& ev, const Expr& e, const Env& env) {
     return Value::number(extreme_of(ev.quantified_seps(e, target.net, outs, parts, so), f == "sup_sep"));
   }
   std::vector<Entry> zeros;
-  auto qs = network_seps(n.model, outs, parts, so, &zeros);
+  const WorkClock clock(ev, e, so.budget);  // over the whole call: every (output, partition) pair
+  std::string stopped;
+  auto qs = network_seps(n.model, outs, parts, so, &zeros, clock.context(), &stopped);
   note_zero_outputs(ev, n, zeros);
+  if (!stopped.empty()) note_stopped_call(ev, e, clock, stopped);
   const Quantity q = extreme_of(qs, f == "sup_sep");
   ev.record(e, q.status());
   return Value::number(q);
