@@ -26,6 +26,7 @@
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
 #include "netpoly/gauss.hpp"
+#include "netpoly/io.hpp"
 #include "netpoly/limits.hpp"
 #include "netpoly/lv_witness.hpp"
 #include "netpoly/model.hpp"
@@ -352,7 +353,10 @@ SepOptions limits_of(Args& a, const py::dict& kw) {
 }
 
 // Claims run one after another; Ctrl-C stops between two of them.
+// Each call is a run of its own: the inputs an earlier call read (io.hpp) are
+// not this one's, and their descriptors are let go.
 std::pair<std::string, bool> check_paths(const std::vector<std::string>& paths, const py::dict& kw, py::object progress) {
+  forget_inputs();
   Args a(kw, "check");
   CheckOptions o;
   o.filter = a.text("match", "");
@@ -368,6 +372,7 @@ std::pair<std::string, bool> check_paths(const std::vector<std::string>& paths, 
 // Rows are measured one after another; Ctrl-C stops between two of them. The
 // sweep is checked as `netpoly table` checks its flags.
 std::pair<std::string, bool> table_rows(const py::dict& kw, py::object progress) {
+  forget_inputs();  // a run of its own, as check_paths
   Args a(kw, "table");
   cli::TableOptions o;
   o.arch = a.text("arch", "attention");
@@ -504,7 +509,10 @@ PYBIND11_MODULE(_netpoly, mod) {
     validate_model(m, source);
     return m;
   });
-  mod.def("load", [](const std::string& path) { return read_model(path); });
+  mod.def("load", [](const std::string& path) {
+    forget_inputs();  // a run of its own, as check_paths
+    return read_model(path);
+  });
   mod.def("expand", &expand_model);
   mod.def("seprank", &seprank_model);
   mod.def("seprank_poly", &seprank_poly);
