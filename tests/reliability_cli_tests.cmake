@@ -245,7 +245,7 @@ netpoly_expect(reliability_max_terms_nan 2 "--max-terms: expected a number, got 
 netpoly_expect(reliability_budget_nan 2 "--budget: expected a positive number of seconds (or inf), got \"nan\"" seprank ${EX} --budget nan)
 netpoly_expect(reliability_expand_budget_nan 2 "--budget: expected a number, got nan" expand ${EX} --budget nan --stats)
 netpoly_expect(reliability_expand_budget_negative 2 "--budget: must be 0 (no limit) or positive" expand ${EX} --budget -1)
-netpoly_expect(reliability_seprank_max_terms_nan 2 "--max-terms: expected a positive number (or inf), got \"nan\"" seprank ${EX} --max-terms nan)
+netpoly_expect(reliability_seprank_max_terms_nan 2 "--max-terms: expected a whole number >= 1 such as 5e7 (or inf), got \"nan\"" seprank ${EX} --max-terms nan)
 netpoly_expect(reliability_table_max_terms_nan 2 "--max-terms: expected a number, got nan" table --layers 1 --max-terms nan)
 netpoly_expect(reliability_table_budget_nan 2 "--budget: expected a number, got nan" table --layers 1 --budget nan)
 netpoly_expect(reliability_check_budget_nan 2 "--budget: expected a number, got nan"

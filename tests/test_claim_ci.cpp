@@ -68,6 +68,8 @@ TEST_CASE("ci: GitHub annotations escape their properties and message", "[claims
   CHECK(a.rfind("::error file=proofs/a.np,line=9,title=FAIL%3A 50%25%3A a%2C b::counterexample (instance 2): n = 4;", 0) ==
         0);
   CHECK_THAT(a, Catch::Contains("%0A"));  // the counterexample's lines
+  f.title = "\x1b[31mred\tt\xef\xbb\xbf";  // ESC, TAB and U+FEFF reached the log raw before (issue 38)
+  CHECK(github_annotation(f, false).rfind("::error file=proofs/a.np,line=9,title=FAIL%3A \\x1b[31mred\\tt\\uFEFF::", 0) == 0);
   CHECK(github_annotation(result(Verdict::pass), false).empty());
   ClaimResult p = result(Verdict::pass_probabilistic);
   CHECK(github_annotation(p, false).rfind("::notice ", 0) == 0);

@@ -67,6 +67,9 @@ TEST_CASE("printable: control characters, separators and invalid UTF-8 shown esc
   CHECK(printable(std::string("nul\0end", 7)) == "nul\\x00end");
   CHECK(printable("\xc2\x85next \xe2\x80\xa8line \xe2\x80\xa9par \xe2\x80\xaeltr") == "\\u0085next \\u2028line \\u2029par \\u202Eltr");
   CHECK(printable("\xef\xbf\xbe\xef\xbf\xbf") == "\\uFFFE\\uFFFF");
+  // invisible format characters (category Cf): U+FEFF, zero-width space/joiners, word joiner, a tag (issue 38)
+  CHECK(printable("\xef\xbb\xbfPASS \xe2\x80\x8bx\xe2\x80\x8d\xe2\x81\xa0\xf3\xa0\x81\x81") ==
+        "\\uFEFFPASS \\u200Bx\\u200D\\u2060\\U000E0041");
   CHECK(printable("bad\xff\xfe.np") == "bad\\xff\\xfe.np");
   CHECK(printable("\xc0\xaf overlong, \xed\xa0\x80 surrogate, \xe2\x82 cut") ==
         "\\xc0\\xaf overlong, \\xed\\xa0\\x80 surrogate, \\xe2\\x82 cut");

@@ -24,7 +24,7 @@ enum class OptionType {
   flag,     // true / false (CLI: --NAME, or --no-NAME when the default is true)
   count,    // a whole number in [lo, hi]
   seconds,  // a positive number of seconds, or inf (no limit)
-  real,     // a positive number, or inf
+  real,     // a count written as a number: a whole number >= 1 (5e7 too), or inf
   seed,     // a whole number in [0, 2^64)
   prime,    // a prime below 2^63
   methods,  // a comma list (or a list) of method names

@@ -21,8 +21,10 @@ bool is_utf8(std::string_view s);
 
 // A string from outside as shown on one terminal or log line: control
 // characters (C0, DEL, C1), CR, LF, ESC, the line and paragraph separators
-// U+2028/U+2029, the bidirectional controls and the noncharacters
-// U+FFFE/U+FFFF are shown escaped ("\r", "\n", "\t", "\x1b", "\u2028"), and
+// U+2028/U+2029, the bidirectional controls, the invisible format characters
+// (U+200B..U+200F, U+2060..U+2064, U+FEFF, ...: category Cf) and the
+// noncharacters U+FFFE/U+FFFF are shown escaped ("\r", "\n", "\t", "\x1b",
+// "\u2028", "\uFEFF", "\U000E0041"), and
 // each byte of invalid UTF-8 as "\xff". The result is one line with nothing
 // a terminal or a CI runner acts on; everything else (backslashes too) is
 // shown as it is.

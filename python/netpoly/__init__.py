@@ -30,7 +30,7 @@ from typing import Iterable, Mapping, Sequence
 
 from . import _netpoly
 from ._netpoly import CheckFailed, Error, InputError, InternalError, LimitError
-from ._api import api as _api
+from ._api import api as _api, _short, is_bool as _is_bool, path_arg as _path_arg
 from ._poly import GaussianRational, Poly, from_sympy as _from_sympy, from_text as _from_text
 from ._poly import integer_text as _integer_text, rational_text as _rational_text, gauss_text as _gauss_text
 from ._poly import parse_rational as _parse_rational
@@ -191,8 +191,9 @@ class Network:
     @_api
     def save(self, path) -> None:
         """Writes the model file (atomically: a temporary file, then a rename)."""
+        path = _path_arg(path, "save")
         text = self.to_json()
-        tmp = f"{path}.tmp{_os.getpid()}"
+        tmp = path + b".tmp%d" % _os.getpid()
         with open(tmp, "w") as f:
             f.write(text)
         _os.replace(tmp, path)
@@ -291,19 +292,10 @@ class Network:
 Network.seprank = _api(_with_options(Network.seprank, ["partition", "partitions", "output", "outputs", "progress"]))
 
 
-def _short(o) -> str:
-    """A value as an error message shows it: repr, cut at 80 characters (an int too long for text: its size)."""
-    try:
-        r = repr(o)
-    except ValueError:
-        return f"an integer of about {int(o.bit_length() * 0.30103)} digits" if isinstance(o, int) else type(o).__name__
-    return r if len(r) <= 80 else r[:77] + "..."
-
-
 def _entry(o, what):
     try:
         t, c = o
-        if isinstance(t, bool) or isinstance(c, bool):
+        if _is_bool(t) or _is_bool(c):
             raise TypeError
         return (int(_index(t)), int(_index(c)))
     except (TypeError, ValueError):
@@ -349,7 +341,7 @@ def make(arch: str, **shape) -> Network:
 @_api
 def load(path) -> Network:
     """Reads and validates a model file (errors name the file and JSON path)."""
-    return Network(_netpoly.load(str(path)))
+    return Network(_netpoly.load(_path_arg(path, "load")))
 
 
 @_api
@@ -483,6 +475,9 @@ def from_torch(module, *args, **kwargs) -> Network:
 
 
 # ---------------------------------------------------------------- polynomials
+_MAX_COEFFICIENT_BITS = 1 << 24  # the engine's limit on one coefficient of polynomial text (poly_text.cpp)
+
+
 def seprank(poly, side_a: Iterable = (), *, progress=None, **options) -> Result:
     """The separation rank of a polynomial for the variables ``side_a`` against the rest.
 
@@ -542,6 +537,11 @@ def seprank(poly, side_a: Iterable = (), *, progress=None, **options) -> Result:
         if sum(e) >= 2**62:  # Poly arithmetic has no bound; the engine takes degrees below 2^62 (poly_text.hpp)
             raise InputError(f"seprank: a term of degree {_short(sum(e))}: exponents and degrees of 2^62 or more "
                              "are refused")
+        for part in (c.re, c.im) if isinstance(c, GaussianRational) else (Fraction(c),):
+            bits = max(part.numerator.bit_length(), part.denominator.bit_length())
+            if bits > _MAX_COEFFICIENT_BITS:
+                raise LimitError(f"seprank: a coefficient of {bits} bits; more than 2^24 bits is refused (as in "
+                                 "polynomial text)")
         if isinstance(c, GaussianRational):
             gaussian = gaussian or c.im != 0
             re_terms.append((list(e), _rational_text(c.re)))
@@ -593,9 +593,10 @@ def check(paths, *, match: str = "", budget=None, max_terms=None, strict: bool =
         paths = [paths]
     if not isinstance(paths, (list, tuple)) or not all(isinstance(p, (str, _os.PathLike)) for p in paths):
         raise InputError(f"check: paths=: expected a path, a directory or a list of them, got {_short(paths)}")
+    paths = [_path_arg(p, "check: paths=") for p in paths]
     kw = {k: v for k, v in dict(match=match, budget=budget, max_terms=max_terms, strict=strict,
                                 max_memory=max_memory, threads=threads).items() if v is not None}
-    text, interrupted = _netpoly.check([str(p) for p in paths], kw, _progress_for("check", progress))
+    text, interrupted = _netpoly.check(paths, kw, _progress_for("check", progress))
     reports = [Report(d) for d in _json.loads(text)]
     if interrupted:
         raise _interrupted(reports, "check")
@@ -622,6 +623,8 @@ def table(arch="attention", *, layers=(1,), widths=(2,), heads=(1,), tokens=None
     if not all(isinstance(a, str) for a in archs):
         raise InputError(f"table: arch=: expected names, got {_short(arch)}")
     if isinstance(methods, (list, tuple)):
+        if not all(isinstance(m, str) for m in methods):
+            raise InputError(f"table: methods=: expected a comma list or a list of method names, got {_short(methods)}")
         methods = ",".join(methods)
     kw = dict(arch=",".join(archs), layers=layers, widths=widths, heads=heads, tokens=tokens, degrees=degrees,
               residual=residual, seeds=seeds, weights=weights, partition=partition, methods=methods,

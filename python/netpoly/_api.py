@@ -6,7 +6,8 @@ netpoly's exceptions out (as the CLI's ``main`` maps every exception to an exit 
 - a call that does not fit the signature (a missing argument, an unknown keyword) is an InputError
   naming the function and the accepted keywords;
 - an argument annotated ``int``, ``str`` or ``bool`` (optionally ``| None``) is checked for that type:
-  ``tokens=2.7`` is refused, never truncated; NaN, inf and strings are not whole numbers;
+  ``tokens=2.7`` is refused, never truncated; NaN, inf, strings and bools (NumPy's too) are not whole
+  numbers;
 - inside the call, an OSError (a file) is an InputError and a MemoryError a LimitError; any other
   exception that is not netpoly's is an InternalError (a bug of netpoly, with the original chained).
 """
@@ -28,8 +29,28 @@ def _short(o) -> str:
     return r if len(r) <= 80 else r[:77] + "..."
 
 
+def is_bool(v) -> bool:
+    """Python's bool or NumPy's (``numpy.bool_`` has ``__index__`` but is no more a number than True is)."""
+    return isinstance(v, bool) or (type(v).__module__ == "numpy" and type(v).__name__ in ("bool_", "bool"))
+
+
+def path_arg(p, where: str) -> bytes:
+    """A file name given to a public call: a str or an os.PathLike, nothing else (``load(5)`` is not the
+    file "5"); a NUL is refused with the whole name shown escaped. Returned as the file system's bytes
+    (undecodable names, kept by Python as surrogates, reach the file as they are)."""
+    import os
+    if not isinstance(p, (str, os.PathLike)):
+        raise InputError(f"{where}: expected a path (a str or os.PathLike), got {_short(p)}")
+    s = os.fspath(p)
+    if not isinstance(s, str):
+        raise InputError(f"{where}: expected a path whose os.fspath is a str, got {_short(s)}")
+    if "\0" in s:
+        raise InputError(f"{where}: {s!r}: a path cannot contain a NUL character")
+    return os.fsencode(s)
+
+
 def _whole(v) -> bool:
-    if isinstance(v, bool):
+    if is_bool(v):
         return False
     try:
         operator.index(v)

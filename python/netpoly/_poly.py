@@ -386,6 +386,9 @@ def from_sympy(expr, gens_first: Iterable = (), max_terms: float = 5e7) -> tuple
     with rational or Gaussian-rational coefficients, or when its expansion would exceed ``max_terms``
     terms (estimated before SymPy expands it)."""
     import sympy
+    poly_gens: list = []
+    if isinstance(expr, sympy.Poly):
+        expr, poly_gens = _poly_expr(expr)
     try:
         expr = sympy.sympify(expr, strict=True)
     except (sympy.SympifyError, TypeError) as e:
@@ -394,8 +397,9 @@ def from_sympy(expr, gens_first: Iterable = (), max_terms: float = 5e7) -> tuple
     extra = [sympy.Symbol(str(g)) if isinstance(g, str) else g for g in gens_first]
     for g in extra:
         if not isinstance(g, sympy.Symbol):
-            raise InputError(f"side_a=: {str(g)[:60]}: expected a SymPy symbol")
+            raise InputError(f"side_a=: {_show(g)}: expected a SymPy symbol")
         _check_leaf(g)
+    extra += poly_gens
     try:
         expanded = sympy.expand(expr)
     except RecursionError:
@@ -407,15 +411,15 @@ def from_sympy(expr, gens_first: Iterable = (), max_terms: float = 5e7) -> tuple
         coeff, mono = term.as_independent(*gens, as_Add=False) if gens else (term, sympy.Integer(1))
         re, im = coeff.as_real_imag()
         if not (re.is_Rational and im.is_Rational):
-            raise InputError(f"coefficient {coeff}: netpoly takes rational or Gaussian-rational coefficients")
+            raise InputError(f"coefficient {_show(coeff)}: netpoly takes rational or Gaussian-rational coefficients")
         e = [0] * len(gens)
         for base, k in mono.as_powers_dict().items():
             if base == 1:
                 continue
             if base not in index or not (k.is_Integer and k >= 0):
-                raise InputError(f"{term}: not a polynomial term (netpoly takes polynomials)")
+                raise InputError(f"{_show(term)}: not a polynomial term (netpoly takes polynomials)")
             if k >= 2**62:
-                raise InputError(f"{term}: an exponent of 2^62 or more is refused")
+                raise InputError(f"{_show(term)}: an exponent of 2^62 or more is refused")
             e[index[base]] += int(k)
         c = Fraction(int(re.p), int(re.q))
         if im != 0:
@@ -423,6 +427,36 @@ def from_sympy(expr, gens_first: Iterable = (), max_terms: float = 5e7) -> tuple
         key = tuple(e)
         terms[key] = terms.get(key, 0) + c
     return {e: c for e, c in terms.items() if c != 0}, gens
+
+
+def _show(node, n: int = 60) -> str:
+    """A SymPy object as a message shows it: its text cut at ``n`` characters. SymPy writes numbers in
+    decimal, which Python refuses beyond 4,300 digits: such an object is named, not printed."""
+    try:
+        return str(node)[:n]
+    except ValueError:
+        return f"<a {type(node).__name__} with a number of more than 4,300 digits>"
+
+
+_EXACT_DOMAINS = ("ZZ", "QQ", "ZZ_I", "QQ_I")
+
+
+def _poly_expr(p):
+    """A ``sympy.Poly`` as its expression and generators, when its coefficients are exact rationals or
+    Gaussian rationals (domain ZZ, QQ, ZZ_I, QQ_I, or polynomials over them such as ZZ[y]); any other
+    domain (RR, CC: floats; GF(p): arithmetic mod p; fraction fields, algebraic extensions) is refused,
+    naming it."""
+    d = p.domain
+    base = d.dom if getattr(d, "is_PolynomialRing", False) else d
+    if str(base) not in _EXACT_DOMAINS:
+        raise InputError(f"{_show(p)}: a sympy.Poly over {_show(d)}; netpoly takes polynomials with rational or "
+                         f"Gaussian-rational coefficients (domain ZZ, QQ, ZZ_I or QQ_I)")
+    for g in p.gens:
+        _check_leaf(g)
+        if not g.is_Symbol:
+            raise InputError(f"{_show(p)}: its generator {_show(g)} is not a symbol (netpoly takes polynomials in "
+                             f"symbols)")
+    return p.as_expr(), list(p.gens)
 
 
 def _check_expandable(expr, max_terms: float) -> None:
@@ -441,11 +475,12 @@ def _check_expandable(expr, max_terms: float) -> None:
                 _check_leaf(node)
                 size[node] = 1
                 continue
+            _check_not_boolean(node)
             if getattr(node, "is_MatrixExpr", False) or getattr(node, "is_Matrix", False):
-                raise InputError(f"{str(node)[:60]}: a matrix expression (netpoly takes polynomials in commutative "
+                raise InputError(f"{_show(node)}: a matrix expression (netpoly takes polynomials in commutative "
                                  f"scalar symbols)")
             if not (node.is_Add or node.is_Mul or node.is_Pow):
-                raise InputError(f"{str(node)[:60]}: not a polynomial (netpoly takes +, *, integer powers, symbols "
+                raise InputError(f"{_show(node)}: not a polynomial (netpoly takes +, *, integer powers, symbols "
                                  f"and rational or Gaussian-rational numbers)")
             stack.append((node, True))
             stack.extend((a, False) for a in node.args)
@@ -459,21 +494,22 @@ def _check_expandable(expr, max_terms: float) -> None:
         else:
             base, n = node.args
             if not (n.is_Integer and n >= 0):
-                raise InputError(f"{str(node)[:60]}: not a polynomial (the exponent {n} is not a whole number >= 0)")
+                raise InputError(f"{_show(node)}: not a polynomial (the exponent {_show(n)} is not a whole number >= 0)")
             k = size[base]
             s = 1 if k == 1 else (math.comb(int(n) + k - 1, k - 1) if n < 10**6 else float("inf"))
         size[node] = min(s, 10**30)
         if size[node] > max_terms:
-            raise InputError(f"{str(node)[:60]}: its expansion would have about {float(size[node]):.3g} terms, more "
+            raise InputError(f"{_show(node)}: its expansion would have about {float(size[node]):.3g} terms, more "
                              f"than max_terms={max_terms:g}")
 
 
 def _check_leaf(node) -> None:
     """A leaf of a polynomial: a commutative scalar symbol, a rational number or sympy.I. Refused, naming
     the leaf: non-commutative symbols (x*y - y*x would otherwise become 0), matrix symbols, floats (not
-    exact), other numbers (oo, nan, pi) and anything else."""
+    exact), booleans (sympy.true), other numbers (oo, nan, pi) and anything else."""
     import sympy
-    what = str(node)[:60]
+    what = _show(node)
+    _check_not_boolean(node)
     if getattr(node, "is_MatrixExpr", False) or getattr(node, "is_Matrix", False):
         raise InputError(f"{what}: a matrix symbol (netpoly takes polynomials in commutative scalar symbols)")
     if node.is_commutative is not True:
@@ -483,3 +519,13 @@ def _check_leaf(node) -> None:
     if not (node.is_Symbol or node.is_Rational or node is sympy.I):
         raise InputError(f"{what}: not a polynomial (netpoly takes +, *, integer powers, symbols and rational or "
                          f"Gaussian-rational numbers)")
+
+
+def _check_not_boolean(node) -> None:
+    """sympy.true, x < y, And(...): a truth value, not a number (SymPy says it is not commutative,
+    which is not the reason it is refused)."""
+    import sympy
+    from sympy.logic.boolalg import Boolean
+    if isinstance(node, Boolean) and not isinstance(node, sympy.Expr):
+        raise InputError(f"{_show(node)}: a boolean ({type(node).__name__}), not a number (netpoly takes "
+                         f"polynomials in commutative symbols with rational or Gaussian-rational coefficients)")

@@ -34,11 +34,20 @@ inline std::string py_repr(py::handle v) {
   return clip(r, 60);
 }
 
+// Python's bool or NumPy's (numpy.bool_, which has __index__ but is no more a
+// number than True is).
+inline bool py_is_bool(py::handle v) {
+  if (PyBool_Check(v.ptr())) return true;
+  const std::string t = Py_TYPE(v.ptr())->tp_name;
+  return t == "numpy.bool" || t == "numpy.bool_";
+}
+
 // A Python integer (or anything with __index__, numpy's integers included;
-// never a bool or a float) as JSON: an integer when it fits 64 bits, else its
-// decimal text (which the option's check then refuses as out of range).
+// never a bool, NumPy's included, or a float) as JSON: an integer when it fits
+// 64 bits, else its decimal text (which the option's check then refuses as out
+// of range).
 inline nlohmann::json py_integer(py::handle v) {
-  if (PyBool_Check(v.ptr()) || PyFloat_Check(v.ptr()) || !PyIndex_Check(v.ptr())) return nullptr;
+  if (py_is_bool(v) || PyFloat_Check(v.ptr()) || !PyIndex_Check(v.ptr())) return nullptr;
   py::object i = py::reinterpret_steal<py::object>(PyNumber_Index(v.ptr()));
   if (!i) {
     PyErr_Clear();
@@ -85,7 +94,10 @@ inline nlohmann::json py_option(const OptionSpec& o, py::handle v) {
       if (py::isinstance<py::str>(v)) return v.cast<std::string>();
       if (!py::isinstance<py::list>(v) && !py::isinstance<py::tuple>(v)) return refuse();
       json list = json::array();
-      for (py::handle w : v) list.push_back(py::isinstance<py::str>(w) ? json(w.cast<std::string>()) : json(0));
+      for (py::handle w : v) {
+        if (!py::isinstance<py::str>(w)) return refuse();  // the whole list quoted as given
+        list.push_back(w.cast<std::string>());
+      }
       return list;
     }
     case OptionType::templates: {

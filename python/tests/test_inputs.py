@@ -288,3 +288,76 @@ def test_python_errors_name_python_keywords_not_cli_flags():
     with pytest.raises(netpoly.InputError) as e:
         netpoly.make("transformer")
     assert str(e.value).startswith("make:") and "bounds" not in str(e.value)
+
+
+# ---------------------------------------------------------------- issue 38, the review of the Python boundary
+def _x01():
+    return sympy.symbols("x0 x1")
+
+
+def _np_bool(v=True):
+    return pytest.importorskip("numpy").bool_(v)
+
+
+@pytest.mark.parametrize("call,error,named", [
+    # a boolean is not a number: "True: a non-commutative symbol" before
+    (lambda x0, x1: netpoly.seprank(sympy.true, side_a=[x0]), "InputError", "True: a boolean"),
+    (lambda x0, x1: netpoly.seprank(sympy.false, side_a=[x0]), "InputError",
+     "False: a boolean"),
+    (lambda x0, x1: netpoly.seprank(x0 < x1, side_a=[x0]), "InputError", "x0 < x1: a boolean"),
+    # methods= quotes what was given: "got [0]" for [1] and [5], '["exact",0]' for ['exact', 2] before
+    (lambda x0, x1: netpoly.seprank(x0 * x1, side_a=[x0], methods=[1]), "InputError", "[1]"),
+    (lambda x0, x1: netpoly.seprank(x0 * x1, side_a=[x0], methods=[5]), "InputError", "[5]"),
+    (lambda x0, x1: netpoly.seprank(x0 * x1, side_a=[x0], methods=["exact", 2]), "InputError", "['exact', 2]"),
+    (lambda x0, x1: netpoly.table(methods=[1]), "InputError", "methods=: expected"),  # InternalError before
+    # NumPy's bool is no more a whole number than True: accepted as 1 before
+    (lambda x0, x1: netpoly.make("attention", width=_np_bool()), "InputError", "width="),
+    (lambda x0, x1: netpoly.make("attention", layers=1, width=2, tokens=2).seprank(max_points=_np_bool()),
+     "InputError", "max_points="),
+    (lambda x0, x1: netpoly.make("attention", layers=1, width=2, tokens=2).expand(outputs=[(_np_bool(False), 0)]),
+     "InputError", "outputs="),
+    # a count of terms or pairs is whole: max_terms=1.5 taken (and 0.5 a LimitError) before
+    (lambda x0, x1: netpoly.make("attention", layers=1, width=2, tokens=2).expand(max_terms=1.5), "InputError",
+     "max_terms=: expected a whole number"),
+    (lambda x0, x1: netpoly.seprank("x0*x1", side_a=["x0"], max_terms=0.5), "InputError", "max_terms="),
+    (lambda x0, x1: netpoly.make("attention", layers=1, width=2, tokens=2).seprank(max_pairs=2.5), "InputError",
+     "max_pairs="),
+    # paths: the whole name, escaped ("a" before); only str or os.PathLike (5 and b'...' were file names before)
+    (lambda x0, x1: netpoly.load("a\0b"), "InputError", r"'a\x00b': a path cannot contain a NUL"),
+    (lambda x0, x1: netpoly.check("a\0b"), "InputError", r"'a\x00b'"),
+    (lambda x0, x1: netpoly.make("attention", layers=1, width=2, tokens=2).save("a\0b"), "InputError",
+     r"'a\x00b'"),                                                     # InternalError (ValueError) before
+    (lambda x0, x1: netpoly.load(5), "InputError", "load: expected a path (a str or os.PathLike), got 5"),
+    (lambda x0, x1: netpoly.load(b"/nonexistent"), "InputError", "expected a path"),
+    # a sympy.Poly over a domain that is not exact rationals names the domain ("not a polynomial" before)
+    (lambda x0, x1: netpoly.seprank(sympy.Poly(x0 * x1 + x0, x0, x1, domain="RR"), side_a=[x0]), "InputError",
+     "a sympy.Poly over RR"),
+    (lambda x0, x1: netpoly.seprank(sympy.Poly(x0 * x1 + x0, x0, x1, modulus=5), side_a=[x0]), "InputError",
+     "a sympy.Poly over GF(5)"),
+    (lambda x0, x1: netpoly.seprank(sympy.Poly(x0 * x1 + sympy.sqrt(2) * x0, x0, x1, extension=True), side_a=[x0]),
+     "InputError", "a sympy.Poly over QQ<sqrt(2)>"),
+    # a coefficient beyond the engine's 2^24 bits, as polynomial text refuses it (computed for 3 s before)
+    (lambda x0, x1: netpoly.seprank(netpoly.Poly({(1, 1): 2**(2**24 + 8), (1, 0): 1}, 2), side_a=[0]), "LimitError",
+     "more than 2^24 bits"),
+])
+def test_review_of_the_python_boundary(call, error, named):
+    with pytest.raises(getattr(netpoly, error)) as e:
+        call(*_x01())
+    assert named in str(e.value), str(e.value)
+
+
+@pytest.mark.parametrize("make,side,value", [
+    # numbers of more than 4,300 digits: InternalError ("Exceeds the limit (4300 digits)") before
+    (lambda x0, x1: sympy.Rational(10**5000 + 1, 3) * x0 * x1 + x0, "x0", 1),       # x0 (c x1 + 1)
+    (lambda x0, x1: sympy.Rational(10**5000 + 1, 3) * x0 * x1 + x0 + x1, "x0", 2),
+    (lambda x0, x1: (x0 + sympy.Rational(1, 10**5000)) * (x1 + 7), "x0", 1),
+    # a sympy.Poly over ZZ, QQ, ZZ_I or polynomials over them: "not a polynomial" before
+    (lambda x0, x1: sympy.Poly(x0 * x1 + x0 + x1, x0, x1), "x0", 2),                  # ZZ
+    (lambda x0, x1: sympy.Poly((x0 + 1) * (x1 + 1), x0, x1), "x0", 1),
+    (lambda x0, x1: sympy.Poly(x0 * x1 / 2 + x0**2 * x1**2, x0, x1), "x0", 2),       # QQ
+    (lambda x0, x1: sympy.Poly(x0 * x1 + sympy.I * x0**2 * x1**2, x0, x1), "x0", 2),  # ZZ_I
+    (lambda x0, x1: sympy.Poly(x0 * x1 * sympy.Symbol("y") + x0, x0, x1), "x0", 1),   # ZZ[y]: x0 (x1 y + 1)
+    (lambda x0, x1: sympy.Poly(x0 * x1, x0, x1, sympy.Symbol("x2")), "x2", 1),         # a generator it lacks
+])
+def test_exact_input_of_any_size_or_form_is_taken(make, side, value):
+    assert netpoly.seprank(make(*_x01()), side_a=[side]).value == value

@@ -121,7 +121,7 @@ std::string type_text(const OptionSpec& o) {
       return "a whole number in [" + std::to_string(static_cast<std::uint64_t>(o.lo)) + ", " +
              std::to_string(static_cast<std::uint64_t>(o.hi)) + "]";
     case OptionType::seconds: return "a positive number of seconds (or inf)";
-    case OptionType::real: return "a positive number (or inf)";
+    case OptionType::real: return "a whole number >= 1 such as 5e7 (or inf)";
     case OptionType::seed: return "a whole number in [0, 2^64)";
     case OptionType::prime: return "a prime below 2^63";
     case OptionType::methods: return "a comma list of " + method_list(",");
@@ -185,7 +185,11 @@ json checked(const OptionSpec& o, const json& v, Spelling s) {
       return v;
     case OptionType::count: return whole(o, s, v, o.lo, o.hi);
     case OptionType::seconds:
-    case OptionType::real: return positive(o, s, v);
+    case OptionType::real: {  // a count written as a number (5e7): 1.5 terms is no limit one can mean
+      const double x = positive(o, s, v);
+      if (std::isfinite(x) && (x < 1 || x != std::floor(x))) bad(o, s, shown(v));
+      return x;
+    }
     case OptionType::seed: return whole(o, s, v, 0, 0x1p64);
     case OptionType::prime: {
       const std::uint64_t p = whole(o, s, v, 2, 0x1p63);

@@ -70,6 +70,19 @@ const CheckReport* deciding(const InstanceReport& r, Verdict v) {
   return nullptr;
 }
 
+// Each line of s as printable() shows it (ESC, TAB, bidi and invisible characters escaped), the
+// line breaks kept (a workflow command's message encodes them as %0A).
+std::string printable_lines(const std::string& s) {
+  std::string o;
+  for (std::size_t at = 0;;) {
+    const std::size_t nl = s.find('\n', at);
+    o += printable(std::string_view(s).substr(at, nl == std::string::npos ? std::string::npos : nl - at));
+    if (nl == std::string::npos) return o;
+    o += '\n';
+    at = nl + 1;
+  }
+}
+
 // A GitHub workflow command's message (%, CR, LF escaped) and property values (also : and ,).
 std::string gh_data(const std::string& s) {
   std::string o;
@@ -175,8 +188,10 @@ std::string github_annotation(const ClaimResult& r, bool strict) {
     msg += "\n" + d;
   }
   while (!msg.empty() && msg.back() == '\n') msg.pop_back();
+  // The title as printable() shows it (ESC, TAB, bidi and invisible characters escaped), then the
+  // workflow command's own escaping.
   return std::string("::") + level + " file=" + gh_property(ci_path(r.file)) + ",line=" + std::to_string(std::max(1, o.line)) +
-         ",title=" + gh_property(o.kind + ": " + r.title) + "::" + gh_data(msg);
+         ",title=" + gh_property(printable(o.kind + ": " + r.title)) + "::" + gh_data(printable_lines(msg));
 }
 
 std::string github_error(const std::string& message) {
@@ -184,9 +199,9 @@ std::string github_error(const std::string& message) {
   const auto colon = message.find(':');
   std::string file = colon == std::string::npos ? "" : message.substr(0, colon);
   const int line = colon == std::string::npos ? 0 : std::atoi(message.c_str() + colon + 1);
-  if (line <= 0) return "::error title=netpoly check::" + gh_data(message);
+  if (line <= 0) return "::error title=netpoly check::" + gh_data(printable_lines(message));
   return "::error file=" + gh_property(ci_path(file)) + ",line=" + std::to_string(line) + ",title=netpoly check::" +
-         gh_data(message);
+         gh_data(printable_lines(message));
 }
 
 void write_junit(std::ostream& os, const CheckRun& run) {

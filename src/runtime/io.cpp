@@ -16,6 +16,7 @@
 
 #include "netpoly/error.hpp"
 #include "netpoly/limits.hpp"
+#include "netpoly/text_escape.hpp"
 
 namespace netpoly {
 
@@ -198,6 +199,9 @@ std::string read_text_file(const std::string& path, const std::string& what) {
   const std::string name = stdin_ ? "<stdin>" : path;
   int fd = STDIN_FILENO;
   if (!stdin_) {
+    // open() would stop at a NUL (from Python: "a\0b" opening "a"); the message shows the whole path
+    if (path.find('\0') != std::string::npos)
+      throw InputError(printable(path) + ": a path cannot contain a NUL character (\\x00)");
     fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) throw InputError(path + ": cannot open " + what + ": " + why(errno));
     struct stat st {};

@@ -32,8 +32,19 @@ bool is_utf8(std::string_view s) {
 
 namespace {
 
+// The invisible format characters (Unicode category Cf): zero-width spaces and
+// joiners, the word joiner and invisible operators, U+FEFF, the soft hyphen,
+// the deprecated format controls, the interlinear annotations and the tags. On
+// a line they hide or disguise text ("PASS" next to an unseen U+200B reads the
+// same as "PASS"), so they are shown escaped like the bidirectional controls.
+bool invisible_format(char32_t cp) {
+  return cp == 0xad || cp == 0x61c || cp == 0x180e || (cp >= 0x200b && cp <= 0x200f) ||
+         (cp >= 0x2060 && cp <= 0x2064) || (cp >= 0x206a && cp <= 0x206f) || cp == 0xfeff ||
+         (cp >= 0xfff9 && cp <= 0xfffb) || cp == 0xe0001 || (cp >= 0xe0020 && cp <= 0xe007f);
+}
+
 bool acts_on_a_line(char32_t cp) {
-  return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029 || cp == 0x200e || cp == 0x200f ||
+  return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029 || invisible_format(cp) ||
          (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) || cp == 0xfffe || cp == 0xffff;
 }
 
@@ -56,8 +67,10 @@ std::string escaped(const Utf8Char& u, unsigned char byte) {
   }
   if (u.cp < 0x80)
     std::snprintf(b, sizeof b, "\\x%02x", static_cast<unsigned>(u.cp));
-  else
+  else if (u.cp < 0x10000)
     std::snprintf(b, sizeof b, "\\u%04X", static_cast<unsigned>(u.cp));
+  else
+    std::snprintf(b, sizeof b, "\\U%08X", static_cast<unsigned>(u.cp));
   return b;
 }
 
