@@ -20,8 +20,8 @@ json valid(const OptionSpec& o) {
   switch (o.type) {
     case OptionType::flag: return !o.get(SepOptions{}).get<bool>();
     case OptionType::count: return static_cast<std::uint64_t>(o.lo) + 1;
-    case OptionType::seconds:
-    case OptionType::real: return 7.5;
+    case OptionType::seconds: return 7.5;
+    case OptionType::real: return 7e3;  // a count written as a number (a whole 7000.0)
     case OptionType::seed: return 42;
     case OptionType::prime: return 1000003;
     case OptionType::methods: return "support,blackbox";
@@ -36,8 +36,8 @@ std::vector<json> invalid(const OptionSpec& o) {
   switch (o.type) {
     case OptionType::flag: return {1, "yes", nullptr};
     case OptionType::count: return {-1, 1.5, o.hi + 1, "3", true};
-    case OptionType::seconds:
-    case OptionType::real: return {0, -1, nan, "ten", true};
+    case OptionType::seconds: return {0, -1, nan, "ten", true};
+    case OptionType::real: return {0, -1, nan, "ten", true, 1.5, 0.5};  // a count: not 1.5 terms
     case OptionType::seed: return {-1, 1.5, "1", false};
     case OptionType::prime: return {1, 4, 15, -7, 1.0};
     case OptionType::methods: return {"nope", json::array(), 3, json::array({"support", 2})};

@@ -184,7 +184,7 @@ json checked(const OptionSpec& o, const json& v, Spelling s) {
       if (!v.is_boolean()) bad(o, s, shown(v));
       return v;
     case OptionType::count: return whole(o, s, v, o.lo, o.hi);
-    case OptionType::seconds:
+    case OptionType::seconds: return positive(o, s, v);
     case OptionType::real: {  // a count written as a number (5e7): 1.5 terms is no limit one can mean
       const double x = positive(o, s, v);
       if (std::isfinite(x) && (x < 1 || x != std::floor(x))) bad(o, s, shown(v));

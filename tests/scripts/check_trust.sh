@@ -241,7 +241,8 @@ PY2
     expect_rc 1
     no_commands
     has out 'FAIL  t\r::error::injected\r::add-mask::secret\r::stop-commands::tok\r##[error]boom\x1b[31m\u2028::warning::sep'
-    has out "::error file=t.np,line=2,title=FAIL%3A t%0D%3A%3Aerror"
+    # the annotation's title shows the CR as printable() does (\r), then workflow-escaped (: as %3A)
+    has out '::error file=t.np,line=2,title=FAIL%3A t\r%3A%3Aerror%3A%3Ainjected\r%3A%3Aadd-mask'
     # the command line is input too: CLI11's message quotes an unknown argument
     run check t.np "$(printf -- '--bogus\r::error::arg\n::add-mask::x')"
     expect_rc 2
