@@ -19,11 +19,11 @@
 #include <string>
 #include <vector>
 
-#include "netpoly/claim_journal.hpp"
-#include "netpoly/claim_parser.hpp"
-#include "netpoly/claim_report.hpp"
+#include "claims/claim_journal.hpp"
+#include "claims/claim_parser.hpp"
+#include "claims/claim_report.hpp"
 #include "netpoly/error.hpp"
-#include "netpoly/sha256.hpp"
+#include "runtime/sha256.hpp"
 #include "netpoly/version.hpp"
 
 namespace netpoly::fuzz_journal {

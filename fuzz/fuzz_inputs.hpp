@@ -15,20 +15,20 @@
 #include <string>
 #include <vector>
 
-#include "netpoly/commands.hpp"  // parse_entry, parse_list
+#include "commands/commands.hpp"  // parse_entry, parse_list
 #include <stdlib.h>
 
 #include <cctype>
 #include <cstdio>
 #include <sstream>
 
-#include "netpoly/claim_parser.hpp"
-#include "netpoly/claim_report.hpp"
+#include "claims/claim_parser.hpp"
+#include "claims/claim_report.hpp"
 #include "netpoly/claims.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
-#include "netpoly/forward.hpp"
-#include "netpoly/limits.hpp"
+#include "model/forward.hpp"
+#include "runtime/limits.hpp"
 #include "netpoly/model.hpp"
 #include "netpoly/partition.hpp"
 #include "netpoly/seprank.hpp"

@@ -20,8 +20,8 @@
 #include <string>
 
 #include "netpoly/error.hpp"
-#include "netpoly/io.hpp"
-#include "netpoly/json_check.hpp"
+#include "runtime/io.hpp"
+#include "runtime/json_check.hpp"
 #include "netpoly/table.hpp"
 #include "netpoly/version.hpp"
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "netpoly/gauss.hpp"
-#include "netpoly/random.hpp"
+#include "model/gauss.hpp"
+#include "runtime/random.hpp"
 
 namespace netpoly::test_models {
 

@@ -12,6 +12,7 @@
 #include "netpoly/error.hpp"
 #include "netpoly/presets.hpp"
 #include "../src/bounds/bound_entry.hpp"
+#include "runtime/random.hpp"
 
 using namespace netpoly;
 

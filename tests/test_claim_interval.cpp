@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "netpoly/claim_bounds.hpp"
-#include "netpoly/claim_interval.hpp"
+#include "claims/claim_bounds.hpp"
+#include "claims/claim_interval.hpp"
 #include "netpoly/error.hpp"
 
 using namespace netpoly;

@@ -9,11 +9,11 @@
 #include <string>
 
 #include "../fuzz/fuzz_check_journal.hpp"
-#include "netpoly/claim_journal.hpp"
-#include "netpoly/claim_report.hpp"
+#include "claims/claim_journal.hpp"
+#include "claims/claim_report.hpp"
 #include "netpoly/claims.hpp"
-#include "netpoly/sha256.hpp"
-#include "netpoly/text_escape.hpp"
+#include "runtime/sha256.hpp"
+#include "runtime/text_escape.hpp"
 #include "netpoly/version.hpp"
 
 using namespace netpoly;

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "netpoly/claim_parser.hpp"
+#include "claims/claim_parser.hpp"
 #include "netpoly/claims.hpp"
 #include "netpoly/error.hpp"
 

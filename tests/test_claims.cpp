@@ -10,14 +10,14 @@
 #include <string>
 #include <unistd.h>
 
-#include "netpoly/claim_interval.hpp"
-#include "netpoly/claim_transforms.hpp"
-#include "netpoly/claim_report.hpp"
+#include "claims/claim_interval.hpp"
+#include "claims/claim_transforms.hpp"
+#include "claims/claim_report.hpp"
 #include "netpoly/claims.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
 #include "netpoly/presets.hpp"
-#include "netpoly/rank.hpp"
+#include "analysis/rank.hpp"
 
 using namespace netpoly;
 

@@ -1,4 +1,4 @@
-// The subcommands as library calls (netpoly/commands.hpp): what the CLI runs
+// The subcommands as library calls (src/commands/commands.hpp): what the CLI runs
 // is what a test (or the Python module) can call, with the same options.
 #include <catch2/catch.hpp>
 #include <cstdio>
@@ -8,7 +8,7 @@
 #include <string>
 
 #include "netpoly/bounds.hpp"
-#include "netpoly/commands.hpp"
+#include "commands/commands.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/model.hpp"
 #include "netpoly/presets.hpp"

@@ -24,6 +24,7 @@
 #include "netpoly/presets.hpp"
 #include "netpoly/seprank.hpp"
 #include "random_models.hpp"
+#include "runtime/random.hpp"
 
 using namespace netpoly;
 using json = nlohmann::json;

@@ -13,10 +13,11 @@
 
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
-#include "netpoly/forward.hpp"
+#include "model/forward.hpp"
 #include "netpoly/model.hpp"
 #include "netpoly/parallel.hpp"
 #include "netpoly/presets.hpp"
+#include "runtime/random.hpp"
 
 using namespace netpoly;
 

@@ -9,11 +9,12 @@
 
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
-#include "netpoly/forward.hpp"
+#include "model/forward.hpp"
 #include "netpoly/model.hpp"
 #include "netpoly/presets.hpp"
 #include "netpoly/rings.hpp"
-#include "netpoly/support.hpp"
+#include "analysis/support.hpp"
+#include "runtime/random.hpp"
 
 using namespace netpoly;
 

@@ -11,16 +11,17 @@
 #include <string>
 #include <vector>
 
-#include "netpoly/blackbox_prime.hpp"
+#include "analysis/blackbox_prime.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
-#include "netpoly/gauss.hpp"
+#include "model/gauss.hpp"
 #include "netpoly/model.hpp"
 #include "netpoly/partition.hpp"
 #include "netpoly/presets.hpp"
 #include "netpoly/rings.hpp"
 #include "netpoly/seprank.hpp"
 #include "random_models.hpp"
+#include "runtime/random.hpp"
 
 using namespace netpoly;
 

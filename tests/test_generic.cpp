@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "netpoly/claim_report.hpp"
+#include "claims/claim_report.hpp"
 #include "netpoly/claims.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"

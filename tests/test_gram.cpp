@@ -16,7 +16,7 @@
 #include "netpoly/model.hpp"
 #include "netpoly/partition.hpp"
 #include "netpoly/presets.hpp"
-#include "netpoly/random.hpp"
+#include "runtime/random.hpp"
 #include "netpoly/seprank.hpp"
 #include "random_models.hpp"
 

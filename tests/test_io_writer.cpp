@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "netpoly/error.hpp"
-#include "netpoly/io.hpp"
+#include "runtime/io.hpp"
 
 using namespace netpoly;
 namespace fs = std::filesystem;

@@ -21,8 +21,8 @@
 #include <catch2/catch.hpp>
 
 #include "netpoly/error.hpp"
-#include "netpoly/gauss.hpp"
-#include "netpoly/lv_witness.hpp"
+#include "model/gauss.hpp"
+#include "bounds/lv_witness.hpp"
 #include "netpoly/model.hpp"
 
 using namespace netpoly;

@@ -11,11 +11,12 @@
 #include <tuple>
 #include <vector>
 
-#include "netpoly/coeff_matrix.hpp"
-#include "netpoly/fflas.hpp"
+#include "analysis/coeff_matrix.hpp"
+#include "analysis/fflas.hpp"
 #include "netpoly/presets.hpp"
-#include "netpoly/rank.hpp"
+#include "analysis/rank.hpp"
 #include "netpoly/rings.hpp"
+#include "runtime/random.hpp"
 
 using namespace netpoly;
 

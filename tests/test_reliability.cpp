@@ -21,20 +21,21 @@
 #include <vector>
 
 #include "../fuzz/fuzz_inputs.hpp"
-#include "netpoly/blackbox_prime.hpp"
-#include "netpoly/claim_parser.hpp"
+#include "analysis/blackbox_prime.hpp"
+#include "claims/claim_parser.hpp"
 #include "netpoly/claims.hpp"
-#include "netpoly/coeff_matrix.hpp"
+#include "analysis/coeff_matrix.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
-#include "netpoly/forward.hpp"
-#include "netpoly/limits.hpp"
+#include "model/forward.hpp"
+#include "runtime/limits.hpp"
 #include "netpoly/model.hpp"
 #include "netpoly/partition.hpp"
 #include "netpoly/presets.hpp"
-#include "netpoly/rank.hpp"
+#include "analysis/rank.hpp"
 #include "netpoly/rings.hpp"
 #include "netpoly/seprank.hpp"
+#include "runtime/random.hpp"
 
 using namespace netpoly;
 namespace fs = std::filesystem;

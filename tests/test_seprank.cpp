@@ -12,14 +12,15 @@
 #include <string>
 #include <vector>
 
-#include "netpoly/coeff_matrix.hpp"
+#include "analysis/coeff_matrix.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
 #include "netpoly/model.hpp"
 #include "netpoly/partition.hpp"
 #include "netpoly/presets.hpp"
-#include "netpoly/rank.hpp"
+#include "analysis/rank.hpp"
 #include "netpoly/seprank.hpp"
+#include "runtime/random.hpp"
 
 using namespace netpoly;
 

@@ -5,10 +5,10 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "netpoly/claim_parser.hpp"
+#include "claims/claim_parser.hpp"
 #include "netpoly/claims.hpp"
 #include "netpoly/error.hpp"
-#include "netpoly/statements.hpp"
+#include "claims/statements.hpp"
 
 using namespace netpoly;
 

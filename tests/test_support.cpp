@@ -13,7 +13,8 @@
 #include "netpoly/partition.hpp"
 #include "netpoly/presets.hpp"
 #include "netpoly/seprank.hpp"
-#include "netpoly/support.hpp"
+#include "analysis/support.hpp"
+#include "runtime/random.hpp"
 
 using namespace netpoly;
 

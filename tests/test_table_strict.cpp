@@ -12,9 +12,10 @@
 
 #include "../src/tables/render_text.hpp"
 #include "netpoly/error.hpp"
-#include "netpoly/json_check.hpp"
-#include "netpoly/limits.hpp"
+#include "runtime/json_check.hpp"
+#include "runtime/limits.hpp"
 #include "netpoly/table.hpp"
+#include "runtime/io.hpp"
 #include "netpoly/version.hpp"
 
 using namespace netpoly;

@@ -7,23 +7,58 @@
 //     check sep(f * f; A = x0..x2) <= binom(k + 1, 2)
 //
 // Every quantity is an interval with a certification label
-// (claim_interval.hpp); a check is PASS only when the certified values decide
+// (src/claims/claim_interval.hpp); a check is PASS only when the certified values decide
 // it, PASS (probabilistic) when only black-box ranks back it, FAIL when the
 // certified values contradict it, and INCONCLUSIVE otherwise.
 #pragma once
 #include <functional>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
-#include "netpoly/claim_parser.hpp"
-#include "netpoly/claim_interval.hpp"
 #include "netpoly/model.hpp"
 
 namespace netpoly {
+
+// Where a claim (or a part of it) is written: file:line:column.
+struct SrcLoc {
+  std::string file;
+  int line = 0, col = 0;
+  std::string str() const { return file + ":" + std::to_string(line) + ":" + std::to_string(col); }
+};
+
+// A verdict (a check's, an instance's, a claim's).
+enum class Verdict { pass, pass_probabilistic, inconclusive, fail };
+const char* verdict_name(Verdict v);  // "PASS", "PASS (probabilistic)", "INCONCLUSIVE", "FAIL"
+
+// One clause of a claim: the claim language's syntax tree, inside the
+// library (src/claims/claim_parser.hpp); a claim is parsed and run whole.
+struct Clause;
+
+struct Claim {
+  std::string title;
+  SrcLoc loc;
+  std::string base_dir;  // directory of the file, for model("...") paths
+  std::vector<Clause> clauses;
+  std::vector<std::string> reads;  // every file the claim reads (model("...")), filled by load_claim_paths
+  std::string source;  // its text in the file: from its `claim` line up to the next claim's (the journal hashes it)
+  // Out of line, where Clause is complete (src/claims/claim_parser.cpp).
+  Claim();
+  Claim(const Claim&);
+  Claim(Claim&&) noexcept;
+  Claim& operator=(const Claim&);
+  Claim& operator=(Claim&&) noexcept;
+  ~Claim();
+};
+
+struct ClaimFile {
+  std::string path;
+  std::vector<Claim> claims;
+};
 
 struct CheckOptions {
   double budget = 60;               // seconds per rank method (estimated up front; SepOptions::budget)

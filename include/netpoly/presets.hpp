@@ -5,7 +5,6 @@
 #include <string>
 
 #include "netpoly/model.hpp"
-#include "netpoly/random.hpp"
 #include "netpoly/shape.hpp"
 
 namespace netpoly {

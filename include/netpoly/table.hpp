@@ -11,13 +11,14 @@
 #include <vector>
 
 #include "netpoly/bounds.hpp"
-#include "netpoly/io.hpp"
 #include "netpoly/presets.hpp"
 #include "netpoly/seprank.hpp"
 
 namespace netpoly {
 
+// Internal types (src/runtime/), named only by functions the library calls itself.
 class JsonCheck;
+class Journal;
 
 // The limits of a sweep, the CLI's (--seeds, the lists' values) and a file's
 // alike: a sweep larger than kMaxSweepRows configurations is refused before

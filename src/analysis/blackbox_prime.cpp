@@ -1,12 +1,12 @@
-#include "netpoly/blackbox_prime.hpp"
+#include "analysis/blackbox_prime.hpp"
 
 #include <cmath>
 #include <cstdio>
 #include <vector>
 
 #include "netpoly/error.hpp"
-#include "netpoly/forward.hpp"
-#include "netpoly/random.hpp"
+#include "model/forward.hpp"
+#include "runtime/random.hpp"
 #include "netpoly/rings.hpp"
 
 namespace netpoly {

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "netpoly/error.hpp"
-#include "netpoly/json_check.hpp"
+#include "runtime/json_check.hpp"
 #include "netpoly/seprank.hpp"
 
 namespace netpoly {

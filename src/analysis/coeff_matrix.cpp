@@ -1,4 +1,4 @@
-#include "netpoly/coeff_matrix.hpp"
+#include "analysis/coeff_matrix.hpp"
 
 #include <algorithm>
 #include <numeric>

@@ -1,11 +1,11 @@
 // The generic separation rank's pieces (generic.hpp): the shape with
 // weights 1 or drawn at random, and the degree and height of an output as a
 // polynomial in the weights and the inputs together.
-#include "netpoly/generic.hpp"
+#include "analysis/generic.hpp"
 
 #include <cmath>
 
-#include "netpoly/forward.hpp"
+#include "model/forward.hpp"
 #include "netpoly/rings.hpp"
 
 namespace netpoly {

@@ -18,8 +18,8 @@
 #include "netpoly/flint.hpp"
 #include "netpoly/model.hpp"
 #include "netpoly/partition.hpp"
-#include "netpoly/random.hpp"
-#include "netpoly/support.hpp"
+#include "runtime/random.hpp"
+#include "analysis/support.hpp"
 
 namespace netpoly::gram {
 

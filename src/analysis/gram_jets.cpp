@@ -23,8 +23,8 @@
 #include <set>
 
 #include "gram.hpp"
-#include "netpoly/random.hpp"
-#include "netpoly/rank.hpp"
+#include "runtime/random.hpp"
+#include "analysis/rank.hpp"
 
 namespace netpoly::gram {
 namespace {

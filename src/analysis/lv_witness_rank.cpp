@@ -22,9 +22,9 @@
 #include <flint/fmpq_mat.h>
 
 #include "netpoly/error.hpp"
-#include "netpoly/forward.hpp"
-#include "netpoly/gauss.hpp"
-#include "netpoly/lv_witness.hpp"
+#include "model/forward.hpp"
+#include "model/gauss.hpp"
+#include "bounds/lv_witness.hpp"
 #include "netpoly/rings.hpp"
 
 namespace netpoly {

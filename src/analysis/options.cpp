@@ -8,7 +8,7 @@
 #include <limits>
 
 #include "netpoly/error.hpp"
-#include "netpoly/limits.hpp"
+#include "runtime/limits.hpp"
 #include "netpoly/model.hpp"
 
 namespace netpoly {

@@ -1,6 +1,6 @@
-#include "netpoly/rank.hpp"
+#include "analysis/rank.hpp"
 
-#include "netpoly/fflas.hpp"
+#include "analysis/fflas.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,7 +10,7 @@
 
 #include "netpoly/error.hpp"
 #include "netpoly/parallel.hpp"
-#include "netpoly/random.hpp"
+#include "runtime/random.hpp"
 #include "netpoly/rings.hpp"
 #include "rank_shared.hpp"
 

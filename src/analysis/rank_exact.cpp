@@ -11,8 +11,8 @@
 
 #include "netpoly/error.hpp"
 #include "netpoly/parallel.hpp"
-#include "netpoly/random.hpp"
-#include "netpoly/rank.hpp"
+#include "runtime/random.hpp"
+#include "analysis/rank.hpp"
 #include "netpoly/rings.hpp"
 #include "rank_shared.hpp"
 

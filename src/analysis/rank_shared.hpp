@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "netpoly/coeff_matrix.hpp"
+#include "analysis/coeff_matrix.hpp"
 #include "netpoly/flint.hpp"
 
 namespace netpoly::rank_detail {

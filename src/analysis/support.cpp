@@ -1,11 +1,11 @@
-#include "netpoly/support.hpp"
+#include "analysis/support.hpp"
 
 #include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
 
-#include "netpoly/forward.hpp"
+#include "model/forward.hpp"
 #include "netpoly/rings.hpp"
 
 namespace netpoly {

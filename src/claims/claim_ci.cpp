@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "netpoly/error.hpp"
-#include "netpoly/claim_report.hpp"
-#include "netpoly/text_escape.hpp"
+#include "claims/claim_report.hpp"
+#include "runtime/text_escape.hpp"
 
 namespace netpoly {
 

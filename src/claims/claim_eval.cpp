@@ -8,8 +8,8 @@
 #include <set>
 #include <sstream>
 
-#include "netpoly/claim_bounds.hpp"
-#include "netpoly/claim_transforms.hpp"
+#include "claims/claim_bounds.hpp"
+#include "claims/claim_transforms.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
 #include "netpoly/presets.hpp"

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "netpoly/claim_parser.hpp"
-#include "netpoly/claim_interval.hpp"
+#include "claims/claim_parser.hpp"
+#include "claims/claim_interval.hpp"
 #include "netpoly/claims.hpp"
 #include "netpoly/model.hpp"
 #include "netpoly/partition.hpp"

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "claim_lexer.hpp"
-#include "netpoly/claim_bounds.hpp"
+#include "claims/claim_bounds.hpp"
 
 namespace netpoly::claims_detail {
 

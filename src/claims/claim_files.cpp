@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "claim_eval.hpp"
-#include "netpoly/claim_report.hpp"
+#include "claims/claim_report.hpp"
 #include "netpoly/claims.hpp"
 #include "netpoly/expand.hpp"
 #include "netpoly/model.hpp"

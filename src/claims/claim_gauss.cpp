@@ -5,7 +5,7 @@
 #include "claim_eval.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
-#include "netpoly/gauss.hpp"
+#include "model/gauss.hpp"
 #include "work_limits.hpp"
 
 namespace netpoly::claims_detail {

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <functional>
 
-#include "netpoly/claim_interval.hpp"
+#include "claims/claim_interval.hpp"
 #include "netpoly/error.hpp"
 
 namespace netpoly {

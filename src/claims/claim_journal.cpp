@@ -1,5 +1,5 @@
 // The check journal and its judgement on --resume (claim_journal.hpp).
-#include "netpoly/claim_journal.hpp"
+#include "claims/claim_journal.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -7,11 +7,11 @@
 #include <cstdio>
 #include <set>
 
-#include "netpoly/claim_report.hpp"
+#include "claims/claim_report.hpp"
 #include "netpoly/error.hpp"
-#include "netpoly/io.hpp"
-#include "netpoly/sha256.hpp"
-#include "netpoly/text_escape.hpp"
+#include "runtime/io.hpp"
+#include "runtime/sha256.hpp"
+#include "runtime/text_escape.hpp"
 #include "netpoly/version.hpp"
 
 namespace netpoly {

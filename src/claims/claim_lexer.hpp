@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "netpoly/claim_parser.hpp"
+#include "claims/claim_parser.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/methods.hpp"
 

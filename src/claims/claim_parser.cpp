@@ -8,15 +8,22 @@
 #include <sstream>
 
 #include "claim_expr_parser.hpp"
-#include "netpoly/claim_parser.hpp"
-#include "netpoly/claim_bounds.hpp"
+#include "claims/claim_parser.hpp"
+#include "claims/claim_bounds.hpp"
 #include "netpoly/error.hpp"
-#include "netpoly/io.hpp"
+#include "runtime/io.hpp"
 #include "netpoly/methods.hpp"
 #include "netpoly/model.hpp"
-#include "netpoly/text_escape.hpp"
+#include "runtime/text_escape.hpp"
 
 namespace netpoly {
+
+Claim::Claim() = default;
+Claim::Claim(const Claim&) = default;
+Claim::Claim(Claim&&) noexcept = default;
+Claim& Claim::operator=(const Claim&) = default;
+Claim& Claim::operator=(Claim&&) noexcept = default;
+Claim::~Claim() = default;
 
 namespace claims_detail {
 

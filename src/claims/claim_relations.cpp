@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <string>
 
-#include "netpoly/claim_interval.hpp"
+#include "claims/claim_interval.hpp"
 
 namespace netpoly {
 

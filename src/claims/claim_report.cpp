@@ -2,9 +2,9 @@
 #include <iomanip>
 #include <sstream>
 
-#include "netpoly/claim_report.hpp"
+#include "claims/claim_report.hpp"
 #include "netpoly/claims.hpp"
-#include "netpoly/text_escape.hpp"
+#include "runtime/text_escape.hpp"
 
 namespace netpoly {
 

@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <numeric>
 
-#include "netpoly/claim_transforms.hpp"
+#include "claims/claim_transforms.hpp"
 #include "netpoly/error.hpp"
 
 namespace netpoly {

@@ -11,7 +11,7 @@
 
 #include "claim_eval.hpp"
 #include "netpoly/claims.hpp"
-#include "netpoly/commands.hpp"
+#include "commands/commands.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/model.hpp"
 

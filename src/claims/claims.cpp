@@ -10,7 +10,7 @@
 
 #include "../analysis/methods/method.hpp"
 #include "claim_eval.hpp"
-#include "netpoly/claim_report.hpp"
+#include "claims/claim_report.hpp"
 #include "netpoly/claims.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"

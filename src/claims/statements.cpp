@@ -1,6 +1,6 @@
 // The registry of statements (docs/statements.md): its parser, where it is
 // found, and each statement against the claims of the files checked.
-#include "netpoly/statements.hpp"
+#include "claims/statements.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "netpoly/error.hpp"
-#include "netpoly/io.hpp"
+#include "runtime/io.hpp"
 
 namespace netpoly {
 

@@ -6,7 +6,7 @@
 
 #include "../analysis/methods/method.hpp"
 #include "netpoly/error.hpp"
-#include "netpoly/limits.hpp"
+#include "runtime/limits.hpp"
 
 namespace netpoly::claims_detail {
 

@@ -5,11 +5,11 @@
 #include <iostream>
 #include <malloc.h>
 
-#include "commands.hpp"
+#include "setup.hpp"
 #include "netpoly/error.hpp"
-#include "netpoly/io.hpp"
-#include "netpoly/limits.hpp"
-#include "netpoly/text_escape.hpp"
+#include "runtime/io.hpp"
+#include "runtime/limits.hpp"
+#include "runtime/text_escape.hpp"
 #include "netpoly/version.hpp"
 
 int main(int argc, char** argv) {

@@ -9,8 +9,8 @@
 #include <map>
 #include <sstream>
 
-#include "netpoly/claim_bounds.hpp"
-#include "netpoly/text_escape.hpp"
+#include "claims/claim_bounds.hpp"
+#include "runtime/text_escape.hpp"
 
 namespace netpoly::cli {
 

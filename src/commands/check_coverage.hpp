@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "netpoly/claims.hpp"
-#include "netpoly/statements.hpp"
+#include "claims/statements.hpp"
 
 namespace netpoly::cli {
 

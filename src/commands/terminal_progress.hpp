@@ -20,7 +20,7 @@
 
 #include "netpoly/context.hpp"
 #include "netpoly/error.hpp"
-#include "netpoly/text_escape.hpp"
+#include "runtime/text_escape.hpp"
 
 namespace netpoly::cli {
 

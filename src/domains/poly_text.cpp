@@ -1,4 +1,4 @@
-#include "netpoly/poly_text.hpp"
+#include "domains/poly_text.hpp"
 
 #include <algorithm>
 #include <cctype>

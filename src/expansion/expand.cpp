@@ -9,8 +9,8 @@
 #include <functional>
 
 #include "netpoly/error.hpp"
-#include "netpoly/forward.hpp"
-#include "netpoly/limits.hpp"
+#include "model/forward.hpp"
+#include "runtime/limits.hpp"
 
 namespace netpoly {
 

@@ -4,7 +4,7 @@
 #include <functional>
 
 #include "netpoly/expand.hpp"
-#include "netpoly/gauss.hpp"
+#include "model/gauss.hpp"
 
 namespace netpoly {
 

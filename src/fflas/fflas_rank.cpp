@@ -1,5 +1,5 @@
 // netpoly_fflas: the one translation unit that includes FFLAS-FFPACK
-// (include/netpoly/fflas.hpp). Built with -mavx2 -mfma and hidden
+// (src/analysis/fflas.hpp). Built with -mavx2 -mfma and hidden
 // visibility into its own shared library (CMakeLists.txt), which nothing
 // links: src/analysis/fflas.cpp loads it with dlopen only on a CPU with AVX2
 // and FMA, so none of its code (static initializers included) runs elsewhere.
@@ -12,7 +12,7 @@
 extern "C" void openblas_set_num_threads(int);
 
 // The one exported symbol, looked up with dlsym by src/analysis/fflas.cpp
-// after its CPU check; see include/netpoly/fflas.hpp for the contract.
+// after its CPU check; see src/analysis/fflas.hpp for the contract.
 extern "C" __attribute__((visibility("default"))) std::size_t netpoly_fflas_rank_modp(
     const std::uint64_t* a, std::size_t rows, std::size_t cols, std::size_t stride, std::uint64_t p, int threads) {
   if (rows == 0 || cols == 0) return 0;

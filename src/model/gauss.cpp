@@ -1,5 +1,5 @@
 // Gaussian rationals in the model format: "a+bi" text (gauss.hpp).
-#include "netpoly/gauss.hpp"
+#include "model/gauss.hpp"
 
 #include "netpoly/model.hpp"
 

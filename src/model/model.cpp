@@ -6,9 +6,9 @@
 #include <sstream>
 
 #include "netpoly/error.hpp"
-#include "netpoly/forward.hpp"
-#include "netpoly/gauss.hpp"
-#include "netpoly/io.hpp"
+#include "model/forward.hpp"
+#include "model/gauss.hpp"
+#include "runtime/io.hpp"
 #include "netpoly/model.hpp"
 
 namespace netpoly {

@@ -1,7 +1,8 @@
 #include "netpoly/presets.hpp"
 
 #include "netpoly/error.hpp"
-#include "netpoly/limits.hpp"
+#include "runtime/limits.hpp"
+#include "runtime/random.hpp"
 
 namespace netpoly {
 

@@ -1,4 +1,4 @@
-#include "netpoly/io.hpp"
+#include "runtime/io.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -15,8 +15,8 @@
 #include <mutex>
 
 #include "netpoly/error.hpp"
-#include "netpoly/limits.hpp"
-#include "netpoly/text_escape.hpp"
+#include "runtime/limits.hpp"
+#include "runtime/text_escape.hpp"
 
 namespace netpoly {
 

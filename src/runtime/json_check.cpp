@@ -1,4 +1,4 @@
-#include "netpoly/json_check.hpp"
+#include "runtime/json_check.hpp"
 
 #include <cmath>
 #include <sstream>

@@ -1,5 +1,5 @@
-#include "netpoly/limits.hpp"
-#include "netpoly/text_escape.hpp"
+#include "runtime/limits.hpp"
+#include "runtime/text_escape.hpp"
 
 #include <malloc.h>
 #include <unistd.h>

@@ -1,5 +1,5 @@
 // SHA-256 (sha256.hpp), FIPS 180-4 section 6.2.
-#include "netpoly/sha256.hpp"
+#include "runtime/sha256.hpp"
 
 #include <array>
 #include <cstdint>

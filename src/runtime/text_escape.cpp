@@ -1,5 +1,5 @@
 // Strings from outside on a terminal line and in XML (text_escape.hpp).
-#include "netpoly/text_escape.hpp"
+#include "runtime/text_escape.hpp"
 
 #include <cstdio>
 

@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "netpoly/error.hpp"
-#include "netpoly/limits.hpp"
+#include "runtime/limits.hpp"
 #include "netpoly/partition.hpp"
 #include "netpoly/table.hpp"
 #include "render_text.hpp"

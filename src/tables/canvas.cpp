@@ -7,7 +7,7 @@
 #include <cstdio>
 
 #include "netpoly/error.hpp"
-#include "netpoly/limits.hpp"
+#include "runtime/limits.hpp"
 
 namespace netpoly {
 

@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "canvas.hpp"
-#include "netpoly/limits.hpp"
+#include "runtime/limits.hpp"
 #include "render_text.hpp"
 
 namespace netpoly::tables_detail {

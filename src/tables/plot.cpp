@@ -11,7 +11,7 @@
 #include <map>
 #include <set>
 
-#include "netpoly/io.hpp"
+#include "runtime/io.hpp"
 #include "netpoly/table.hpp"
 #include "plot_frame.hpp"
 

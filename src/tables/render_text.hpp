@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "netpoly/table.hpp"
-#include "netpoly/text_escape.hpp"
+#include "runtime/text_escape.hpp"
 
 namespace netpoly::tables_detail {
 

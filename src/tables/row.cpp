@@ -7,9 +7,10 @@
 
 #include "netpoly/context.hpp"
 #include "netpoly/error.hpp"
-#include "netpoly/json_check.hpp"
+#include "runtime/json_check.hpp"
 #include "netpoly/presets.hpp"
 #include "netpoly/table.hpp"
+#include "runtime/io.hpp"
 #include "netpoly/version.hpp"
 #include "render_text.hpp"
 

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "netpoly/error.hpp"
-#include "netpoly/json_check.hpp"
+#include "runtime/json_check.hpp"
 #include "netpoly/table.hpp"
 
 namespace netpoly {

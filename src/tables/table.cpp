@@ -1,4 +1,5 @@
 #include "netpoly/table.hpp"
+#include "runtime/io.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -16,7 +17,7 @@
 
 #include "netpoly/context.hpp"
 #include "netpoly/error.hpp"
-#include "netpoly/json_check.hpp"
+#include "runtime/json_check.hpp"
 #include "netpoly/parallel.hpp"
 #include "netpoly/presets.hpp"
 #include "netpoly/version.hpp"

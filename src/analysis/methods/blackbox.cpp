@@ -13,10 +13,10 @@
 #include "blackbox_rounds.hpp"
 #include "method.hpp"
 #include "netpoly/expand.hpp"
-#include "netpoly/fflas.hpp"
-#include "netpoly/forward.hpp"
+#include "analysis/fflas.hpp"
+#include "model/forward.hpp"
 #include "netpoly/parallel.hpp"
-#include "netpoly/random.hpp"
+#include "runtime/random.hpp"
 #include "netpoly/seprank.hpp"
 
 namespace netpoly::methods {

@@ -6,9 +6,9 @@
 #include <chrono>
 #include <cmath>
 
-#include "netpoly/forward.hpp"
+#include "model/forward.hpp"
 #include "netpoly/parallel.hpp"
-#include "netpoly/rank.hpp"
+#include "analysis/rank.hpp"
 
 namespace netpoly::methods {
 namespace {

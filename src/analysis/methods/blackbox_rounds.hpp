@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "method.hpp"
-#include "netpoly/random.hpp"
+#include "runtime/random.hpp"
 
 namespace netpoly::methods {
 

@@ -6,7 +6,7 @@
 #include "grid.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
-#include "netpoly/random.hpp"
+#include "runtime/random.hpp"
 #include "netpoly/seprank.hpp"
 
 namespace netpoly::methods {

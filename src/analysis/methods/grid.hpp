@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "method.hpp"
-#include "netpoly/forward.hpp"
-#include "netpoly/gauss.hpp"
+#include "model/forward.hpp"
+#include "model/gauss.hpp"
 
 namespace netpoly::methods {
 

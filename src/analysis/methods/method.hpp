@@ -10,12 +10,12 @@
 #include <string>
 #include <vector>
 
-#include "netpoly/blackbox_prime.hpp"
-#include "netpoly/coeff_matrix.hpp"
-#include "netpoly/generic.hpp"
+#include "analysis/blackbox_prime.hpp"
+#include "analysis/coeff_matrix.hpp"
+#include "analysis/generic.hpp"
 #include "netpoly/methods.hpp"
-#include "netpoly/rank.hpp"
-#include "netpoly/support.hpp"
+#include "analysis/rank.hpp"
+#include "analysis/support.hpp"
 
 namespace netpoly::methods {
 

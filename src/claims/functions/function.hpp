@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "../claim_eval.hpp"
-#include "netpoly/claim_parser.hpp"
+#include "claims/claim_parser.hpp"
 
 namespace netpoly::claims_detail {
 

@@ -15,7 +15,7 @@
 #include "../work_limits.hpp"
 #include "function.hpp"
 #include "netpoly/error.hpp"
-#include "netpoly/flint_linalg.hpp"
+#include "domains/flint_linalg.hpp"
 
 namespace netpoly::claims_detail {
 namespace {

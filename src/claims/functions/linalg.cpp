@@ -14,9 +14,9 @@
 #include "../work_limits.hpp"
 #include "function.hpp"
 #include "netpoly/error.hpp"
-#include "netpoly/flint_linalg.hpp"
-#include "netpoly/gauss.hpp"
-#include "netpoly/rank.hpp"
+#include "domains/flint_linalg.hpp"
+#include "model/gauss.hpp"
+#include "analysis/rank.hpp"
 #include "netpoly/rings.hpp"
 
 namespace netpoly::claims_detail {

@@ -6,7 +6,7 @@
 #include "../../analysis/methods/method.hpp"
 #include "../work_limits.hpp"
 #include "function.hpp"
-#include "netpoly/claim_transforms.hpp"
+#include "claims/claim_transforms.hpp"
 #include "netpoly/presets.hpp"
 #include "netpoly/table.hpp"
 

@@ -1,7 +1,7 @@
 // Generators of partitions and output entries, and shuffle.
 #include "function.hpp"
 #include "netpoly/expand.hpp"
-#include "netpoly/random.hpp"
+#include "runtime/random.hpp"
 
 namespace netpoly::claims_detail {
 namespace {

@@ -6,8 +6,8 @@
 
 #include "function.hpp"
 #include "netpoly/expand.hpp"
-#include "netpoly/gauss.hpp"
-#include "netpoly/random.hpp"
+#include "model/gauss.hpp"
+#include "runtime/random.hpp"
 #include "../work_limits.hpp"
 
 namespace netpoly::claims_detail {

@@ -2,7 +2,7 @@
 #include "../../analysis/methods/method.hpp"
 #include "../work_limits.hpp"
 #include "function.hpp"
-#include "netpoly/lv_witness.hpp"
+#include "bounds/lv_witness.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
 

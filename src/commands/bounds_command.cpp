@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <iostream>
 
-#include "netpoly/commands.hpp"
+#include "commands/commands.hpp"
 #include "netpoly/bounds.hpp"
 #include "netpoly/error.hpp"
 

@@ -1,5 +1,5 @@
-// netpoly bounds: its command-line options (the work is run_bounds, src/commands/bounds.cpp).
-#include "commands.hpp"
+// netpoly bounds: its command-line options (the work is run_bounds, src/commands/bounds_command.cpp).
+#include "setup.hpp"
 
 namespace netpoly::cli {
 

@@ -14,16 +14,11 @@
 #include <utility>
 #include <vector>
 
-#include "netpoly/claim_interval.hpp"
+#include "claims/claim_interval.hpp"
+#include "netpoly/claims.hpp"
 #include "netpoly/flint.hpp"
 
 namespace netpoly {
-
-struct SrcLoc {
-  std::string file;
-  int line = 0, col = 0;
-  std::string str() const { return file + ":" + std::to_string(line) + ":" + std::to_string(col); }
-};
 
 struct Expr;
 using ExprPtr = std::shared_ptr<const Expr>;
@@ -109,20 +104,6 @@ struct Clause {
   std::vector<Arg> options;    // using
   std::vector<ExprPtr> shows;  // show: values printed for every instance
   WeightQuantifier weights = WeightQuantifier::drawn;  // weights: every | almost_every
-};
-
-struct Claim {
-  std::string title;
-  SrcLoc loc;
-  std::string base_dir;  // directory of the file, for model("...") paths
-  std::vector<Clause> clauses;
-  std::vector<std::string> reads;  // every file the claim reads (model("...")), filled by load_claim_paths
-  std::string source;  // its text in the file: from its `claim` line up to the next claim's (the journal hashes it)
-};
-
-struct ClaimFile {
-  std::string path;
-  std::vector<Claim> claims;
 };
 
 // Parses claim text; `path` names it in messages, `base_dir` resolves model paths.

@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "netpoly/coeff_matrix.hpp"
+#include "analysis/coeff_matrix.hpp"
 
 namespace netpoly {
 

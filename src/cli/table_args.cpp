@@ -1,5 +1,5 @@
-// netpoly table: its command-line options (the work is run_table, src/commands/table.cpp).
-#include "commands.hpp"
+// netpoly table: its command-line options (the work is run_table, src/commands/table_command.cpp).
+#include "setup.hpp"
 #include "netpoly/options.hpp"
 
 namespace netpoly::cli {

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <thread>
 
-#include "netpoly/commands.hpp"
+#include "commands/commands.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/parallel.hpp"
 

@@ -11,7 +11,7 @@
 #include <memory>
 
 #include "netpoly/model.hpp"
-#include "netpoly/random.hpp"
+#include "runtime/random.hpp"
 
 namespace netpoly {
 

@@ -1,5 +1,5 @@
-// netpoly make: its command-line options (the work is run_make, src/commands/make.cpp).
-#include "commands.hpp"
+// netpoly make: its command-line options (the work is run_make, src/commands/make_command.cpp).
+#include "setup.hpp"
 
 namespace netpoly::cli {
 

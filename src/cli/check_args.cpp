@@ -1,5 +1,5 @@
-// netpoly check: its command-line options (the work is run_check, src/commands/check.cpp).
-#include "commands.hpp"
+// netpoly check: its command-line options (the work is run_check, src/commands/check_command.cpp).
+#include "setup.hpp"
 
 namespace netpoly::cli {
 

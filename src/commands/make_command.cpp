@@ -2,10 +2,10 @@
 #include <fstream>
 #include <iostream>
 
-#include "netpoly/commands.hpp"
+#include "commands/commands.hpp"
 #include "netpoly/error.hpp"
-#include "netpoly/io.hpp"
-#include "netpoly/lv_witness.hpp"
+#include "runtime/io.hpp"
+#include "bounds/lv_witness.hpp"
 #include "netpoly/presets.hpp"
 
 namespace netpoly::cli {

@@ -7,11 +7,11 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 
-#include "netpoly/commands.hpp"
+#include "commands/commands.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
-#include "netpoly/limits.hpp"
-#include "netpoly/text_escape.hpp"
+#include "runtime/limits.hpp"
+#include "runtime/text_escape.hpp"
 #include "terminal_progress.hpp"
 
 namespace netpoly::cli {

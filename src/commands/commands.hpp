@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "netpoly/claims.hpp"
-#include "netpoly/lv_witness.hpp"
+#include "bounds/lv_witness.hpp"
 #include "netpoly/network.hpp"
 #include "netpoly/presets.hpp"
 #include "netpoly/seprank.hpp"

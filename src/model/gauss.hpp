@@ -13,7 +13,7 @@
 
 #include "netpoly/error.hpp"
 #include "netpoly/flint.hpp"
-#include "netpoly/forward.hpp"
+#include "model/forward.hpp"
 
 namespace netpoly {
 

@@ -1,8 +1,8 @@
 // netpoly seprank: its command-line options (the work is run_seprank,
-// src/commands/seprank.cpp). The analysis options' flags are made from the
+// src/commands/seprank_command.cpp). The analysis options' flags are made from the
 // one option table (netpoly/options.hpp); only what is the command line's
 // own (the model, outputs, partitions, --json, --templates-file) is declared here.
-#include "commands.hpp"
+#include "setup.hpp"
 #include "netpoly/options.hpp"
 
 namespace netpoly::cli {

@@ -9,13 +9,14 @@
 #include <sstream>
 
 #include "netpoly/options.hpp"
-#include "netpoly/commands.hpp"
+#include "commands/commands.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
-#include "netpoly/limits.hpp"
+#include "runtime/limits.hpp"
 #include "netpoly/presets.hpp"
 #include "netpoly/table.hpp"
-#include "netpoly/text_escape.hpp"
+#include "runtime/io.hpp"
+#include "runtime/text_escape.hpp"
 #include "netpoly/version.hpp"
 
 namespace netpoly::cli {

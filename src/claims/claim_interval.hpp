@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 
+#include "netpoly/claims.hpp"  // Verdict
 #include "netpoly/flint.hpp"
 
 namespace netpoly {
@@ -88,9 +89,6 @@ std::string probability_str(double p);
 // ------------------------------------------------------------ relations
 enum class Rel { le, lt, eq, ge, gt, ne };
 const char* rel_name(Rel r);
-
-enum class Verdict { pass, pass_probabilistic, inconclusive, fail };
-const char* verdict_name(Verdict v);  // "PASS", "PASS (probabilistic)", "INCONCLUSIVE", "FAIL"
 
 // Three-valued truth of `a REL b` over every pair of values in the intervals.
 enum class Truth { yes, no, unknown };

@@ -9,15 +9,15 @@
 
 #include <unistd.h>
 
-#include "netpoly/commands.hpp"
+#include "commands/commands.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
-#include "netpoly/io.hpp"
-#include "netpoly/limits.hpp"
+#include "runtime/io.hpp"
+#include "runtime/limits.hpp"
 #include "netpoly/options.hpp"
 #include "netpoly/request.hpp"
 #include "netpoly/seprank.hpp"
-#include "netpoly/text_escape.hpp"
+#include "runtime/text_escape.hpp"
 #include "terminal_progress.hpp"
 
 namespace netpoly::cli {

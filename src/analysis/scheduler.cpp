@@ -13,8 +13,8 @@
 #include "methods/method.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
-#include "netpoly/generic.hpp"
-#include "netpoly/limits.hpp"
+#include "analysis/generic.hpp"
+#include "runtime/limits.hpp"
 #include "netpoly/options.hpp"
 
 namespace netpoly {

@@ -1,11 +1,11 @@
 // Subcommands: each file declares its flags (setup_…) over the options of
-// netpoly/commands.hpp and calls its run_….
+// src/commands/commands.hpp and calls its run_….
 #pragma once
 #include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
 
-#include "netpoly/commands.hpp"
+#include "commands/commands.hpp"
 
 namespace netpoly::cli {
 

@@ -1,13 +1,13 @@
 // LV Lemma 6's witness: the weights and the template vectors (the repaired
 // reading of App. B.3 is written out in lv_witness.hpp).
-#include "netpoly/lv_witness.hpp"
+#include "bounds/lv_witness.hpp"
 
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "netpoly/bounds.hpp"
 #include "netpoly/error.hpp"
-#include "netpoly/random.hpp"
+#include "runtime/random.hpp"
 
 namespace netpoly {
 namespace {

@@ -1,5 +1,5 @@
-// netpoly expand: its command-line options (the work is run_expand, src/commands/expand.cpp).
-#include "commands.hpp"
+// netpoly expand: its command-line options (the work is run_expand, src/commands/expand_command.cpp).
+#include "setup.hpp"
 
 namespace netpoly::cli {
 

@@ -22,16 +22,16 @@
 #include <tuple>
 
 #include "check_coverage.hpp"
-#include "netpoly/commands.hpp"
-#include "netpoly/claim_bounds.hpp"
-#include "netpoly/claim_journal.hpp"
-#include "netpoly/sha256.hpp"
-#include "netpoly/claim_report.hpp"
+#include "commands/commands.hpp"
+#include "claims/claim_bounds.hpp"
+#include "claims/claim_journal.hpp"
+#include "runtime/sha256.hpp"
+#include "claims/claim_report.hpp"
 #include "netpoly/claims.hpp"
 #include "netpoly/error.hpp"
-#include "netpoly/io.hpp"
-#include "netpoly/limits.hpp"
-#include "netpoly/text_escape.hpp"
+#include "runtime/io.hpp"
+#include "runtime/limits.hpp"
+#include "runtime/text_escape.hpp"
 
 namespace netpoly::cli {
 
