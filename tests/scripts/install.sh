@@ -27,9 +27,22 @@
 #     libnetpoly_fflas.so is the venv's own copy (on a CPU with AVX2 and FMA;
 #     else FLINT, and the details say "flint");
 #   - pip uninstall removes the package and the command.
+#
+# install.sh --cmake SOURCE BUILD: the C++ library instead (ctest
+# cmake_consumer). `cmake --install BUILD --prefix TMP` (BUILD built), then
+# examples/cmake-consumer, a CMake project of its own, is configured against
+# TMP alone (find_package(netpoly)), built and run; prints "OK cmake install"
+# when
+#   - TMP/include/netpoly holds exactly SOURCE/include/netpoly's headers (the
+#     public ones; nothing of src/), and the example's compile and link lines
+#     name nothing of SOURCE or BUILD;
+#   - the example runs against TMP's libnetpoly.so and prints the bracket
+#     BUILD/netpoly seprank --seed 1 --json gives for the same network.
 set -u
 scratch=0
+cmake_mode=0
 if [ "${1:-}" = "--from-scratch" ]; then scratch=1; shift; fi
+if [ "${1:-}" = "--cmake" ]; then cmake_mode=1; shift; fi
 src=$(cd "$1" && pwd)
 build=${2:+$(cd "$2" && pwd)}
 what=install
@@ -56,6 +69,39 @@ if [ $scratch -eq 1 ]; then
     strings "$f" | grep -q "netpoly-wheel-" && fail "$f names its temporary build tree"
   done
   echo "OK $what (from scratch)"
+  exit 0
+fi
+
+if [ $cmake_mode -eq 1 ]; then
+  what="cmake install"
+  [ -x "$build/netpoly" ] || fail "no $build/netpoly"
+  prefix=$dir/prefix
+  cmake --install "$build" --prefix "$prefix" >"$dir/out" 2>"$dir/err" || fail "cmake --install $build"
+  want=$(cd "$src/include" && find netpoly -type f | sort)
+  got=$(cd "$prefix/include" && find netpoly -type f | sort)
+  [ "$want" = "$got" ] || fail "installed headers differ from $src/include: $(diff <(echo "$want") <(echo "$got") | tr '\n' ' ')"
+  ls "$prefix"/lib*/libnetpoly.so >/dev/null 2>&1 || fail "no libnetpoly.so in $prefix"
+  ls "$prefix"/lib*/cmake/netpoly/netpoly-config.cmake >/dev/null 2>&1 || fail "no netpoly-config.cmake in $prefix"
+  cxx=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt")
+  cmake -S "$src/examples/cmake-consumer" -B "$dir/example" -DCMAKE_PREFIX_PATH="$prefix" \
+        ${cxx:+-DCMAKE_CXX_COMPILER="$cxx"} -DCMAKE_BUILD_TYPE=Release >"$dir/out" 2>"$dir/err" \
+    || fail "configuring examples/cmake-consumer against $prefix"
+  cmake --build "$dir/example" >"$dir/out" 2>"$dir/err" || fail "building examples/cmake-consumer"
+  grep -rlF -e "$src/" -e "$build/" "$dir/example/CMakeFiles" --include=flags.make --include=link.txt >"$dir/out" \
+    && fail "the example's compile or link line names the source or build tree: $(cat "$dir/out")"
+  ldd "$dir/example/sep_of_attention" | grep -q "libnetpoly.so.* => $prefix/" || fail "the example does not load $prefix's libnetpoly.so"
+  "$dir/example/sep_of_attention" >"$dir/got" 2>"$dir/err" || fail "the example exits $?"
+  "$build/netpoly" make attention --layers 1 --width 2 --heads 1 --tokens 4 --seed 1 -o "$dir/m.json" >/dev/null || fail "make"
+  "$build/netpoly" seprank "$dir/m.json" --seed 1 --json >"$dir/ref.json" 2>"$dir/err" || fail "$build/netpoly seprank"
+  want=$(python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))["results"][0]
+v = lambda e: "-" if e["value"] is None else str(e["value"])
+print("lower", v(r["lower"]), "upper", v(r["upper"]), r["status"])' "$dir/ref.json") || fail "reading $dir/ref.json"
+  got=$(sed -n 's/^lower \(.*\)$/lower \1/p' "$dir/got")" "$(sed -n 's/.*(\([a-z]*\))$/\1/p' "$dir/got")
+  [ "$got" = "$want" ] || fail "the example prints '$got', $build/netpoly seprank '$want'"
+  cat "$dir/got"
+  echo "OK $what"
   exit 0
 fi
 
