@@ -38,6 +38,7 @@ enum OptionScope : unsigned {
   kPython = 2,  // Network.seprank(NAME=...) and netpoly.seprank(poly, NAME=...)
   kClaims = 4,  // sep(...; NAME = ...) and `using NAME = ...`
   kEvery = kCli | kPython | kClaims,
+  kTable = 8,   // netpoly table --NAME (its rows' analysis; not in kEvery)
 };
 
 // How a front end spells an option, for messages: "--max-points", "max_points=", "max_points =".

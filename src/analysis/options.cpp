@@ -88,7 +88,7 @@ std::vector<OptionSpec> make_table() {
                }});
   t.push_back({"max_points", OptionType::count, 1, 1 << 20,
                "as many as the budget allows, never more than the best certified upper bound + 1",
-               "blackbox: most points per side (per block when split)", kEvery,
+               "blackbox: most points per side (per block when split)", kEvery | kTable,
                [](SepOptions& s, const json& v) { s.max_points = v.get<std::size_t>(); },
                [](const SepOptions& s) { return json(s.max_points); }});
   t.push_back({"small_prime", OptionType::flag, 0, 0, "on",

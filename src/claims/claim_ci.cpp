@@ -57,6 +57,19 @@ int line_in(const std::string& msg, const std::string& file) {
   return std::atoi(msg.c_str() + file.size() + 1);
 }
 
+// Where a message "FILE:LINE:COL: ..." says it is: the file (as ci_path
+// gives it) and the line; line 0 (and no file) when it names no place.
+struct Place {
+  std::string file;
+  int line = 0;
+};
+Place place_of(const std::string& message) {
+  const auto colon = message.find(':');
+  const int line = colon == std::string::npos ? 0 : std::atoi(message.c_str() + colon + 1);
+  if (line <= 0) return {};
+  return {ci_path(message.substr(0, colon)), line};
+}
+
 std::string host() {
   char b[256] = {0};
   if (gethostname(b, sizeof b - 1) != 0 || !b[0]) return "localhost";
@@ -196,11 +209,9 @@ std::string github_annotation(const ClaimResult& r, bool strict) {
 
 std::string github_error(const std::string& message) {
   // "FILE:LINE:COL: ..." names where; anything else is a message without a place.
-  const auto colon = message.find(':');
-  std::string file = colon == std::string::npos ? "" : message.substr(0, colon);
-  const int line = colon == std::string::npos ? 0 : std::atoi(message.c_str() + colon + 1);
-  if (line <= 0) return "::error title=netpoly check::" + gh_data(printable_lines(message));
-  return "::error file=" + gh_property(ci_path(file)) + ",line=" + std::to_string(line) + ",title=netpoly check::" +
+  const Place at = place_of(message);
+  if (at.line <= 0) return "::error title=netpoly check::" + gh_data(printable_lines(message));
+  return "::error file=" + gh_property(at.file) + ",line=" + std::to_string(at.line) + ",title=netpoly check::" +
          gh_data(printable_lines(message));
 }
 
@@ -280,10 +291,10 @@ void write_junit(std::ostream& os, const CheckRun& run) {
 }
 
 void write_junit_error(std::ostream& os, const std::string& message, double secs) {
-  const auto colon = message.find(':');
-  const bool placed = colon != std::string::npos && std::atoi(message.c_str() + colon + 1) > 0;
-  const std::string file = placed ? ci_path(message.substr(0, colon)) : "netpoly check";
-  const int line = placed ? std::atoi(message.c_str() + colon + 1) : 0;
+  const Place at = place_of(message);
+  const bool placed = at.line > 0;
+  const std::string file = placed ? at.file : "netpoly check";
+  const int line = at.line;
   os << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
      << "<testsuites name=\"netpoly check\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\" time=\""
      << seconds(secs) << "\">\n"

@@ -24,8 +24,8 @@ void setup_table(CLI::App& app) {
   s->add_option("--methods", o->methods, "separation-rank methods (default: what is affordable)");
   s->add_option("--budget", o->budget, "seconds: skip a method whose estimated cost exceeds this");
   s->add_option("--max-terms", o->max_terms, "refuse expansions estimated larger than this")->capture_default_str();
-  s->add_option("--max-points", o->max_points,
-                find_option("max_points")->help + " (default for tables: 1024, so that a sweep's rows keep their cost)");
+  // The rows' analysis options of the option table (--max-points).
+  auto given = add_analysis_flags(s, kTable, {{"max_points", "default for tables: 1024, so that a sweep's rows keep their cost"}});
   s->add_option("--format", o->format, "md | csv | latex | json (default: from the file extension)");
   s->add_option("-o,--output", o->out, "table file (rows are written as they finish; journal FILE.jsonl)");
   s->add_flag("--resume", o->resume, "skip rows already in FILE's journal");
@@ -48,7 +48,10 @@ void setup_table(CLI::App& app) {
   s->add_option("--max-memory", o->max_memory,
                 "stop (exit 3; finished rows stay in the journal) beyond this resident size, e.g. 8G (default: half "
                 "the machine's memory)");
-  s->callback([o]() { run_table(*o); });
+  s->callback([o, given]() {
+    o->options = given();
+    run_table(*o);
+  });
 }
 
 }  // namespace netpoly::cli

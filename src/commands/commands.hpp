@@ -86,7 +86,9 @@ struct TableOptions {
   std::string partition = "half";
   std::string methods;
   double budget = 0, max_terms = 5e7;
-  std::string max_points;  // the option table's max_points, as text (empty: tables' 1,024)
+  // The analysis options given (the option table's kTable ones: max_points,
+  // tables' default 1,024), (name, text) as for seprank.
+  std::vector<std::pair<std::string, std::string>> options;
   std::string format, out, shard = "1/1", plot, param_budget;
   std::string bounds;  // --bounds "LV Thm 3,NB Thm 5.5": the bound columns (default: every bound)
   std::uint64_t max_depth = 6, max_width = 16;  // equal-budget shapes
@@ -139,6 +141,10 @@ double limit_option(double v, const std::string& flag, bool zero_ok);
 // spaces, no wrap-around) in [lo, hi]; throws InputError naming the flag.
 std::uint64_t parse_u64(const std::string& s, const std::string& flag, std::uint64_t lo = 0,
                         std::uint64_t hi = UINT64_MAX);
+
+// Sets the analysis options given as (name, text) in the option table's names
+// (netpoly/options.hpp), each checked by the table and named as the CLI spells it.
+void set_options_from_text(SepOptions& sep, const std::vector<std::pair<std::string, std::string>>& given);
 
 // Sets FLINT's thread count (0 = all cores).
 void set_threads(unsigned n);

@@ -5,6 +5,7 @@
 
 #include "commands/commands.hpp"
 #include "netpoly/error.hpp"
+#include "netpoly/options.hpp"
 #include "netpoly/parallel.hpp"
 
 namespace netpoly::cli {
@@ -76,6 +77,14 @@ std::uint64_t parse_u64(const std::string& s, const std::string& flag, std::uint
   }
   if (v < lo || v > hi) throw InputError(flag + " " + s + ": out of range " + range());
   return v;
+}
+
+void set_options_from_text(SepOptions& sep, const std::vector<std::pair<std::string, std::string>>& given) {
+  for (const auto& [name, text] : given) {
+    const OptionSpec* spec = find_option(name);
+    if (!spec) throw InternalError("a flag of no option: " + name);
+    set_option(sep, *spec, option_from_text(*spec, text), Spelling::cli);
+  }
 }
 
 void set_threads(unsigned n) {

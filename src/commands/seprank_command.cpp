@@ -144,11 +144,7 @@ std::string so_far_line(const SepResult& r) {
 SepOptions seprank_options(const SeprankOptions& o) {
   // The analysis options through the one table (netpoly/options.hpp), before any work.
   SepOptions sep;
-  for (const auto& [name, text] : o.options) {
-    const OptionSpec* spec = find_option(name);
-    if (!spec) throw InternalError("seprank: a flag of no option: " + name);
-    set_option(sep, *spec, option_from_text(*spec, text), Spelling::cli);
-  }
+  set_options_from_text(sep, o.options);
   if (!o.templates_file.empty()) {
     if (sep.templates || !sep.template_vectors.empty())
       throw InputError("--templates and --templates-file: give one of them");

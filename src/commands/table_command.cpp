@@ -132,10 +132,7 @@ SweepSpec table_spec(const TableOptions& o) {
   if (limit_option(o.budget, "--budget", true) > 0) s.sep.budget = o.budget;
   else if (!s.budgets.empty()) s.sep.budget = 30;  // equal-budget rows never run unbounded: 30 s a method by default
   s.sep.max_terms = limit_option(o.max_terms, "--max-terms", false);
-  if (!o.max_points.empty()) {  // the option table's checks and spelling
-    const OptionSpec& mp = *find_option("max_points");
-    set_option(s.sep, mp, option_from_text(mp, o.max_points), Spelling::cli);
-  }
+  set_options_from_text(s.sep, o.options);
   if (s.seeds == 0 || s.seeds > kMaxSweepSeeds)
     throw InputError("--seeds: expected 1.." + std::to_string(kMaxSweepSeeds));
   return s;
