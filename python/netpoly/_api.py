@@ -10,6 +10,8 @@ netpoly's exceptions out (as the CLI's ``main`` maps every exception to an exit 
   numbers;
 - inside the call, an OSError (a file) is an InputError and a MemoryError a LimitError; any other
   exception that is not netpoly's is an InternalError (a bug of netpoly, with the original chained).
+
+The argument checks the calls share (``path_arg``, ``entry``) are here too.
 """
 
 from __future__ import annotations
@@ -117,3 +119,22 @@ def api(fn):
             raise InternalError(f"{name}: {type(e).__name__}: {e} (a bug in netpoly; please report it)") from e
 
     return call
+
+
+def entry(o, what):
+    """An output entry (or a shape) given as (token, channel): two whole numbers in [0, 2^63), else an
+    InputError that starts with ``what``."""
+    try:
+        t, c = o
+        if is_bool(t) or is_bool(c):
+            raise TypeError
+        return (int(_index(t)), int(_index(c)))
+    except (TypeError, ValueError):
+        raise InputError(f"{what} expected (token, channel), got {_short(o)}") from None
+
+
+def _index(x):
+    v = operator.index(x)
+    if v < 0 or v >= 2**63:  # beyond any size or index netpoly takes (and beyond int-to-text limits)
+        raise ValueError
+    return v

@@ -1,6 +1,7 @@
 """A progress display for long calls: one line rewritten in place on a terminal, a live line in a
 notebook (an IPython display handle, updated like tqdm's), nothing elsewhere. netpoly's calls pass
-it each new line of progress (black-box rounds, claims, table rows) and None when they end."""
+it each new line of progress (black-box rounds, claims, table rows) and None when they end. A call
+that Ctrl-C stops raises ``interruption(...)``: a KeyboardInterrupt with what finished."""
 
 from __future__ import annotations
 
@@ -57,3 +58,13 @@ def progress_for(what: str, progress):
     if progress is None and not (_in_notebook() or sys.stderr.isatty()):
         return None
     return Progress(what)
+
+
+def interruption(done: list, what: str):
+    """The KeyboardInterrupt of a call that Ctrl-C stopped: the results that finished (and the pairs in
+    flight, with ``unfinished`` set) on its ``partial``."""
+    flight = sum(1 for r in done if getattr(r, "unfinished", False))
+    also = f", {flight} in flight with the ends found so far" if flight else ""
+    e = KeyboardInterrupt(f"netpoly: {what} interrupted; {len(done) - flight} finished{also} (on .partial)")
+    e.partial = done
+    return e

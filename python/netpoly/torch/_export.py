@@ -10,7 +10,7 @@ import numpy as np
 from torch import nn
 
 import netpoly
-from netpoly._api import api
+from netpoly._api import api, entry
 
 from ._exact import _Exact
 from ._modules import LEAVES as _LEAVES
@@ -75,7 +75,7 @@ def from_torch(module, tokens: int, width: int | None = None, name: str = "from-
         raise netpoly.InputError(f"from_torch: expected a torch.nn.Module, got {type(module).__name__}")
     if isinstance(module, _LEAVES):
         module = nn.Sequential(module)  # taken whole, as its layer
-    out = netpoly._entry(output, "from_torch: output=")
+    out = entry(output, "from_torch: output=")
     exact = _Exact(round_weights)
     layers, width, _ = _trace_layers(module, int(tokens), width, exact)
     doc = {"format": "netpoly-model/1", "name": name, "input": {"tokens": int(tokens), "width": int(width)},
