@@ -14,6 +14,7 @@
 #include <atomic>
 #include <chrono>
 #include <future>
+#include <initializer_list>
 #include <mutex>
 #include <thread>
 
@@ -328,29 +329,29 @@ std::pair<std::string, bool> collect(const SepOptions& lim, py::object progress,
   return {json(*out).dump(), interrupted};
 }
 
-// budget= and max_terms= of a check or a table (CheckOptions, TableOptions),
-// checked by the option table as seprank's are; an absent one keeps o's default.
+// The keywords `names` of a call that is not an analysis (check, table), each
+// marked as read and checked by the option table as seprank's are; one absent
+// (or None) keeps SepOptions' default.
+SepOptions table_options(Args& a, const py::dict& kw, std::initializer_list<const char*> names) {
+  py::dict given;
+  for (const char* k : names) {
+    a.mark(k);
+    if (a.has(k)) given[k] = kw[k];
+  }
+  return py_sep_options(given);
+}
+
+// budget= and max_terms= of a check or a table (CheckOptions, TableOptions);
+// an absent one keeps o's default.
 template <class Options>
 void take_budget(Args& a, const py::dict& kw, Options& o) {
-  py::dict sep;
-  for (const char* k : {"budget", "max_terms"}) {
-    a.mark(k);
-    if (kw.contains(k) && !kw[k].is_none()) sep[k] = kw[k];
-  }
-  const SepOptions checked = py_sep_options(sep);
-  if (sep.contains("budget")) o.budget = checked.budget;
-  if (sep.contains("max_terms")) o.max_terms = checked.max_terms;
+  const SepOptions checked = table_options(a, kw, {"budget", "max_terms"});
+  if (a.has("budget")) o.budget = checked.budget;
+  if (a.has("max_terms")) o.max_terms = checked.max_terms;
 }
 
 // The limits of a call that is not an analysis (check, table): max_memory, threads.
-SepOptions limits_of(Args& a, const py::dict& kw) {
-  py::dict lim;
-  for (const char* k : {"max_memory", "threads"}) {
-    a.mark(k);
-    if (kw.contains(k)) lim[k] = kw[k];
-  }
-  return py_sep_options(lim);
-}
+SepOptions limits_of(Args& a, const py::dict& kw) { return table_options(a, kw, {"max_memory", "threads"}); }
 
 // Claims run one after another; Ctrl-C stops between two of them.
 // Each call is a run of its own: the inputs an earlier call read (io.hpp) are
