@@ -4,37 +4,16 @@ previous layer where the format allows (see from_torch)."""
 
 from __future__ import annotations
 
-import operator
 from fractions import Fraction
 
 import numpy as np
-import torch
 
 import netpoly
 
 from ._exact import _Exact
-from ._values import (_Att, _Const, _Gram, _Score, _T, _Tok, _Zero, _add_b, _bs, _clean, _cm, _common, _compose,
+from ._messages import _source_line, _substitute, _target_name
+from ._values import (_Att, _Const, _Gram, _Heads, _Score, _T, _Tok, _Zero, _add_b, _bs, _clean, _cm, _common, _compose,
                       _eye, _last, _ones, _open, _pad, _pad_vec, _product, _same, _scale_b, _tm, _zeros)
-
-
-def _target_name(gm, n) -> str:
-    t = n.target
-    if n.op == "call_function":
-        name = getattr(t, "__name__", str(t))
-        if getattr(operator, name, None) is t:
-            return f"operator.{name}"
-        for mod, label in ((torch, "torch"), (torch.nn.functional, "torch.nn.functional")):
-            if getattr(mod, name, None) is t:
-                return f"{label}.{name}"
-        return f"{getattr(t, '__module__', None) or '?'}.{name}"
-    if n.op == "call_method":
-        return f"Tensor.{t}"
-    if n.op == "call_module":
-        m = gm.get_submodule(t)
-        mod = type(m).__module__
-        kind = f"nn.{type(m).__name__}" if mod.startswith("torch.nn") else f"{mod}.{type(m).__name__}"
-        return kind if t == n.name else f"{kind} at '{t}'"
-    return str(t)
 
 
 class _Tracer:
@@ -47,7 +26,13 @@ class _Tracer:
     # ------------------------------------------------------------ messages
     def refuse(self, why: str | None = None):
         n = self.node
-        what = f"node '{n.name}' ({n.op} {_target_name(self.gm, n)})" if n is not None else "the module"
+        what = "the module"
+        if n is not None:
+            target = _target_name(self.gm, n)
+            what = f"node '{n.name}' ({n.op} {target}){_source_line(n)}"
+            if why is None:
+                why = "netpoly expresses linear maps, elementwise squares, products and sums only" + \
+                    _substitute(target)
         raise netpoly.InputError(f"from_torch: {what}: " + (
             why or "netpoly expresses linear maps, elementwise squares, products and sums only"))
 
@@ -326,9 +311,24 @@ class _Tracer:
             return v.a.reshape(-1)[0]
         return None
 
+    def per_head(self, f, *vals, layout: tuple | None = None):
+        """f applied head by head to values split into heads (and to the others as they are): all of one
+        layout (`layout` when given) and head count."""
+        heads = [v for v in vals if isinstance(v, _Heads)]
+        order, n = heads[0].order, len(heads[0].items)
+        if any(h.order != order or len(h.items) != n for h in heads) or layout is not None and order != layout:
+            self.refuse("values split into heads in different layouts (or head counts); bring the heads "
+                        "axis before the tokens first (q.view(B, N, H, dh).transpose(1, 2))")
+        if any(isinstance(v, _Const) and self.scalar(v) is None for v in vals):
+            self.refuse("a constant array combined with values split into heads (a mask?) is not traced")
+        items = [f(*[v.items[i] if isinstance(v, _Heads) else v for v in vals]) for i in range(n)]
+        return _Heads(items, order)
+
     def scale_any(self, v, c: Fraction):
         if isinstance(v, _Zero) or c == 1:
             return v
+        if isinstance(v, _Heads):
+            return self.per_head(lambda x: self.scale_any(x, c), v)
         if isinstance(v, _Tok):
             return self.scale(v, c)
         if isinstance(v, _T):
@@ -378,6 +378,8 @@ class _Tracer:
             return v
         if isinstance(v, _Zero):
             return u
+        if isinstance(u, _Heads) or isinstance(v, _Heads):
+            return self.per_head(self.add_any, u, v)
         cu, cv = self.scalar(u), self.scalar(v)
         if cu == 0 and not isinstance(u, _Const):
             return v
@@ -412,6 +414,8 @@ class _Tracer:
         return self.add_const(tok, _Const(np.array(full.T, dtype=object)))
 
     def mul_any(self, u, v):
+        if isinstance(u, _Heads) or isinstance(v, _Heads):
+            return self.per_head(self.mul_any, u, v)
         cu, cv = self.scalar(u), self.scalar(v)
         if isinstance(u, _Const) and isinstance(v, _Const):
             return _Const(u.a * v.a)
@@ -454,6 +458,9 @@ class _Tracer:
         self.refuse("multiplying by a constant N x w matrix that is neither one factor per channel nor per token")
 
     def transpose(self, v):
+        """v with its last two dimensions swapped."""
+        if isinstance(v, _Heads):
+            return self.per_head(self.transpose, v, layout=("H", "A", "B"))
         if isinstance(v, _Tok):
             if v.vec:
                 self.refuse("transposing a per-token vector")
@@ -473,6 +480,8 @@ class _Tracer:
         self.refuse()
 
     def matmul(self, a, b):
+        if isinstance(a, _Heads) or isinstance(b, _Heads):
+            return self.per_head(self.matmul, a, b, layout=("H", "A", "B"))
         if isinstance(a, _Const) and isinstance(b, _Const):
             return _Const(np.matmul(a.a, b.a))
         if isinstance(b, _Const):

@@ -3,6 +3,8 @@ algebra of traced values (_algebra._Tracer)."""
 
 from __future__ import annotations
 
+import dis
+import inspect
 import operator
 from fractions import Fraction
 
@@ -13,10 +15,11 @@ from torch import nn
 
 import netpoly
 
+from . import _heads
 from ._algebra import _Tracer
 from ._exact import _Exact, _exact_layer
 from ._modules import LEAVES as _LEAVES, Attention, ChannelMix, Product
-from ._values import _Att, _Const, _Gram, _T, _Tok, _Zero, _out_width
+from ._values import _Att, _Const, _Gram, _Heads, _T, _Tok, _Zero, _out_width
 
 
 def _is(target, *names) -> bool:
@@ -29,8 +32,25 @@ def _is(target, *names) -> bool:
 
 
 class _FxTracer(torch.fx.Tracer):
+    def __init__(self):
+        super().__init__()
+        self.record_stack_traces = True  # a refusal names the module's source line
     def is_leaf_module(self, m, qualname):
         return isinstance(m, _LEAVES) or super().is_leaf_module(m, qualname)
+
+    def iter(self, obj):
+        """``B, N, D = x.shape``: the unpacking's element count, read from the caller's bytecode (what
+        torch.fx's Proxy.__iter__ does, by an index that Python 3.11's bytecode no longer fits); the
+        values are taken from the run on a sample input (_ShapeRun). Any other iteration is fx's error."""
+        frame = inspect.currentframe().f_back.f_back  # this <- Proxy.__iter__ <- the module's code
+        for inst in dis.get_instructions(frame.f_code):
+            if inst.offset == frame.f_lasti and inst.opname == "UNPACK_SEQUENCE":
+                return (obj[i] for i in range(inst.argval))
+        return super().iter(obj)
+
+
+def _shape(n):
+    return n.meta.get("netpoly_shape") if isinstance(n, torch.fx.Node) else None
 
 
 def _rank(n) -> int | None:
@@ -39,12 +59,32 @@ def _rank(n) -> int | None:
 
 
 class _ShapeRun(torch.fx.Interpreter):
-    """Runs the graph once, keeping each tensor value's shape on its node (meta["netpoly_shape"])."""
+    """Runs the graph once, keeping each tensor value's shape on its node (meta["netpoly_shape"]), and
+    the value of each node that computes a number or a shape (``x.shape``, ``x.size(-1)``, ``D // H``:
+    meta["netpoly_value"]; the input's shape is fixed, N x d, so they are constants)."""
 
     def run_node(self, n):
         r = super().run_node(n)
         n.meta["netpoly_shape"] = tuple(r.shape) if isinstance(r, torch.Tensor) else None
+        if _concrete(r) and (_reads_shape(n) or all("netpoly_value" in a.meta for a in n.all_input_nodes)):
+            n.meta["netpoly_value"] = tuple(r) if isinstance(r, torch.Size) else r
+        else:
+            n.meta.pop("netpoly_value", None)
         return r
+
+
+def _reads_shape(n) -> bool:
+    """x.shape, x.size(...), x.dim(), len(x): what depends on the input's shape only (never x.item())."""
+    if n.op == "call_method":
+        return n.target in ("size", "dim")
+    return n.op == "call_function" and (n.target is getattr and n.args[1:] in (("shape",), ("ndim",))
+                                        or n.target is len)
+
+
+def _concrete(v) -> bool:
+    if isinstance(v, (list, tuple)):
+        return all(_concrete(x) for x in v)
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
 def _input_width(gm, graph, placeholder):
@@ -103,8 +143,11 @@ def _trace_layers(module, tokens: int, width: int | None, exact: _Exact):
     try:
         graph = tracer.trace(module)
     except Exception as e:  # noqa: BLE001 - fx's message says what it could not trace
-        raise netpoly.InputError(f"from_torch: torch.fx cannot trace {type(module).__name__}: "
-                                 f"{type(e).__name__}: {e}") from None
+        why = f"{type(e).__name__}: {e}"
+        if "cannot be iterated" in str(e):
+            why = ("a loop over a tensor (or *x of one) depends on the input's values; write it with "
+                   "tensor operations (unpacking its shape, B, N, D = x.shape, is traced)")
+        raise netpoly.InputError(f"from_torch: torch.fx cannot trace {type(module).__name__}: {why}") from None
     gm = torch.fx.GraphModule(module, graph)
     inputs = [n for n in graph.nodes if n.op == "placeholder"]
     if len(inputs) != 1:
@@ -137,6 +180,9 @@ def _trace_layers(module, tokens: int, width: int | None, exact: _Exact):
     out = None
     for n in graph.nodes:
         T.node = n
+        if "netpoly_value" in n.meta:  # a number or a shape: a constant (the input's shape is fixed)
+            env[n] = n.meta["netpoly_value"]
+            continue
         args = [val(a) for a in n.args]
         kwargs = {k: val(v) for k, v in n.kwargs.items()}
         if n.op == "placeholder":
@@ -209,6 +255,8 @@ def _call(T: _Tracer, n, f, args, kwargs, in_rank: int):
             k = int(k)
         if not isinstance(k, int) or isinstance(k, bool) or k < 1:
             T.refuse(f"a power {k!r}; netpoly takes positive integer powers")
+        if isinstance(args[0], _Heads):
+            return T.per_head(lambda v: _call(T, n, f, [v, k], {}, in_rank), args[0])
         if isinstance(args[0], _T):
             return _T(T.power(args[0].tok, k))
         return T.power(T.tok(args[0]), k)
@@ -220,7 +268,8 @@ def _call(T: _Tracer, n, f, args, kwargs, in_rank: int):
             return T.scale_any(args[0], T.exact.rational(1 / Fraction(d), where))
         c = T.scalar(d)
         if c is None:
-            T.refuse("division by a value that is not a constant number")
+            T.refuse("division by a value that is not a constant number is not polynomial; divide by a "
+                     "constant (/ math.sqrt(d), / self.scale) or drop the normalization")
         if c == 0:
             T.refuse("division by zero")
         return T.scale_any(args[0], 1 / c)
@@ -238,6 +287,8 @@ def _call(T: _Tracer, n, f, args, kwargs, in_rank: int):
     if _is(f, "mul") or f is operator.imul:
         return T.mul_any(args[0], args[1])
     if _is(f, "square"):
+        if isinstance(args[0], _Heads):
+            return T.mul_any(args[0], args[0])
         if isinstance(args[0], _T):
             return _T(T.square(args[0].tok))
         return T.square(T.tok(args[0]))
@@ -248,6 +299,11 @@ def _call(T: _Tracer, n, f, args, kwargs, in_rank: int):
         if not isinstance(W, _Const) or b is not None and not isinstance(b, _Const):
             T.refuse("F.linear with weights that are not parameters")
         return _linear_any(T, args[0], W.a, None if b is None else b.a)
+    if _is(f, "reshape"):
+        return _heads.reshape(T, args[0], _shape(n.args[0]), _shape(n))
+    if _is(f, "einsum"):
+        return _einsum(T, args[0], args[1:] if len(args) > 2 or not isinstance(args[1], (list, tuple))
+                       else list(args[1]))
     if _is(f, "transpose", "swapaxes", "swapdims"):
         return _transpose_dims(T, n, args[0], [args[1], args[2]])
     if _is(f, "t"):
@@ -277,6 +333,8 @@ def _call(T: _Tracer, n, f, args, kwargs, in_rank: int):
 
 def _transpose_dims(T: _Tracer, n, x, dims):
     r = _rank(n.args[0])
+    if isinstance(x, _Heads):
+        return _heads.transpose(T, x, dims, r)
     if r is None or not _transposes_last_two(dims, r):
         T.refuse(f"a transpose of dimensions {tuple(dims)}; netpoly's values are matrices (tokens x channels), "
                  "only the last two dimensions can be swapped")
@@ -285,6 +343,8 @@ def _transpose_dims(T: _Tracer, n, x, dims):
 
 def _permute(T: _Tracer, n, x, dims):
     r = _rank(n.args[0])
+    if isinstance(x, _Heads):
+        return _heads.permute(T, x, dims, r)
     if r is None or len(dims) != r or [d % r for d in dims] != list(range(r - 2)) + [r - 1, r - 2]:
         T.refuse(f"a permutation {tuple(dims)} of dimensions; only the last two dimensions can be swapped")
     return T.transpose(x)
@@ -294,6 +354,8 @@ def _call_method(T: _Tracer, n, args, kwargs, in_rank: int):
     name = n.target
     if name in ("contiguous", "clone", "float", "double", "to", "type_as", "detach"):
         return args[0]  # copies and casts: the network is computed exactly either way
+    if name in ("view", "reshape"):
+        return _heads.reshape(T, args[0], _shape(n.args[0]), _shape(n))
     if name == "transpose":
         return _transpose_dims(T, n, args[0], list(args[1:3]))
     if name == "t":
@@ -311,3 +373,38 @@ def _call_method(T: _Tracer, n, args, kwargs, in_rank: int):
     if fn is not None:
         return _call(T, n, fn, args, kwargs, in_rank)
     T.refuse()
+
+
+def _einsum(T: _Tracer, equation: str, ops: list):
+    """torch.einsum of one or two operands whose last two letters are a matrix product (or a transpose),
+    the letters before them batch (and head) dimensions kept in the output: 'bnd,bmd->bnm' is q @ k^T,
+    'bhnm,bhmd->bhnd' scores @ v."""
+    eq = equation.replace(" ", "")
+    if "->" not in eq or "." in eq:
+        T.refuse(f"einsum '{equation}': netpoly traces explicit equations (with '->', without '...')")
+    lhs, out = eq.split("->")
+    terms = lhs.split(",")
+    batch = out[:-2]
+    if len(terms) != len(ops) or len(out) < 2 or any(len(t) < 2 or not batch.endswith(t[:-2]) for t in terms):
+        T.refuse(f"einsum '{equation}': netpoly traces products whose last two letters are matrices, the "
+                 "letters before them kept in the output")
+    p, q = out[-2:]
+    if len(terms) == 1:
+        a = terms[0][-2:]
+        if a == (p + q):
+            return ops[0]
+        if a == (q + p):
+            return T.transpose(ops[0])
+    elif len(terms) == 2:
+        a, b = terms[0][-2:], terms[1][-2:]
+        shared = set(a) & set(b)
+        if len(shared) == 1 and not shared & {p, q} and len(set(a + b)) == 3:
+            c = shared.pop()
+            i, k = a.replace(c, ""), b.replace(c, "")
+            if {i, k} == {p, q}:
+                x = ops[0] if a == i + c else T.transpose(ops[0])
+                y = ops[1] if b == c + k else T.transpose(ops[1])
+                r = T.matmul(x, y)
+                return r if (i + k) == (p + q) else T.transpose(r)
+    T.refuse(f"einsum '{equation}': netpoly traces a matrix product of two operands (one letter summed, "
+             "e.g. 'bnd,bmd->bnm') or a transpose ('bnd->bdn')")

@@ -187,3 +187,15 @@ def _product(Ws: list, bs: list) -> dict:
 def _clean(L: dict) -> dict:
     """Drops bias keys set to None."""
     return {k: v for k, v in L.items() if v is not None}
+
+
+class _Heads:
+    """A value split into heads by view()/reshape(): `items[h]` is head h's value (an activation, its
+    transpose, a score matrix, attention not yet written as a layer), a matrix with rows on axis "A" and
+    columns on axis "B"; `order` is where the heads axis "H" and those two stand among the value's last
+    three dimensions: ("A", "H", "B") as view() leaves (..., N, H, dh), ("H", "A", "B") after
+    .transpose(1, 2)."""
+    __slots__ = ("items", "order")
+
+    def __init__(self, items: list, order: tuple):
+        self.items, self.order = items, order
