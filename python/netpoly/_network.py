@@ -84,7 +84,12 @@ class Network:
     depth : int
         The number of layers.
     params : int
-        Its parameter count.
+        Its parameter count: the weights of its model file (``weights``), or, for a network from
+        ``from_torch``, the module's (``sum(p.numel() for p in module.parameters())``: a shared tensor
+        once; the model file may hold more entries, the maps the format needs to wire the module's
+        operations, such as the identity output map of a head without a projection).
+    weights : int
+        The number of entries of its model file's matrices and biases.
     degree : float
         The degree bound of its outputs.
     gaussian : bool
@@ -94,13 +99,15 @@ class Network:
     def __init__(self, model: _netpoly.Model):
         self._m = model
         self._layers = None
+        self._params = None  # the source module's parameter count (from_torch)
 
     name = property(lambda self: self._m.name)
     tokens = property(lambda self: self._m.tokens)
     width = property(lambda self: self._m.width)
     output_width = property(lambda self: self._m.output_width)
     depth = property(lambda self: self._m.depth)
-    params = property(lambda self: self._m.params)
+    params = property(lambda self: self._m.params if self._params is None else self._params)
+    weights = property(lambda self: self._m.params)
     degree = property(lambda self: self._m.degree)
     gaussian = property(lambda self: self._m.gaussian)
     output = property(lambda self: self._m.output)

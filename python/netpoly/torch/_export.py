@@ -82,4 +82,5 @@ def from_torch(module, tokens: int, width: int | None = None, name: str = "from-
            "layers": [_json(L) for L in layers], "output": {"token": out[0], "channel": out[1]}}
     net = netpoly.from_json(json.dumps(doc), name)
     net.rounding = exact.rounding
+    net._params = sum(p.numel() for p in module.parameters())  # each shared tensor once
     return net
