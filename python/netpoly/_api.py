@@ -121,6 +121,30 @@ def api(fn):
     return call
 
 
+class MissingExtra(Error, ImportError):
+    """An optional package a call needs is not installed: a netpoly.Error (and an ImportError) whose
+    message names the extra that installs it (pyproject.toml's optional dependencies)."""
+
+
+# extra -> (the package's name for users, the Debian package)
+_EXTRAS = {"numpy": ("NumPy", "python3-numpy"), "sympy": ("SymPy", "python3-sympy"),
+           "torch": ("PyTorch", "python3-torch"), "pandas": ("pandas", "python3-pandas")}
+
+
+def optional(module: str, what: str):
+    """The optional package ``module`` (one of pyproject.toml's extras, of the same name), imported; if it
+    is missing, MissingExtra saying that ``what`` needs it and how to install it."""
+    import importlib
+    try:
+        return importlib.import_module(module)
+    except ImportError as e:
+        if (e.name or module).split(".")[0] != module:
+            raise  # the package is there but fails to import: its own message says why
+        label, deb = _EXTRAS[module]
+        raise MissingExtra(f"{what} needs {label}, which is not installed: pip install 'netpoly[{module}]' "
+                           f"(or 'netpoly[all]'; on Debian: apt install {deb})") from None
+
+
 def entry(o, what):
     """An output entry (or a shape) given as (token, channel): two whole numbers in [0, 2^63), else an
     InputError that starts with ``what``."""

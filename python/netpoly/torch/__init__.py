@@ -21,6 +21,7 @@ a power of two 1/D (a fast exact rank).
 The rest of netpoly works without torch; this module imports it.
 """
 
+from . import _requires  # noqa: F401 - first: a missing torch or NumPy names the extra to install
 from ._exact import Rounding
 from ._export import from_torch
 from ._modules import Attention, ChannelMix, Network, Product, TokenMix, mixer
