@@ -4,7 +4,6 @@ ways to get one from netpoly: ``make`` (a preset), ``load`` (a model file) and `
 from __future__ import annotations
 
 import json
-import os
 from fractions import Fraction
 from typing import Iterable
 
@@ -124,13 +123,10 @@ class Network:
 
     @api
     def save(self, path) -> None:
-        """Writes the model file (atomically: a temporary file, then a rename)."""
-        path = path_arg(path, "save")
-        text = self.to_json()
-        tmp = path + b".tmp%d" % os.getpid()
-        with open(tmp, "w") as f:
-            f.write(text)
-        os.replace(tmp, path)
+        """Writes the model file as the CLI writes its outputs: a file replaced atomically (a temporary
+        beside it, then a rename), a symbolic link written through (the file it names is replaced, the
+        link stays), a FIFO or a device written directly."""
+        _netpoly.write_output(path_arg(path, "save"), self.to_json())
 
     def __eq__(self, other) -> bool:
         return isinstance(other, Network) and self._m == other._m
