@@ -204,8 +204,9 @@ def _cmake_build(build_dir: Path, config_settings, throwaway: bool) -> Path:
 
 def _files(pkg: Path) -> list[tuple[str, Path]]:
     """(path in the wheel, file) for the package: Python files from the
-    source tree (the build tree's copies may be stale), binaries from pkg."""
-    out = [(f"netpoly/{p.name}", p) for p in sorted(PACKAGE.iterdir())
+    source tree, subpackages included (the build tree's copies may be
+    stale), binaries from pkg."""
+    out = [(f"netpoly/{p.relative_to(PACKAGE).as_posix()}", p) for p in sorted(PACKAGE.rglob("*"))
            if p.is_file() and (p.suffix == ".py" or p.name == "py.typed")]
     ext = "_netpoly" + sysconfig.get_config_var("EXT_SUFFIX")
     out += [(f"netpoly/{n}", pkg / n) for n in (ext, *BINARIES)]

@@ -10,6 +10,8 @@ netpoly's exceptions out (as the CLI's ``main`` maps every exception to an exit 
   numbers;
 - inside the call, an OSError (a file) is an InputError and a MemoryError a LimitError; any other
   exception that is not netpoly's is an InternalError (a bug of netpoly, with the original chained).
+
+The argument checks the calls share (``path_arg``, ``entry``) are here too.
 """
 
 from __future__ import annotations
@@ -117,3 +119,46 @@ def api(fn):
             raise InternalError(f"{name}: {type(e).__name__}: {e} (a bug in netpoly; please report it)") from e
 
     return call
+
+
+class MissingExtra(Error, ImportError):
+    """An optional package a call needs is not installed: a netpoly.Error (and an ImportError) whose
+    message names the extra that installs it (pyproject.toml's optional dependencies)."""
+
+
+# extra -> (the package's name for users, the Debian package)
+_EXTRAS = {"numpy": ("NumPy", "python3-numpy"), "sympy": ("SymPy", "python3-sympy"),
+           "torch": ("PyTorch", "python3-torch"), "pandas": ("pandas", "python3-pandas")}
+
+
+def optional(module: str, what: str):
+    """The optional package ``module`` (one of pyproject.toml's extras, of the same name), imported; if it
+    is missing, MissingExtra saying that ``what`` needs it and how to install it."""
+    import importlib
+    try:
+        return importlib.import_module(module)
+    except ImportError as e:
+        if (e.name or module).split(".")[0] != module:
+            raise  # the package is there but fails to import: its own message says why
+        label, deb = _EXTRAS[module]
+        raise MissingExtra(f"{what} needs {label}, which is not installed: pip install 'netpoly[{module}]' "
+                           f"(or 'netpoly[all]'; on Debian: apt install {deb})") from None
+
+
+def entry(o, what):
+    """An output entry (or a shape) given as (token, channel): two whole numbers in [0, 2^63), else an
+    InputError that starts with ``what``."""
+    try:
+        t, c = o
+        if is_bool(t) or is_bool(c):
+            raise TypeError
+        return (int(_index(t)), int(_index(c)))
+    except (TypeError, ValueError):
+        raise InputError(f"{what} expected (token, channel), got {_short(o)}") from None
+
+
+def _index(x):
+    v = operator.index(x)
+    if v < 0 or v >= 2**63:  # beyond any size or index netpoly takes (and beyond int-to-text limits)
+        raise ValueError
+    return v

@@ -8,7 +8,7 @@ from numbers import Number, Rational
 from typing import Iterable, Mapping, Sequence
 
 from . import _netpoly
-from ._api import api
+from ._api import api, optional
 from ._netpoly import InputError
 
 
@@ -76,7 +76,7 @@ class GaussianRational:
         return complex(float(self.re), float(self.im))
 
     def to_sympy(self):
-        import sympy
+        sympy = optional("sympy", "GaussianRational.to_sympy")
         return sympy.Rational(self.re.numerator, self.re.denominator) + \
             sympy.I * sympy.Rational(self.im.numerator, self.im.denominator)
 
@@ -320,7 +320,7 @@ class Poly:
         SymPy's sparse representation, about ten times faster to build for large polynomials (100,000
         terms: about 1 s, against about 15 s for the expression; ``bench/to-sympy``).
         """
-        import sympy
+        sympy = optional("sympy", "Poly.to_sympy")
         if poly and not self.nvars:
             raise InputError("Poly.to_sympy: poly=True needs a variable (a sympy.Poly has generators); "
                              "to_sympy() gives a constant")
@@ -385,7 +385,7 @@ def from_sympy(expr, gens_first: Iterable = (), max_terms: float = 5e7) -> tuple
     """A SymPy polynomial as ``(terms, generators)``: refused (InputError) when it is not a polynomial
     with rational or Gaussian-rational coefficients, or when its expansion would exceed ``max_terms``
     terms (estimated before SymPy expands it)."""
-    import sympy
+    sympy = optional("sympy", "a SymPy polynomial")
     poly_gens: list = []
     if isinstance(expr, sympy.Poly):
         expr, poly_gens = _poly_expr(expr)

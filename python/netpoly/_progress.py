@@ -1,11 +1,20 @@
 """A progress display for long calls: one line rewritten in place on a terminal, a live line in a
 notebook (an IPython display handle, updated like tqdm's), nothing elsewhere. netpoly's calls pass
-it each new line of progress (black-box rounds, claims, table rows) and None when they end."""
+it each new line of progress (black-box rounds, claims, table rows) and None when they end. A call
+that Ctrl-C stops raises ``interruption(...)``: a KeyboardInterrupt with what finished, within a
+fraction of a second (the work, if it is inside a long step, stops on its own at the step's end; the
+interpreter's exit waits for it)."""
 
 from __future__ import annotations
 
+import atexit
 import sys
 import time
+
+from . import _netpoly
+
+# Work that Ctrl-C left to stop on its own ends before the interpreter tears the library down.
+atexit.register(_netpoly.wait_for_stopped_work, 600.0)
 
 
 def _in_notebook() -> bool:
@@ -57,3 +66,13 @@ def progress_for(what: str, progress):
     if progress is None and not (_in_notebook() or sys.stderr.isatty()):
         return None
     return Progress(what)
+
+
+def interruption(done: list, what: str):
+    """The KeyboardInterrupt of a call that Ctrl-C stopped: the results that finished (and the pairs in
+    flight, with ``unfinished`` set) on its ``partial``."""
+    flight = sum(1 for r in done if getattr(r, "unfinished", False))
+    also = f", {flight} in flight with the ends found so far" if flight else ""
+    e = KeyboardInterrupt(f"netpoly: {what} interrupted; {len(done) - flight} finished{also} (on .partial)")
+    e.partial = done
+    return e

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from ._api import optional
+
 
 def _fmt(x) -> str:
     return "-" if x is None else f"{x:,}"
@@ -194,7 +196,7 @@ class Rows(list):
 
     def to_pandas(self):
         """A DataFrame: one row per table row, one column per bound's log3 (pandas needed)."""
-        import pandas
+        pandas = optional("pandas", "Rows.to_pandas")
         flat = []
         for r in self:
             d = {k: v for k, v in r.items() if k not in ("bounds", "json")}

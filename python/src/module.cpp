@@ -13,11 +13,15 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <future>
+#include <initializer_list>
 #include <mutex>
 #include <thread>
+#include <tuple>
 
 #include "args.hpp"
+#include "interruptible.hpp"
 #include "netpoly/bounds.hpp"
 #include "claims/claim_report.hpp"
 #include "netpoly/claims.hpp"
@@ -44,79 +48,6 @@ using namespace netpoly::python;
 using json = nlohmann::json;
 
 namespace {
-
-// ------------------------------------------------------------------ limits, progress and Ctrl-C
-// The context of one call, from its options (budget, max_memory, threads).
-AnalysisContext context_for(const SepOptions& o, std::shared_ptr<std::atomic<bool>> cancel,
-                            std::shared_ptr<std::pair<std::mutex, std::string>> line) {
-  AnalysisContext c;
-  const auto start = std::chrono::steady_clock::now();
-  const double budget = o.budget;
-  c.budget_left = [start, budget] {
-    return budget - std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  };
-  c.max_memory_bytes = o.max_memory > 0 ? o.max_memory : default_memory_limit();
-  c.memory_default = o.max_memory <= 0;
-  c.resident_bytes = [] { return netpoly::resident_bytes(); };
-  set_thread_count(o.threads);
-  c.threads = thread_count();
-  c.cancelled = [cancel] { return cancel->load(); };
-  c.progress = [line](const std::string& s) {
-    std::lock_guard<std::mutex> g(line->first);
-    line->second = s;
-  };
-  return c;
-}
-
-// Runs f(context) on a worker thread; Ctrl-C sets the cancel flag, waits for
-// the worker to stop, and raises KeyboardInterrupt unless f returned (an
-// interrupted f that keeps partial results returns normally with them).
-// `progress` (a Python callable or None) is called with each new progress
-// line, from this thread, with the GIL held.
-template <class F>
-auto interruptible(const SepOptions& o, py::object progress, F&& f)
-    -> decltype(f(std::declval<const AnalysisContext&>())) {
-  auto cancel = std::make_shared<std::atomic<bool>>(false);
-  auto line = std::make_shared<std::pair<std::mutex, std::string>>();
-  const AnalysisContext ctx = context_for(o, cancel, line);
-  auto fut = std::async(std::launch::async, [&] { return f(ctx); });
-  bool interrupted = false;
-  std::string shown;
-  {
-    py::gil_scoped_release release;
-    while (fut.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready) {
-      if (interrupted) continue;
-      py::gil_scoped_acquire acquire;
-      if (PyErr_CheckSignals() != 0) {
-        interrupted = true;
-        cancel->store(true);
-        PyErr_Clear();
-        continue;
-      }
-      std::string now;
-      {
-        std::lock_guard<std::mutex> g(line->first);
-        now = line->second;
-      }
-      if (!progress.is_none() && now != shown) {
-        shown = now;
-        try {
-          progress(now);
-        } catch (const py::error_already_set&) {
-          PyErr_Clear();  // a display that fails must not stop the analysis
-        }
-      }
-    }
-  }
-  if (!progress.is_none() && !shown.empty()) {
-    try {
-      progress(py::none());  // done: the display may close
-    } catch (const py::error_already_set&) {
-      PyErr_Clear();
-    }
-  }
-  return fut.get();  // Interrupted becomes KeyboardInterrupt (the translator below)
-}
 
 // ------------------------------------------------------------------ models
 Model make_model(const std::string& arch, const py::dict& kw) {
@@ -249,30 +180,40 @@ std::pair<std::string, bool> seprank_model(const Model& m, const std::vector<std
   auto done = std::make_shared<std::vector<json>>();
   auto partial = std::make_shared<std::map<std::string, json>>();
   auto mu = std::make_shared<std::mutex>();
+  // The work owns what it reads (Ctrl-C may leave it to stop on its own, after this call returned).
+  auto work = std::make_shared<const std::tuple<Model, std::vector<Entry>, std::vector<Partition>, SepOptions>>(
+      m, std::move(es), ps, o);
   bool interrupted = false;
   try {
-    interruptible(o, progress, [&](const AnalysisContext& ctx) {
-      analyse_network(m, es, ps, o,
-                      [done, partial, mu](const SepResult& r, bool finished) {
-                        const std::string key = r.output.name() + " " + r.partition.label();
-                        std::lock_guard<std::mutex> g(*mu);
-                        if (!finished) {
-                          json j = to_json(r);
-                          j["unfinished"] = true;
-                          (*partial)[key] = std::move(j);
-                          return;
-                        }
-                        partial->erase(key);
-                        done->push_back(to_json(r));
-                      },
-                      ctx);
-      return 0;
-    });
+    interruptible(
+        o, progress,
+        [work, done, partial, mu](const AnalysisContext& ctx) {
+          const auto& [model, entries, parts, opts] = *work;
+          analyse_network(model, entries, parts, opts,
+                          [done, partial, mu](const SepResult& r, bool finished) {
+                            const std::string key = r.output.name() + " " + r.partition.label();
+                            std::lock_guard<std::mutex> g(*mu);
+                            if (!finished) {
+                              json j = to_json(r);
+                              j["unfinished"] = true;
+                              (*partial)[key] = std::move(j);
+                              return;
+                            }
+                            partial->erase(key);
+                            done->push_back(to_json(r));
+                          },
+                          ctx);
+          return 0;
+        },
+        true);
   } catch (const Interrupted&) {
     interrupted = true;
-    for (auto& [k, j] : *partial) done->push_back(std::move(j));
   }
-  return {json(*done).dump(), interrupted};
+  std::lock_guard<std::mutex> g(*mu);  // a worker left to stop may still hand results over
+  json out = *done;
+  if (interrupted)
+    for (const auto& [k, j] : *partial) out.push_back(j);
+  return {out.dump(), interrupted};
 }
 
 std::string seprank_poly(const std::vector<Term>& re, const std::optional<std::vector<Term>>& im, std::size_t nvars,
@@ -328,29 +269,29 @@ std::pair<std::string, bool> collect(const SepOptions& lim, py::object progress,
   return {json(*out).dump(), interrupted};
 }
 
-// budget= and max_terms= of a check or a table (CheckOptions, TableOptions),
-// checked by the option table as seprank's are; an absent one keeps o's default.
+// The keywords `names` of a call that is not an analysis (check, table), each
+// marked as read and checked by the option table as seprank's are; one absent
+// (or None) keeps SepOptions' default.
+SepOptions table_options(Args& a, const py::dict& kw, std::initializer_list<const char*> names) {
+  py::dict given;
+  for (const char* k : names) {
+    a.mark(k);
+    if (a.has(k)) given[k] = kw[k];
+  }
+  return py_sep_options(given);
+}
+
+// budget= and max_terms= of a check or a table (CheckOptions, TableOptions);
+// an absent one keeps o's default.
 template <class Options>
 void take_budget(Args& a, const py::dict& kw, Options& o) {
-  py::dict sep;
-  for (const char* k : {"budget", "max_terms"}) {
-    a.mark(k);
-    if (kw.contains(k) && !kw[k].is_none()) sep[k] = kw[k];
-  }
-  const SepOptions checked = py_sep_options(sep);
-  if (sep.contains("budget")) o.budget = checked.budget;
-  if (sep.contains("max_terms")) o.max_terms = checked.max_terms;
+  const SepOptions checked = table_options(a, kw, {"budget", "max_terms"});
+  if (a.has("budget")) o.budget = checked.budget;
+  if (a.has("max_terms")) o.max_terms = checked.max_terms;
 }
 
 // The limits of a call that is not an analysis (check, table): max_memory, threads.
-SepOptions limits_of(Args& a, const py::dict& kw) {
-  py::dict lim;
-  for (const char* k : {"max_memory", "threads"}) {
-    a.mark(k);
-    if (kw.contains(k)) lim[k] = kw[k];
-  }
-  return py_sep_options(lim);
-}
+SepOptions limits_of(Args& a, const py::dict& kw) { return table_options(a, kw, {"max_memory", "threads"}); }
 
 // Claims run one after another; Ctrl-C stops between two of them.
 // Each call is a run of its own: the inputs an earlier call read (io.hpp) are
@@ -512,6 +453,15 @@ PYBIND11_MODULE(_netpoly, mod) {
   mod.def("load", [](const std::string& path) {
     forget_inputs();  // a run of its own, as check_paths
     return read_model(path);
+  });
+  // The one writer of output files (io.hpp): through symbolic links, FIFOs and devices written
+  // directly, a regular file replaced atomically. A save is a run of its own (as load): the file a
+  // model was loaded from may be saved over.
+  mod.def("wait_for_stopped_work", &wait_for_stopped_work);
+  mod.def("write_output", [](const std::string& path, const std::string& text) {
+    forget_inputs();
+    py::gil_scoped_release release;
+    write_output(path, text);
   });
   mod.def("expand", &expand_model);
   mod.def("seprank", &seprank_model);

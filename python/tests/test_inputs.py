@@ -159,6 +159,29 @@ def test_expand_and_table_limits():
         netpoly.check([], budget=float("nan"))
 
 
+SMALL_TABLE = dict(layers=[1], widths=[2], tokens=[2], methods="support")
+
+
+@pytest.mark.parametrize("kw,named", [
+    (dict(budget=-1), "budget="), (dict(max_terms=1.5), "max_terms="), (dict(threads=-1), "threads="),
+    (dict(threads="x"), "threads="), (dict(max_memory="lots"), "max_memory=")])
+def test_check_and_table_read_their_limits_through_the_option_table(kw, named):
+    with pytest.raises(netpoly.InputError, match=named):
+        netpoly.check([], **kw)
+    with pytest.raises(netpoly.InputError, match=named):
+        netpoly.table("attention", **SMALL_TABLE, **kw)
+
+
+def test_table_takes_budget_and_max_terms_and_none_keeps_the_defaults():
+    # the rows record the options they were measured with (the CLI's defaults: no budget, max_terms 5e7)
+    none = dict(budget=None, max_terms=None, max_memory=None, threads=None)
+    assert netpoly.check([], **none) == []
+    row = netpoly.table("attention", **SMALL_TABLE, **none)[0]
+    assert (row["options"]["budget"], row["options"]["max_terms"]) == (None, 5e7)
+    row = netpoly.table("attention", **SMALL_TABLE, budget=2.5, max_terms=7, threads=1)[0]
+    assert (row["options"]["budget"], row["options"]["max_terms"]) == (2.5, 7)
+
+
 def test_from_numpy_takes_biases_exactly():
     # channel_mix with a bias: y = W x + b (docs/model-format.md, "Biases"); y0 = 2 x0 + x1 + 1/2
     np = pytest.importorskip("numpy")

@@ -7,6 +7,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import threading
 import time
 from fractions import Fraction
@@ -129,6 +130,34 @@ def test_model_round_trip_and_save(tmp_path):
                                                         else [f"--{k}"] for k, v in kw.items()), []),
                              capture_output=True, text=True, check=True).stdout
         assert cli == net.to_json()
+
+
+def test_save_writes_as_the_cli_writes_its_outputs(tmp_path):
+    """Network.save is the CLI's one writer (io.hpp's write_output): a symbolic link is written through
+    (the link stays, the file it names gets the model), a link to nothing is refused, a file is replaced
+    (its permissions kept), and the file a model was loaded from may be saved over (a save is a run of its
+    own)."""
+    net = netpoly.make("attention", layers=1, width=2, heads=1, tokens=2, seed=1)
+    target = tmp_path / "models" / "real.json"
+    target.parent.mkdir()
+    target.write_text("old")
+    os.chmod(target, 0o640)
+    link = tmp_path / "model.json"
+    link.symlink_to(target)
+    net.save(link)
+    assert link.is_symlink() and os.readlink(link) == str(target)
+    assert target.read_text() == net.to_json() and netpoly.load(str(link)) == net
+    assert (target.stat().st_mode & 0o777) == 0o640
+    dangling = tmp_path / "dangling.json"
+    dangling.symlink_to(tmp_path / "nowhere.json")
+    with pytest.raises(netpoly.InputError, match="does not exist; not written"):
+        net.save(dangling)
+    assert not (tmp_path / "nowhere.json").exists()
+    other = netpoly.make("mixer", layers=1, width=2, tokens=2, seed=2)
+    loaded = netpoly.load(str(target))
+    other.save(target)
+    assert netpoly.load(str(target)) == other != loaded
+    assert sorted(p.name for p in target.parent.iterdir()) == ["real.json"]  # no temporary left
 
 
 def test_generic_seprank_of_a_degenerate_draw(tmp_path):
@@ -301,6 +330,42 @@ def test_ctrl_c_keeps_the_pair_in_flight_with_its_ends_so_far():
     assert partial[0].lower is not None or partial[0].upper is not None
     assert "in flight" in str(e.value)
     assert latency < 5
+
+
+_CTRL_C_CHILD = """
+import json, sys, time
+import netpoly
+net = netpoly.make("mixer", layers=4, width=4, tokens=4, seed=1, weights="generic")
+print("started", flush=True)
+try:
+    net.seprank(partition="half", methods=["support", "blackbox"], seed=1, max_points=1 << 20)
+except KeyboardInterrupt as e:
+    caught = time.monotonic()
+    print(json.dumps({"caught": caught, "partial": [[r.lower, r.upper, r.unfinished] for r in e.partial]}),
+          flush=True)
+"""
+
+
+@pytest.mark.parametrize("after", [2.0, 12.0])
+def test_ctrl_c_stops_a_python_seprank_within_a_second_and_keeps_the_bracket(after):
+    """As the CLI (0.22 s): SIGINT to KeyboardInterrupt within 1 s, at normal priority on a loaded machine,
+    also when the black-box is inside a long rank computation mod p (after 12 s here: that step polls
+    only when it ends, and the call took 5 s and more before), with the bracket so far on .partial."""
+    child = subprocess.Popen([sys.executable, "-c", _CTRL_C_CHILD], stdout=subprocess.PIPE, text=True,
+                             env=dict(os.environ))
+    try:
+        assert child.stdout.readline().strip() == "started"
+        time.sleep(after)
+        sent = time.monotonic()  # CLOCK_MONOTONIC: one clock for both processes
+        child.send_signal(signal.SIGINT)
+        out = json.loads(child.stdout.readline())
+    finally:
+        child.wait(timeout=600)  # the exit waits for the work to reach its next poll
+    latency = out["caught"] - sent
+    print(f"SIGINT after {after} s to KeyboardInterrupt: {latency:.2f} s")
+    assert latency <= 1.0
+    [(lower, upper, unfinished)] = out["partial"]
+    assert unfinished and lower is not None and upper is not None and 1 <= lower <= upper
 
 
 def test_every_call_reports_bad_input_as_input_error(tmp_path):

@@ -250,7 +250,7 @@ def test_a_traced_attention_with_biases_has_the_sep_of_its_hand_written_model():
 @pytest.mark.parametrize("body,node,op", [
     (lambda x: torch.relu(x), "relu", "call_function torch.relu"),
     (lambda x: torch.softmax(x, -1), "softmax", "call_function torch.softmax"),
-    (lambda x: x.reshape(-1), "reshape", "call_method Tensor.reshape"),
+    (lambda x: x.reshape(-1), "reshape", "call_method Tensor.reshape"),  # not a split into heads
     (lambda x: x.sum(-2), "sum_1", "call_method Tensor.sum"),
     (lambda x: x @ x, "matmul", "call_function operator.matmul"),
 ])
@@ -262,7 +262,7 @@ def test_what_netpoly_cannot_express_is_refused_by_node(body, node, op):
 
         def forward(self, x):
             return body(self.lin(x))
-    with pytest.raises(netpoly.InputError, match=f"from_torch: node '{node}' \\({op}\\): "):
+    with pytest.raises(netpoly.InputError, match=f"from_torch: node '{node}' \\({op}\\) at {__file__}:\\d+ .*: "):
         nt.from_torch(M(), tokens=2)
 
 
@@ -276,8 +276,11 @@ def test_the_refusal_message_says_what_netpoly_expresses():
             return torch.relu(self.lin(x)) + self.act(x)
     with pytest.raises(netpoly.InputError) as e:
         nt.from_torch(M(), tokens=2)
-    assert str(e.value) == ("from_torch: node 'relu' (call_function torch.relu): netpoly expresses linear maps, "
-                            "elementwise squares, products and sums only")
+    line = M.forward.__code__.co_firstlineno + 1
+    assert str(e.value) == (f"from_torch: node 'relu' (call_function torch.relu) at {__file__}:{line} "
+                            "(return torch.relu(self.lin(x)) + self.act(x)): netpoly expresses linear maps, "
+                            "elementwise squares, products and sums only; use x * x as the activation (σ₂, as "
+                            "netpoly.torch.ChannelMix)")
     with pytest.raises(netpoly.InputError, match=r"node '_1' \(call_module nn.ReLU at '1'\)"):
         nt.from_torch(torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.ReLU()), tokens=2)
     drop = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Dropout(0.1))

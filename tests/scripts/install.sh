@@ -161,6 +161,10 @@ check_venv() {
   local pkg=$site/netpoly
   [ -x "$np" ] || fail "$v: no netpoly command in bin/"
   [ -x "$pkg/netpoly" ] || fail "$v: no executable in the package"
+  local f
+  for f in $(cd "$src/python/netpoly" && find . -name '*.py' -o -name py.typed); do
+    [ -f "$pkg/$f" ] || fail "$v: python/netpoly/${f#./} is not installed (subpackages included)"
+  done
   # nothing outside the system's libraries, nothing in the build or source tree
   for f in "$pkg/netpoly" "$pkg/$ext" "$pkg/libnetpoly_fflas.so"; do
     ldd "$f" >"$dir/out" 2>&1 || fail "ldd $f"

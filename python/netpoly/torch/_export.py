@@ -1,0 +1,86 @@
+"""from_torch: the traced layers written as a netpoly-model/1 document (exact numbers as the format
+writes them) and read back as a netpoly Network."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import numpy as np
+from torch import nn
+
+import netpoly
+from netpoly._api import api, entry
+
+from ._exact import _Exact
+from ._modules import LEAVES as _LEAVES
+from ._tracing import _trace_layers
+
+
+def _num(q: Fraction):
+    if q.denominator == 1:
+        return int(q) if abs(q) < 2**53 else str(q.numerator)
+    return f"{q.numerator}/{q.denominator}"
+
+
+def _json(L: dict) -> dict:
+    out = {}
+    for k, v in L.items():
+        if v is None:
+            continue
+        if k == "branches":
+            out[k] = [[_json(M) for M in b] for b in v]
+        elif k == "heads":
+            out[k] = [_json(h) for h in v]
+        elif k in ("Ws", "bs"):
+            out[k] = [_json_array(a) for a in v]
+        elif isinstance(v, np.ndarray):
+            out[k] = _json_array(v)
+        else:
+            out[k] = v
+    return out
+
+
+def _json_array(a):
+    if a.ndim == 1:
+        return [_num(Fraction(x)) for x in a]
+    return [[_num(Fraction(x)) for x in row] for row in a]
+
+
+@api
+def from_torch(module, tokens: int, width: int | None = None, name: str = "from-torch", output=(0, 0),
+               round_weights=None):
+    """The netpoly Network a PyTorch module computes, every weight taken exactly.
+
+    ``module`` is traced with torch.fx: ``nn.Linear`` layers (biases included), elementwise squares
+    (``x * x``, ``x ** 2``, ``torch.square``), products of activations (``a * b``: a product block),
+    matrix products (``@``, ``torch.matmul``, ``bmm``: ``(q @ k^T) @ v`` or ``q @ (k^T @ v)`` is
+    softmax-free attention, ``W @ x`` with an N x N parameter token mixing), sums (``+``, ``-``,
+    ``sum(list)``, ``.sum(-1)`` over the channels), transposes (``.T``, ``.mT``, ``.transpose(-1, -2)``),
+    multiples by constants and residual additions become the model format's layers (attention,
+    token_mix, channel_mix, product, branches, residual flags; biases in the format's optional bias
+    fields). The reference modules of this file are taken whole. Anything else is refused with a
+    netpoly.InputError that names the node and the operation.
+
+    ``tokens``: N; ``width``: d (found from the first map that reads the input when not given).
+    Every float is the dyadic rational it is; ``round_weights=eps`` rounds every float weight to the
+    nearest multiple of 1/D (D the smallest power of two with 1/(2D) <= eps): a faster exact rank
+    (small common denominators) of a network within eps of the module, per weight. The returned
+    Network's ``rounding`` (a Rounding, or None) says how far the weights moved.
+    """
+    if isinstance(module, dict):
+        raise netpoly.InputError("from_torch: a state_dict: load it into the module it was saved from "
+                                 "(module.load_state_dict(sd)) and pass the module")
+    if not isinstance(module, nn.Module):
+        raise netpoly.InputError(f"from_torch: expected a torch.nn.Module, got {type(module).__name__}")
+    if isinstance(module, _LEAVES):
+        module = nn.Sequential(module)  # taken whole, as its layer
+    out = entry(output, "from_torch: output=")
+    exact = _Exact(round_weights)
+    layers, width, _ = _trace_layers(module, int(tokens), width, exact)
+    doc = {"format": "netpoly-model/1", "name": name, "input": {"tokens": int(tokens), "width": int(width)},
+           "layers": [_json(L) for L in layers], "output": {"token": out[0], "channel": out[1]}}
+    net = netpoly.from_json(json.dumps(doc), name)
+    net.rounding = exact.rounding
+    net._params = sum(p.numel() for p in module.parameters())  # each shared tensor once
+    return net

@@ -1,0 +1,410 @@
+"""torch.fx: the module traced into a graph, its shapes found by one run, and each node matched to the
+algebra of traced values (_algebra._Tracer)."""
+
+from __future__ import annotations
+
+import dis
+import inspect
+import operator
+from fractions import Fraction
+
+import numpy as np
+import torch
+import torch.fx
+from torch import nn
+
+import netpoly
+
+from . import _heads
+from ._algebra import _Tracer
+from ._exact import _Exact, _exact_layer
+from ._modules import LEAVES as _LEAVES, Attention, ChannelMix, Product
+from ._values import _Att, _Const, _Gram, _Heads, _T, _Tok, _Zero, _out_width
+
+
+def _is(target, *names) -> bool:
+    """Whether a call_function target is one of torch's or operator's functions of these names."""
+    for name in names:
+        for mod in (operator, torch, torch.nn.functional):
+            if getattr(mod, name, None) is target:
+                return True
+    return False
+
+
+class _FxTracer(torch.fx.Tracer):
+    def __init__(self):
+        super().__init__()
+        self.record_stack_traces = True  # a refusal names the module's source line
+    def is_leaf_module(self, m, qualname):
+        return isinstance(m, _LEAVES) or super().is_leaf_module(m, qualname)
+
+    def iter(self, obj):
+        """``B, N, D = x.shape``: the unpacking's element count, read from the caller's bytecode (what
+        torch.fx's Proxy.__iter__ does, by an index that Python 3.11's bytecode no longer fits); the
+        values are taken from the run on a sample input (_ShapeRun). Any other iteration is fx's error."""
+        frame = inspect.currentframe().f_back.f_back  # this <- Proxy.__iter__ <- the module's code
+        for inst in dis.get_instructions(frame.f_code):
+            if inst.offset == frame.f_lasti and inst.opname == "UNPACK_SEQUENCE":
+                return (obj[i] for i in range(inst.argval))
+        return super().iter(obj)
+
+
+def _shape(n):
+    return n.meta.get("netpoly_shape") if isinstance(n, torch.fx.Node) else None
+
+
+def _rank(n) -> int | None:
+    shape = n.meta.get("netpoly_shape") if isinstance(n, torch.fx.Node) else None
+    return None if shape is None else len(shape)
+
+
+class _ShapeRun(torch.fx.Interpreter):
+    """Runs the graph once, keeping each tensor value's shape on its node (meta["netpoly_shape"]), and
+    the value of each node that computes a number or a shape (``x.shape``, ``x.size(-1)``, ``D // H``:
+    meta["netpoly_value"]; the input's shape is fixed, N x d, so they are constants)."""
+
+    def run_node(self, n):
+        r = super().run_node(n)
+        n.meta["netpoly_shape"] = tuple(r.shape) if isinstance(r, torch.Tensor) else None
+        if _concrete(r) and (_reads_shape(n) or all("netpoly_value" in a.meta for a in n.all_input_nodes)):
+            n.meta["netpoly_value"] = tuple(r) if isinstance(r, torch.Size) else r
+        else:
+            n.meta.pop("netpoly_value", None)
+        return r
+
+
+def _reads_shape(n) -> bool:
+    """x.shape, x.size(...), x.dim(), len(x): what depends on the input's shape only (never x.item())."""
+    if n.op == "call_method":
+        return n.target in ("size", "dim")
+    return n.op == "call_function" and (n.target is getattr and n.args[1:] in (("shape",), ("ndim",))
+                                        or n.target is len)
+
+
+def _concrete(v) -> bool:
+    if isinstance(v, (list, tuple)):
+        return all(_concrete(x) for x in v)
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _input_width(gm, graph, placeholder):
+    """The input width d: the first map that reads the input's channels."""
+    for n in graph.nodes:
+        if n.op == "call_module":
+            m = gm.get_submodule(n.target)
+            if isinstance(m, nn.Linear) and n.args and n.args[0] is placeholder:
+                return m.in_features
+            if isinstance(m, Attention):
+                return m.width
+            if isinstance(m, ChannelMix):
+                return m.W.shape[1]
+            if isinstance(m, Product):
+                return m.Ws[0].shape[1]
+        if n.op == "call_function" and _is(n.target, "linear") and n.args and n.args[0] is placeholder:
+            w = n.args[1]
+            if getattr(w, "op", None) == "get_attr":
+                return _fetch(gm, w.target).shape[1]
+    return None
+
+
+def _fetch(gm, target: str):
+    obj = gm
+    for part in target.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _runs(gm, tokens: int, width: int) -> bool:
+    try:
+        _shapes(gm, tokens, width)
+        return True
+    except netpoly.InputError:
+        return False
+
+
+def _shapes(gm, tokens: int, width: int):
+    """Runs the module once on an (N, d) input (else a batch of one, (1, N, d)) to learn every value's shape."""
+    params = [p for p in gm.parameters() if p.is_floating_point()]
+    dtype = params[0].dtype if params else torch.get_default_dtype()
+    first = None
+    for shape in ((tokens, width), (1, tokens, width)):
+        try:
+            with torch.no_grad():
+                _ShapeRun(gm).run(torch.zeros(*shape, dtype=dtype))  # shapes only (and no draw from torch's generator)
+            return len(shape)
+        except Exception as e:  # noqa: BLE001 - the module's own error, reported below
+            first = first or e
+    raise netpoly.InputError(f"from_torch: the module fails on an input of shape ({tokens}, {width}) "
+                             f"(and (1, {tokens}, {width})): {type(first).__name__}: {first}")
+
+
+def _trace_layers(module, tokens: int, width: int | None, exact: _Exact):
+    tracer = _FxTracer()
+    try:
+        graph = tracer.trace(module)
+    except Exception as e:  # noqa: BLE001 - fx's message says what it could not trace
+        why = f"{type(e).__name__}: {e}"
+        if "cannot be iterated" in str(e):
+            why = ("a loop over a tensor (or *x of one) depends on the input's values; write it with "
+                   "tensor operations (unpacking its shape, B, N, D = x.shape, is traced)")
+        raise netpoly.InputError(f"from_torch: torch.fx cannot trace {type(module).__name__}: {why}") from None
+    gm = torch.fx.GraphModule(module, graph)
+    inputs = [n for n in graph.nodes if n.op == "placeholder"]
+    if len(inputs) != 1:
+        raise netpoly.InputError(f"from_torch: {type(module).__name__}.forward takes {len(inputs)} inputs; "
+                                 "netpoly's networks take one (the N x d input)")
+    if width is None:
+        width = _input_width(gm, graph, inputs[0])
+    if width is None:
+        # the widths the module's maps take, those on which it runs
+        sizes = sorted({int(x) for p in gm.parameters() for x in p.shape})
+        probe = max(sizes, default=1) + 1  # a width no map takes: a module that runs on it takes any width
+        fits = [w for w in sizes + [probe] if _runs(gm, tokens, w)]
+        if len(fits) != 1 or fits == [probe]:
+            raise netpoly.InputError("from_torch: give width= (" + (
+                "the module runs on inputs of any width" if probe in fits else
+                f"the module runs on inputs of widths {', '.join(map(str, fits))}" if fits else
+                "no width taken from the module's parameters runs it") + ")")
+        width = fits[0]
+    in_rank = _shapes(gm, tokens, width)
+    T = _Tracer(gm, tokens, exact)
+    env = {}
+
+    def val(a):
+        if isinstance(a, torch.fx.Node):
+            return env[a]
+        if isinstance(a, (list, tuple)):
+            return type(a)(val(x) for x in a)
+        return a
+
+    out = None
+    for n in graph.nodes:
+        T.node = n
+        if "netpoly_value" in n.meta:  # a number or a shape: a constant (the input's shape is fixed)
+            env[n] = n.meta["netpoly_value"]
+            continue
+        args = [val(a) for a in n.args]
+        kwargs = {k: val(v) for k, v in n.kwargs.items()}
+        if n.op == "placeholder":
+            env[n] = _Tok((), width)
+        elif n.op == "get_attr":
+            t = _fetch(gm, n.target)
+            if not isinstance(t, torch.Tensor):
+                T.refuse("a module attribute that is not a tensor")
+            env[n] = _Const(exact.array(t, n.target))
+        elif n.op == "call_module":
+            env[n] = _call_module(T, gm, n, args, kwargs)
+        elif n.op == "call_function":
+            env[n] = _call(T, n, n.target, args, kwargs, in_rank)
+        elif n.op == "call_method":
+            env[n] = _call_method(T, n, args, kwargs, in_rank)
+        elif n.op == "output":
+            out = args[0]
+    T.node = None
+    if isinstance(out, (list, tuple, dict)):
+        raise netpoly.InputError("from_torch: the module returns several values; netpoly's networks return one "
+                                 "N x d' activation")
+    res = T.tok(out)
+    return res.layers, width, res.width
+
+
+def _call_module(T: _Tracer, gm, n, args, kwargs):
+    m = gm.get_submodule(n.target)
+    if isinstance(m, _LEAVES):
+        x = T.tok(args[0])
+        if x.vec:
+            T.refuse("a netpoly.torch layer applied to a per-token vector")
+        L = _exact_layer(m.to_layer(), T.exact, n.target)
+        return _Tok(x.layers + (L,), _out_width(L, x.width))
+    if isinstance(m, nn.Linear):
+        W = T.exact.array(m.weight, f"{n.target}.weight")
+        b = T.exact.array(m.bias, f"{n.target}.bias") if m.bias is not None else None
+        return _linear_any(T, args[0], W, b)
+    if isinstance(m, nn.Identity) or isinstance(m, nn.Dropout) and not m.training:
+        return args[0]
+    if isinstance(m, nn.Dropout):
+        T.refuse("dropout in training mode is random; call module.eval() first (dropout is then the identity)")
+    T.refuse()
+
+
+def _linear_any(T: _Tracer, x, W, b):
+    """A Linear layer (or F.linear) applied to x: over the last dimension, whatever x is."""
+    if isinstance(x, _T):
+        return _T(T.token_linear(x.tok, W, b))
+    if isinstance(x, _Att):
+        return T.att_linear(x, W, b)
+    if isinstance(x, _Gram):
+        if b is not None:
+            T.refuse("a Linear with a bias applied to k^T v")
+        return _Gram([(k, T.linear(u, W), c) for k, u, c in x.terms])
+    t = T.tok(x)
+    if t.vec:  # a per-token vector's last (only) dimension is the tokens
+        return T.token_linear(t, W, b)
+    return T.linear(t, W, b)
+
+
+def _transposes_last_two(dims: list, rank: int) -> bool:
+    return sorted(d % rank for d in dims) == [rank - 2, rank - 1]
+
+
+def _call(T: _Tracer, n, f, args, kwargs, in_rank: int):
+    where = f"a constant of node '{n.name}'"
+    if _is(f, "pow"):
+        k = args[1]
+        if isinstance(k, (float, Fraction)) and k == int(k):
+            k = int(k)
+        if not isinstance(k, int) or isinstance(k, bool) or k < 1:
+            T.refuse(f"a power {k!r}; netpoly takes positive integer powers")
+        if isinstance(args[0], _Heads):
+            return T.per_head(lambda v: _call(T, n, f, [v, k], {}, in_rank), args[0])
+        if isinstance(args[0], _T):
+            return _T(T.power(args[0].tok, k))
+        return T.power(T.tok(args[0]), k)
+    if _is(f, "truediv", "div") or f is operator.itruediv:
+        d = args[1]
+        if kwargs.get("rounding_mode") is not None:
+            T.refuse("a rounding division")
+        if isinstance(d, float) and d != 0:  # the factor 1/d, exactly (rounded as a weight)
+            return T.scale_any(args[0], T.exact.rational(1 / Fraction(d), where))
+        c = T.scalar(d)
+        if c is None:
+            T.refuse("division by a value that is not a constant number is not polynomial; divide by a "
+                     "constant (/ math.sqrt(d), / self.scale) or drop the normalization")
+        if c == 0:
+            T.refuse("division by zero")
+        return T.scale_any(args[0], 1 / c)
+    # the float constants of forward, exact (and rounded as weights) once
+    args = [T.exact.number(a, where) if isinstance(a, float) else a for a in args]
+    if _is(f, "add") or f is operator.iadd:
+        if kwargs.get("alpha", 1) != 1:
+            return T.add_any(args[0], T.scale_any(args[1], T.exact.number(kwargs["alpha"], where)))
+        return T.add_any(args[0], args[1])
+    if _is(f, "sub") or f is operator.isub:
+        return T.add_any(args[0], T.scale_any(args[1], Fraction(-1)) if T.scalar(args[1]) is None
+                         else -T.scalar(args[1]))
+    if _is(f, "neg"):
+        return T.scale_any(args[0], Fraction(-1))
+    if _is(f, "mul") or f is operator.imul:
+        return T.mul_any(args[0], args[1])
+    if _is(f, "square"):
+        if isinstance(args[0], _Heads):
+            return T.mul_any(args[0], args[0])
+        if isinstance(args[0], _T):
+            return _T(T.square(args[0].tok))
+        return T.square(T.tok(args[0]))
+    if _is(f, "matmul", "bmm", "mm"):
+        return T.matmul(args[0], args[1])
+    if _is(f, "linear"):
+        W, b = args[1], args[2] if len(args) > 2 else kwargs.get("bias")
+        if not isinstance(W, _Const) or b is not None and not isinstance(b, _Const):
+            T.refuse("F.linear with weights that are not parameters")
+        return _linear_any(T, args[0], W.a, None if b is None else b.a)
+    if _is(f, "reshape"):
+        return _heads.reshape(T, args[0], _shape(n.args[0]), _shape(n))
+    if _is(f, "einsum"):
+        return _einsum(T, args[0], args[1:] if len(args) > 2 or not isinstance(args[1], (list, tuple))
+                       else list(args[1]))
+    if _is(f, "transpose", "swapaxes", "swapdims"):
+        return _transpose_dims(T, n, args[0], [args[1], args[2]])
+    if _is(f, "t"):
+        return T.transpose(args[0])
+    if _is(f, "permute"):
+        return _permute(T, n, args[0], list(args[1:]) if not isinstance(args[1], (list, tuple)) else list(args[1]))
+    if _is(f, "sum"):
+        dim = args[1] if len(args) > 1 else kwargs.get("dim")
+        keep = args[2] if len(args) > 2 else kwargs.get("keepdim", False)
+        return T.sum_any(args[0], dim, keep, _rank(n.args[0]) or in_rank)
+    if _is(f, "zeros_like"):
+        return _Zero()
+    if f is getattr and len(args) == 2:
+        attr = args[1]
+        if attr == "mT":
+            return T.transpose(args[0])
+        if attr == "T":
+            r = _rank(n.args[0])
+            if r is not None and r > 2:
+                T.refuse(".T of a 3-d tensor reverses every dimension; use .mT or .transpose(-1, -2)")
+            return T.transpose(args[0])
+        T.refuse(f"the attribute .{attr}")
+    if f is operator.getitem and isinstance(args[0], _Const):
+        return _Const(np.array(args[0].a[args[1]], dtype=object))
+    T.refuse()
+
+
+def _transpose_dims(T: _Tracer, n, x, dims):
+    r = _rank(n.args[0])
+    if isinstance(x, _Heads):
+        return _heads.transpose(T, x, dims, r)
+    if r is None or not _transposes_last_two(dims, r):
+        T.refuse(f"a transpose of dimensions {tuple(dims)}; netpoly's values are matrices (tokens x channels), "
+                 "only the last two dimensions can be swapped")
+    return T.transpose(x)
+
+
+def _permute(T: _Tracer, n, x, dims):
+    r = _rank(n.args[0])
+    if isinstance(x, _Heads):
+        return _heads.permute(T, x, dims, r)
+    if r is None or len(dims) != r or [d % r for d in dims] != list(range(r - 2)) + [r - 1, r - 2]:
+        T.refuse(f"a permutation {tuple(dims)} of dimensions; only the last two dimensions can be swapped")
+    return T.transpose(x)
+
+
+def _call_method(T: _Tracer, n, args, kwargs, in_rank: int):
+    name = n.target
+    if name in ("contiguous", "clone", "float", "double", "to", "type_as", "detach"):
+        return args[0]  # copies and casts: the network is computed exactly either way
+    if name in ("view", "reshape"):
+        return _heads.reshape(T, args[0], _shape(n.args[0]), _shape(n))
+    if name == "transpose":
+        return _transpose_dims(T, n, args[0], list(args[1:3]))
+    if name == "t":
+        return T.transpose(args[0])
+    if name == "permute":
+        return _permute(T, n, args[0], list(args[1]) if len(args) == 2 and isinstance(args[1], (list, tuple))
+                        else list(args[1:]))
+    if name == "sum":
+        dim = args[1] if len(args) > 1 else kwargs.get("dim")
+        keep = args[2] if len(args) > 2 else kwargs.get("keepdim", False)
+        return T.sum_any(args[0], dim, keep, _rank(n.args[0]) or in_rank)
+    fn = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "div": operator.truediv,
+          "pow": operator.pow, "matmul": operator.matmul, "bmm": operator.matmul, "mm": operator.matmul,
+          "square": torch.square, "neg": operator.neg}.get(name)
+    if fn is not None:
+        return _call(T, n, fn, args, kwargs, in_rank)
+    T.refuse()
+
+
+def _einsum(T: _Tracer, equation: str, ops: list):
+    """torch.einsum of one or two operands whose last two letters are a matrix product (or a transpose),
+    the letters before them batch (and head) dimensions kept in the output: 'bnd,bmd->bnm' is q @ k^T,
+    'bhnm,bhmd->bhnd' scores @ v."""
+    eq = equation.replace(" ", "")
+    if "->" not in eq or "." in eq:
+        T.refuse(f"einsum '{equation}': netpoly traces explicit equations (with '->', without '...')")
+    lhs, out = eq.split("->")
+    terms = lhs.split(",")
+    batch = out[:-2]
+    if len(terms) != len(ops) or len(out) < 2 or any(len(t) < 2 or not batch.endswith(t[:-2]) for t in terms):
+        T.refuse(f"einsum '{equation}': netpoly traces products whose last two letters are matrices, the "
+                 "letters before them kept in the output")
+    p, q = out[-2:]
+    if len(terms) == 1:
+        a = terms[0][-2:]
+        if a == (p + q):
+            return ops[0]
+        if a == (q + p):
+            return T.transpose(ops[0])
+    elif len(terms) == 2:
+        a, b = terms[0][-2:], terms[1][-2:]
+        shared = set(a) & set(b)
+        if len(shared) == 1 and not shared & {p, q} and len(set(a + b)) == 3:
+            c = shared.pop()
+            i, k = a.replace(c, ""), b.replace(c, "")
+            if {i, k} == {p, q}:
+                x = ops[0] if a == i + c else T.transpose(ops[0])
+                y = ops[1] if b == c + k else T.transpose(ops[1])
+                r = T.matmul(x, y)
+                return r if (i + k) == (p + q) else T.transpose(r)
+    T.refuse(f"einsum '{equation}': netpoly traces a matrix product of two operands (one letter summed, "
+             "e.g. 'bnd,bmd->bnm') or a transpose ('bnd->bdn')")

@@ -1,0 +1,225 @@
+"""from_torch on modules written the way public PyTorch code writes them: multi-head attention that
+splits and merges heads with view/reshape/transpose/permute, einsum attention, nn.Sequential MLPs with
+biases and an x * x activation, a mixer block with transposes, residuals and / math.sqrt(d), and
+``B, N, D = x.shape``. Each traced network's polynomials equal torch's own float64 forward pass at
+random points (test_torch.float64_agrees), and net.params is the module's parameter count."""
+
+import math
+
+import pytest
+
+torch = pytest.importorskip("torch")
+from torch import nn  # noqa: E402
+
+import netpoly  # noqa: E402
+from test_torch import float64_agrees  # noqa: E402
+
+
+class Square(nn.Module):
+    def forward(self, x):
+        return x * x
+
+
+class MultiHeadView(nn.Module):
+    """The usual multi-head attention, softmax dropped: q/k/v projections, view + transpose(1, 2)."""
+
+    def __init__(self, dim=4, heads=2, bias=False):
+        super().__init__()
+        self.heads = heads
+        self.q_proj = nn.Linear(dim, dim, bias=bias)
+        self.k_proj = nn.Linear(dim, dim, bias=bias)
+        self.v_proj = nn.Linear(dim, dim, bias=bias)
+        self.out_proj = nn.Linear(dim, dim, bias=bias)
+
+    def forward(self, x):
+        B, N, D = x.shape
+        head_dim = D // self.heads
+        q = self.q_proj(x).view(B, N, self.heads, head_dim).transpose(1, 2)
+        k = self.k_proj(x).view(B, N, self.heads, head_dim).transpose(1, 2)
+        v = self.v_proj(x).view(B, N, self.heads, head_dim).transpose(1, 2)
+        attn = (q @ k.transpose(-2, -1)) / math.sqrt(head_dim)
+        out = (attn @ v).transpose(1, 2).contiguous().view(B, N, D)
+        return self.out_proj(out)
+
+
+class MultiHeadResidual(MultiHeadView):
+    """The same with biases and a residual connection, heads merged by reshape."""
+
+    def __init__(self):
+        super().__init__(dim=4, heads=2, bias=True)
+
+    def forward(self, x):
+        return x + super().forward(x)
+
+
+class MultiHeadPermute(nn.Module):
+    """Heads moved with permute(0, 2, 1, 3), the scale as a multiplication, merged with reshape."""
+
+    def __init__(self, dim=6, heads=3):
+        super().__init__()
+        self.h, self.scale = heads, (dim // heads) ** -0.5
+        self.wq, self.wk, self.wv = (nn.Linear(dim, dim) for _ in range(3))
+        self.proj = nn.Linear(dim, dim)
+
+    def forward(self, x):
+        B, N, C = x.shape
+        q = self.wq(x).reshape(B, N, self.h, C // self.h).permute(0, 2, 1, 3)
+        k = self.wk(x).reshape(B, N, self.h, C // self.h).permute(0, 2, 1, 3)
+        v = self.wv(x).reshape(B, N, self.h, C // self.h).permute(0, 2, 1, 3)
+        attn = (q @ k.transpose(-2, -1)) * self.scale
+        x = (attn @ v).permute(0, 2, 1, 3).reshape(B, N, C)
+        return self.proj(x)
+
+
+class EinsumAttention(nn.Module):
+    """Single-head attention in einsum: 'bnd,bmd->bnm' scores, 'bnm,bmd->bnd' values."""
+
+    def __init__(self, dim=3):
+        super().__init__()
+        self.q, self.k, self.v = nn.Linear(dim, dim), nn.Linear(dim, dim), nn.Linear(dim, dim)
+
+    def forward(self, x):
+        scores = torch.einsum("bnd,bmd->bnm", self.q(x), self.k(x)) / math.sqrt(x.shape[-1])
+        return torch.einsum("bnm,bmd->bnd", scores, self.v(x))
+
+
+class EinsumMultiHead(nn.Module):
+    """Multi-head einsum attention: 'bhnd,bhmd->bhnm' and 'bhnm,bhmd->bhnd', heads split by view."""
+
+    def __init__(self, dim=4, heads=2):
+        super().__init__()
+        self.heads = heads
+        self.qkv = nn.ModuleList(nn.Linear(dim, dim, bias=False) for _ in range(3))
+        self.o = nn.Linear(dim, dim, bias=False)
+
+    def forward(self, x):
+        B, N, D = x.shape
+        q, k, v = (f(x).view(B, N, self.heads, -1).transpose(1, 2) for f in self.qkv)
+        a = torch.einsum("bhnd,bhmd->bhnm", q, k)
+        y = torch.einsum("bhnm,bhmd->bhnd", a, v)
+        return self.o(y.transpose(1, 2).reshape(B, N, D))
+
+
+class UnbatchedEinsum(nn.Module):
+    """An (N, d) input: 'id,jd->ij', then the values, with a residual."""
+
+    def __init__(self, dim=3):
+        super().__init__()
+        self.q, self.k, self.v = (nn.Linear(dim, dim, bias=False) for _ in range(3))
+
+    def forward(self, x):
+        N, D = x.shape
+        s = torch.einsum("id,jd->ij", self.q(x), self.k(x)) / D
+        return x + s @ self.v(x)
+
+
+def sequential_mlp():
+    """nn.Sequential with biases and a square activation module."""
+    return nn.Sequential(nn.Linear(3, 5), Square(), nn.Linear(5, 3))
+
+
+class MLPBlock(nn.Module):
+    """A transformer MLP: x + fc2(fc1(x) ** 2), biases."""
+
+    def __init__(self, dim=3, hidden=4):
+        super().__init__()
+        self.fc1, self.fc2 = nn.Linear(dim, hidden), nn.Linear(hidden, dim)
+
+    def forward(self, x):
+        return x + self.fc2(self.fc1(x).pow(2))
+
+
+class MixerBlock(nn.Module):
+    """MLP-Mixer: token mixing on x.transpose(1, 2), transposed back, and channel mixing; residuals."""
+
+    def __init__(self, tokens=3, dim=2):
+        super().__init__()
+        self.token_mlp = nn.Sequential(nn.Linear(tokens, tokens), Square(), nn.Linear(tokens, tokens))
+        self.channel_mlp = nn.Sequential(nn.Linear(dim, 4), Square(), nn.Linear(4, dim))
+
+    def forward(self, x):
+        x = x + self.token_mlp(x.transpose(1, 2)).transpose(1, 2)
+        return x + self.channel_mlp(x)
+
+
+class TransformerBlock(nn.Module):
+    """Attention then an MLP, each with a residual, the shape read with x.size()."""
+
+    def __init__(self, dim=4, heads=2):
+        super().__init__()
+        self.attn = MultiHeadView(dim, heads, bias=True)
+        self.mlp = nn.Sequential(nn.Linear(dim, dim), Square(), nn.Linear(dim, dim))
+
+    def forward(self, x):
+        B, N, D = x.size()
+        x = x + self.attn(x) / math.sqrt(D)
+        return x + self.mlp(x)
+
+
+class HeadsAsASum(nn.Module):
+    """Hand-written heads as a sum, torch.matmul and .mT."""
+
+    def __init__(self, dim=3, heads=2, dh=2):
+        super().__init__()
+        self.q = nn.ModuleList(nn.Linear(dim, dh, bias=False) for _ in range(heads))
+        self.k = nn.ModuleList(nn.Linear(dim, dh, bias=False) for _ in range(heads))
+        self.v = nn.ModuleList(nn.Linear(dim, dim, bias=False) for _ in range(heads))
+
+    def forward(self, x):
+        return sum(torch.matmul(q(x) @ k(x).mT, v(x)) for q, k, v in zip(self.q, self.k, self.v))
+
+
+CORPUS = [
+    ("multi-head view/transpose", MultiHeadView, 3, True),
+    ("multi-head with biases and a residual", MultiHeadResidual, 3, True),
+    ("multi-head permute/reshape", MultiHeadPermute, 2, True),
+    ("einsum attention", EinsumAttention, 3, True),
+    ("einsum multi-head", EinsumMultiHead, 3, True),
+    ("einsum on an (N, d) input", UnbatchedEinsum, 3, False),
+    ("nn.Sequential MLP", sequential_mlp, 2, False),
+    ("MLP block", MLPBlock, 3, True),
+    ("mixer block", MixerBlock, 3, True),
+    ("transformer block", TransformerBlock, 2, True),
+    ("heads as a sum", HeadsAsASum, 3, False),
+]
+
+
+@pytest.mark.parametrize("name,build,tokens,batch", CORPUS, ids=[c[0] for c in CORPUS])
+def test_the_corpus_equals_torchs_float64_forward_pass(name, build, tokens, batch):
+    torch.manual_seed(len(name))
+    module = build()
+    net = float64_agrees(module, tokens, batch=batch)
+    assert net.params == sum(p.numel() for p in module.parameters())
+
+
+def test_params_count_a_shared_weight_once_and_not_the_maps_the_format_adds():
+    """The model file holds more entries than the module (the identity O of a head without an output
+    projection, the selection maps of heads); a weight used twice is the module's once."""
+    lin = nn.Linear(3, 3, bias=False)
+    shared = nn.Sequential(lin, Square(), lin)
+    net = netpoly.from_torch(shared, tokens=2)
+    assert net.params == 9 == sum(p.numel() for p in shared.parameters())
+    assert net.weights == 18  # the model file writes the shared matrix twice
+    heads = netpoly.from_torch(EinsumAttention(), tokens=2)
+    assert heads.params == 36 and heads.weights > heads.params
+
+
+def test_a_loop_over_a_tensor_is_refused_with_what_is_traced():
+    class Loop(nn.Module):
+        def forward(self, x):
+            return sum(row for row in x)
+    with pytest.raises(netpoly.InputError, match=r"a loop over a tensor .* \(unpacking its shape, B, N, D = "
+                                                 r"x.shape, is traced\)"):
+        netpoly.from_torch(Loop(), tokens=2, width=2)
+
+
+def test_a_reshape_that_is_no_head_split_is_refused_naming_the_shapes():
+    class Flat(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(2, 2)
+
+        def forward(self, x):
+            return self.lin(x).reshape(1, -1)
+    with pytest.raises(netpoly.InputError, match=r"a reshape from \(3, 2\) to \(1, 6\)"):
+        netpoly.from_torch(Flat(), tokens=3)
