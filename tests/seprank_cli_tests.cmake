@@ -36,7 +36,7 @@ add_test(NAME seprank_cli_example_mixer
 set_tests_properties(seprank_cli_example_mixer PROPERTIES
   PASS_REGULAR_EXPRESSION "sup-sep \\[105, 105\\] \\(exact\\), inf-sep \\[97, 97\\] \\(exact\\)")
 
-# The black-box's small-prime phase (README, "The black-box's small prime"):
+# The black-box's small-prime phase (docs/guide/numbers.md, "The black-box's small prime"):
 # mixer (3,4,4) has sep = 660 = the support bound, so the ranks mod the small
 # random prime q (= 1 mod 120, below 2^23) meet it and sep is exact with no
 # probability; --no-small-prime gives the large prime's probabilistic 660

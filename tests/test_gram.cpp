@@ -338,7 +338,7 @@ TEST_CASE("gram is tight on the small attention rungs (known answers)", "[gram]"
   struct Rung {
     std::size_t L, d, H, N, sep;
   };
-  // sep by the exact method (certified rank of the coefficient matrix), as in bench/README.
+  // sep by the exact method (certified rank of the coefficient matrix), as in bench/studies/ladder.md.
   for (const Rung& x : {Rung{2, 3, 1, 4, 49}, Rung{2, 4, 2, 4, 107}}) {
     PresetOptions o{.shape = {.arch = parse_arch("attention"), .layers = x.L, .width = x.d, .heads = x.H, .tokens = x.N},
                     .seed = 1};

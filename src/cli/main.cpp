@@ -17,7 +17,7 @@ int main(int argc, char** argv) {
   // Blocks below 32 MiB come from the heap and are reused, instead of being
   // mapped and unmapped for each product (page faults each time and, with
   // two threads, TLB shootdowns); freed memory is returned beyond 64 MiB at
-  // the top. The measurements are in bench/README.md ("mallopt").
+  // the top. The measurements are in bench/studies/optimisation-log.md ("mallopt").
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 64 << 20);
   mallopt(M_TOP_PAD, 16 << 20);

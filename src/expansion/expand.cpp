@@ -134,7 +134,7 @@ double expansion_memory_estimate(const Model& m) {
   // at least one) and a coefficient of a few words; about four polynomials of
   // the final size are alive at once during the last products. With the
   // token-degree term bound, this plus the resident set at the start is within
-  // 2x of the measured peak on the bench ladder (bench/README.md).
+  // 2x of the measured peak on the bench ladder (bench/studies/memory.md).
   const double words = 1.0 + static_cast<double>(m.num_inputs()) / 8.0 + 3.0;
   return e.terms * words * 8.0 * 4.0;
 }
