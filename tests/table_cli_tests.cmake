@@ -65,3 +65,8 @@ set_tests_properties(cli_output_targets PROPERTIES PASS_REGULAR_EXPRESSION "inpu
 add_test(NAME cli_expand_estimate_huge
          COMMAND sh -c "$<TARGET_FILE:netpoly> make attention --layers 10 --width 8 --heads 1 --tokens 8 -o - | $<TARGET_FILE:netpoly> expand - --estimate")
 set_tests_properties(cli_expand_estimate_huge PROPERTIES PASS_REGULAR_EXPRESSION "memory  about 7\\.20e\\+206 GiB at the peak")
+# --columns: the md and LaTeX columns before the bounds, in the order given (issue 40, section 5).
+netpoly_expect(cli_table_columns 0 "| L | d | sep | LV Thm 3 (<=) |" table --columns "L, d,sep" --bounds "LV Thm 3")
+netpoly_expect(cli_table_columns_unknown 2 "--columns: \"Q\" is no column of this attention table; its columns: L,d,H,N,seed,params,sep,status,second_draw" table --columns L,Q)
+netpoly_expect(cli_table_columns_mlp 2 "--columns: \"H\" is no column of this mlp table" table --arch mlp --columns L,H)
+netpoly_expect(cli_table_columns_budget 2 "--columns applies to sweep tables" table --arch attention,mixer --param-budget 16 --columns L)
