@@ -70,3 +70,6 @@ netpoly_expect(cli_table_columns 0 "| L | d | sep | LV Thm 3 (<=) |" table --col
 netpoly_expect(cli_table_columns_unknown 2 "--columns: \"Q\" is no column of this attention table; its columns: L,d,H,N,seed,params,sep,status,second_draw" table --columns L,Q)
 netpoly_expect(cli_table_columns_mlp 2 "--columns: \"H\" is no column of this mlp table" table --arch mlp --columns L,H)
 netpoly_expect(cli_table_columns_budget 2 "--columns applies to sweep tables" table --arch attention,mixer --param-budget 16 --columns L)
+# Different sweeps of one family merge into the union of their rows; other families and conflicts are refused (issue 40).
+add_test(NAME cli_table_merge_sweeps COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/scripts/table_merge_sweeps.sh $<TARGET_FILE:netpoly>)
+set_tests_properties(cli_table_merge_sweeps PROPERTIES PASS_REGULAR_EXPRESSION "sweeps of one family merge into their union" TIMEOUT 180)

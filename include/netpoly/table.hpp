@@ -82,8 +82,9 @@ void check_sweep_size(const SweepSpec& s);
 std::string sweep_title(const SweepSpec& s);
 
 // The first option that differs between two row_options() objects, as
-// "--partition half there, A=0 in this run"; "" when they agree.
-std::string options_difference(const nlohmann::json& kept, const nlohmann::json& now);
+// "--partition half there, A=0 in this run" (`here` names the second); "" when they agree.
+std::string options_difference(const nlohmann::json& kept, const nlohmann::json& now,
+                               const std::string& here = "in this run");
 
 struct SweepConfig {
   std::size_t index = 0;  // position in the full sweep
