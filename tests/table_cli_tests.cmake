@@ -65,3 +65,17 @@ set_tests_properties(cli_output_targets PROPERTIES PASS_REGULAR_EXPRESSION "inpu
 add_test(NAME cli_expand_estimate_huge
          COMMAND sh -c "$<TARGET_FILE:netpoly> make attention --layers 10 --width 8 --heads 1 --tokens 8 -o - | $<TARGET_FILE:netpoly> expand - --estimate")
 set_tests_properties(cli_expand_estimate_huge PROPERTIES PASS_REGULAR_EXPRESSION "memory  about 7\\.20e\\+206 GiB at the peak")
+# --columns: the md and LaTeX columns before the bounds, in the order given (issue 40, section 5).
+netpoly_expect(cli_table_columns 0 "| L | d | sep | LV Thm 3 (<=) |" table --columns "L, d,sep" --bounds "LV Thm 3")
+netpoly_expect(cli_table_columns_unknown 2 "--columns: \"Q\" is no column of this attention table; its columns: L,d,H,N,seed,params,sep,status,second_draw" table --columns L,Q)
+netpoly_expect(cli_table_columns_mlp 2 "--columns: \"H\" is no column of this mlp table" table --arch mlp --columns L,H)
+netpoly_expect(cli_table_columns_budget 2 "--columns applies to sweep tables" table --arch attention,mixer --param-budget 16 --columns L)
+# Different sweeps of one family merge into the union of their rows; other families and conflicts are refused (issue 40).
+add_test(NAME cli_table_merge_sweeps COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/scripts/table_merge_sweeps.sh $<TARGET_FILE:netpoly>)
+set_tests_properties(cli_table_merge_sweeps PROPERTIES PASS_REGULAR_EXPRESSION "sweeps of one family merge into their union" TIMEOUT 180)
+# examples/ in step with the code (issue 40, section 4): the short artefacts regenerated and compared (timings and
+# build ids masked); the long ones' builds contain the last change to src/ or include/ (skipped outside git).
+add_test(NAME examples_table_current COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/scripts/examples_current.sh short $<TARGET_FILE:netpoly>)
+set_tests_properties(examples_table_current PROPERTIES PASS_REGULAR_EXPRESSION "match a fresh run" TIMEOUT 1200)
+add_test(NAME examples_table_long_build COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/scripts/examples_current.sh long)
+set_tests_properties(examples_table_long_build PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 60)

@@ -83,8 +83,9 @@ void check_sweep_size(const SweepSpec& s);
 std::string sweep_title(const SweepSpec& s);
 
 // The first option that differs between two row_options() objects, as
-// "--partition half there, A=0 in this run"; "" when they agree.
-std::string options_difference(const nlohmann::json& kept, const nlohmann::json& now);
+// "--partition half there, A=0 in this run" (`here` names the second); "" when they agree.
+std::string options_difference(const nlohmann::json& kept, const nlohmann::json& now,
+                               const std::string& here = "in this run");
 
 struct SweepConfig {
   std::size_t index = 0;  // position in the full sweep
@@ -166,8 +167,12 @@ TableFormat table_format_for(const std::string& path);  // by extension, md by d
 
 // What a rendering shows besides the rows: the bound columns, in this order
 // (ids of the registry; empty: every bound of the rows, in registry order).
+// columns: the md and LaTeX forms' columns before the bounds, in this order
+// (names of table_columns; empty: the shape's, params, sep, status and the
+// second draw). CSV and JSON are data and keep every field.
 struct TableView {
   std::vector<std::string> bounds;
+  std::vector<std::string> columns;
 };
 
 // Parses --bounds "LV Thm 3,NB Thm 5.5": ids of the registry, in the order
@@ -177,6 +182,12 @@ std::vector<std::string> parse_bound_ids(const std::string& list);
 // Throws InputError when a chosen id applies to none of the shapes (naming
 // it and the ids that apply).
 void check_bound_ids_apply(const std::vector<std::string>& ids, const std::vector<NetworkShape>& shapes);
+
+// Parses --columns "L,d,H,sep,status": names of the columns a sweep table of
+// these shapes has (L, d, H, N, k, seed, params, sep, status, second_draw),
+// in the order given, without repeats. Throws InputError naming an unknown
+// column and listing the table's.
+std::vector<std::string> parse_table_columns(const std::string& list, const std::vector<NetworkShape>& shapes);
 
 // Renders rows (sorted by config index) in a format. JSON has every row
 // whole (the view does not apply).

@@ -91,6 +91,7 @@ struct TableOptions {
   std::vector<std::pair<std::string, std::string>> options;
   std::string format, out, shard = "1/1", plot, param_budget;
   std::string bounds;  // --bounds "LV Thm 3,NB Thm 5.5": the bound columns (default: every bound)
+  std::string columns;  // --columns "L,d,H,sep": the md and LaTeX columns before the bounds (default: all)
   std::uint64_t max_depth = 6, max_width = 16;  // equal-budget shapes
   std::string param_count;                       // --param-count: how an equal budget counts (bounds.hpp)
   std::vector<std::string> merge;

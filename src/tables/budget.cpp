@@ -220,8 +220,8 @@ void budget_md(std::ostream& os, const std::vector<TableRow>& rows, const Best& 
 // columns: the bounds of four architectures in one cell run off any page.
 void budget_latex(std::ostream& os, const std::vector<TableRow>& rows, const Best& best, const BoundColumns& cols,
                   const std::string& title) {
-  os << "% " << tex_comment(title) << "\n% netpoly table; needs \\usepackage{booktabs,siunitx}"
-     << (cols.ids.empty() ? "; --bounds ID,... adds bound columns" : "") << "\n\\begin{tabular}{rllrrlllrll"
+  os << "% " << tex_comment(title) << "\n% netpoly table; " << kTexNeeds
+     << (cols.ids.empty() ? "; --bounds ID,... adds bound columns" : "") << "\n" << tex_fit_begin() << "\\begin{tabular}{rllrrlllrll"
      << std::string(cols.ids.size(), 'r') << "}\n\\toprule\nbudget & arch & shape & \\(N\\) & params & count & sep & status & "
         "\\(\\log_3\\) sep & & 2nd draw";
   for (std::size_t k = 0; k < cols.ids.size(); ++k)
@@ -248,7 +248,7 @@ void budget_latex(std::ostream& os, const std::vector<TableRow>& rows, const Bes
     }
     os << " \\\\\n";
   }
-  os << "\\bottomrule\n\\end{tabular}\n% sep: certified bracket of y[0][0]; log3 sep: of the certified lower end; best: "
+  os << "\\bottomrule\n\\end{tabular}" << tex_fit_end() << "% sep: certified bracket of y[0][0]; log3 sep: of the certified lower end; best: "
         "the architecture's largest certified lower end at this budget; 2nd draw: an independent generic draw.\n";
   if (!cols.ids.empty()) os << "% \\dag: outside the bound's regime condition.\n";
   if (const std::string v = row_versions(rows); !v.empty()) os << "% Measured by netpoly " << tex_comment(v) << ".\n";

@@ -82,8 +82,8 @@ Plot render_budget_plot(const std::vector<TableRow>& rows, const std::string& ti
   const PlotStyle st = plot_style(f);
   std::size_t si = 0;
   for (const auto& [a, ps] : d.pts) {
-    const Rgb col = series_colour(si++);
-    spec.legend.push_back({a + " (best per budget)", styled(st, col, 2)});
+    const Rgb col = series_colour(si);
+    spec.legend.push_back({a + " (best per budget)", styled(st, col, 2), si++});  // each architecture its marker
     if (auto it = d.bound.find(a); it != d.bound.end() && !it->second.empty())  // product has none (AO eq. (3) is an order)
       spec.legend.push_back({a + ": smallest upper bound", styled(st, col, 1, dash_pattern(0))});
   }
@@ -108,7 +108,8 @@ Plot render_budget_plot(const std::vector<TableRow>& rows, const std::string& ti
     c.polyline(ub, styled(st, col, 1, dash_pattern(0)), a + ": smallest upper bound");
     c.unclip();
     c.polyline(line, styled(st, col, 1.5), a + " (best per budget)");
-    for (const auto& q : ps) c.circle({frame.X(q.x), frame.Y(q.lo)}, 3 * st.unit, styled(st, col, 1), q.exact ? col : Rgb{255, 255, 255});
+    for (const auto& q : ps)
+      c.marker({frame.X(q.x), frame.Y(q.lo)}, si - 1, 3 * st.unit, styled(st, col, 1), q.exact ? col : Rgb{255, 255, 255});
   }
   return {frame.finish(), clipped.lines(ylabel, ytop)};
 }

@@ -98,6 +98,34 @@ Rgb series_colour(std::size_t i) {
   return {static_cast<int>((r + m) * 255), static_cast<int>((g + m) * 255), static_cast<int>((b + m) * 255)};
 }
 
+std::vector<Point> marker_shape(std::size_t i) {
+  if (i == 0) return {};
+  // (corners, angle of the first corner in degrees, radius): a square, a triangle up, a diamond, a triangle
+  // down, a pentagon, triangles right and left, a hexagon; beyond the list, polygons of ever more corners.
+  struct Poly {
+    int n;
+    double angle, radius;
+  };
+  static const Poly kPolys[] = {{4, 45, 1.25}, {3, 90, 1.35}, {4, 0, 1.35}, {3, -90, 1.35},
+                                {5, 90, 1.15}, {3, 0, 1.35},  {3, 180, 1.35}, {6, 0, 1.1}};
+  const std::size_t listed = sizeof kPolys / sizeof kPolys[0];
+  const Poly p = i <= listed ? kPolys[i - 1] : Poly{static_cast<int>(i - listed) + 6, 90, 1.1};
+  std::vector<Point> pts;
+  for (int k = 0; k < p.n; ++k) {
+    const double a = (p.angle + 360.0 * k / p.n) * M_PI / 180;
+    pts.push_back({p.radius * std::cos(a), -p.radius * std::sin(a)});
+  }
+  return pts;
+}
+
+void Canvas::marker(Point c, std::size_t shape, double r, const Stroke& s, std::optional<Rgb> fill) {
+  const auto unit = marker_shape(shape);
+  if (unit.empty()) return circle(c, r, s, fill);
+  std::vector<Point> pts;
+  for (const auto& [x, y] : unit) pts.push_back({c.first + r * x, c.second + r * y});
+  polygon(pts, s, fill);
+}
+
 std::vector<double> dash_pattern(std::size_t i) {
   static const std::vector<std::vector<double>> kDashes = {
       {6, 3}, {2, 2}, {10, 3, 2, 3}, {1, 3}, {12, 4}, {6, 2, 1, 2, 1, 2}, {3, 5}, {14, 3, 3, 3},

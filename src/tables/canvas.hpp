@@ -37,6 +37,11 @@ class Canvas {
   // `label` names the curve where the format can carry it (SVG's <title>, a PGF comment).
   virtual void polyline(const std::vector<Point>& pts, const Stroke& s, const std::string& label = "") = 0;
   virtual void circle(Point c, double r, const Stroke& s, std::optional<Rgb> fill) = 0;
+  // A closed polygon, filled or open.
+  virtual void polygon(const std::vector<Point>& pts, const Stroke& s, std::optional<Rgb> fill) = 0;
+  // The marker of a series (marker_shape: a circle, a square, triangles, a
+  // diamond, ...) about as large as a circle of radius r.
+  void marker(Point c, std::size_t shape, double r, const Stroke& s, std::optional<Rgb> fill);
   // Text on its baseline at `at`; vertical: turned 90 degrees counterclockwise.
   virtual void text(Point at, const std::string& s, double size, Anchor a = Anchor::start, bool vertical = false) = 0;
   virtual void clip(double x, double y, double w, double h) = 0;  // until unclip()
@@ -67,9 +72,11 @@ double text_width(const std::string& s, double size);
 // Words of `s` in lines at most `width` wide (a longer word gets a line of its own).
 std::vector<std::string> wrap_text(const std::string& s, double size, double width);
 
-// Distinct for every index: a curve's colour and a bound's dash pattern
-// (in units of PlotStyle::unit).
+// Distinct for every index: a curve's colour, a series' marker (0: a circle;
+// else the polygon's corners on the unit circle, y downwards) and a bound's
+// dash pattern (in units of PlotStyle::unit).
 Rgb series_colour(std::size_t i);
+std::vector<Point> marker_shape(std::size_t i);
 std::vector<double> dash_pattern(std::size_t i);
 
 // A coordinate or length with two decimals ("12.50"), as PDF and PGF write them.

@@ -49,6 +49,12 @@ class PdfCanvas : public Canvas {
         << fixed2(x) << " " << fixed2(y - r) << " c " << fixed2(x + k) << " " << fixed2(y - r) << " " << fixed2(x + r)
         << " " << fixed2(y - k) << " " << fixed2(x + r) << " " << fixed2(y) << " c " << (fill ? "b" : "s") << " Q\n";
   }
+  void polygon(const std::vector<Point>& pts, const Stroke& s, std::optional<Rgb> fill) override {
+    if (pts.empty()) return;
+    cs_ << "q " << stroke(s) << (fill ? rgb(*fill) + " rg " : "");
+    for (std::size_t i = 0; i < pts.size(); ++i) cs_ << point(pts[i]) << (i ? " l " : " m ");
+    cs_ << (fill ? "b" : "s") << " Q\n";  // b, s: close the path, then fill and stroke, or stroke
+  }
   void text(Point at, const std::string& s, double size, Anchor a, bool vertical) override {
     const double shift = a == Anchor::start ? 0 : a == Anchor::middle ? text_width(s, size) / 2 : text_width(s, size);
     const double x = vertical ? at.first : at.first - shift, y = vertical ? h_ - at.second - shift : h_ - at.second;

@@ -33,6 +33,14 @@ class PgfCanvas : public Canvas {
     os_ << "\\pgfpathcircle" << point(c) << "{" << fixed2(r) << "bp}\\pgfusepath{" << (fill ? "fill,stroke" : "stroke")
         << "}\\end{pgfscope}\n";
   }
+  void polygon(const std::vector<Point>& pts, const Stroke& s, std::optional<Rgb> fill) override {
+    if (pts.empty()) return;
+    os_ << "\\begin{pgfscope}" << stroke(s);
+    if (fill) os_ << "\\definecolor{npfill}{RGB}{" << fill->r << "," << fill->g << "," << fill->b << "}\\pgfsetfillcolor{npfill}";
+    for (std::size_t i = 0; i < pts.size(); ++i)
+      os_ << (i ? "\\pgfpathlineto" : "\\pgfpathmoveto") << point(pts[i]);
+    os_ << "\\pgfpathclose\\pgfusepath{" << (fill ? "fill,stroke" : "stroke") << "}\\end{pgfscope}\n";
+  }
   void text(Point at, const std::string& s, double size, Anchor a, bool vertical) override {
     // at= first: PGF applies the options in order, and a rotation before it would turn the shift too.
     const char* anchor = a == Anchor::start ? "left," : a == Anchor::end ? "right," : "";

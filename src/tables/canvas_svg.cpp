@@ -47,6 +47,11 @@ class SvgCanvas : public Canvas {
     os_ << "<circle cx=\"" << num(c.first) << "\" cy=\"" << num(c.second) << "\" r=\"" << num(r) << "\" fill=\""
         << (fill ? colour(*fill) : std::string("none")) << "\"" << stroke_attrs(s) << "/>\n";
   }
+  void polygon(const std::vector<Point>& pts, const Stroke& s, std::optional<Rgb> fill) override {
+    os_ << "<polygon fill=\"" << (fill ? colour(*fill) : std::string("none")) << "\"" << stroke_attrs(s) << " points=\"";
+    for (const auto& [x, y] : pts) os_ << num(x) << "," << num(y) << " ";
+    os_ << "\"/>\n";
+  }
   void text(Point at, const std::string& s, double size, Anchor a, bool vertical) override {
     const char* anchor = a == Anchor::start ? "start" : a == Anchor::middle ? "middle" : "end";
     os_ << "<text font-size=\"" << num(size) << "\" text-anchor=\"" << anchor << "\"";

@@ -41,6 +41,7 @@ struct Pt {
 // What the plot shows, collected from the rows.
 struct DepthData {
   std::map<std::string, std::vector<Pt>> series;
+  std::vector<std::string> order;  // the series in sweep order: each one's colour and marker
   std::map<std::string, std::map<std::string, std::vector<std::pair<double, double>>>> curves;  // series -> id -> (x, log3)
   std::vector<std::string> bound_ids;  // one dash pattern each, in this order
   double xmin = 1e9, xmax = -1e9, ymax = 1;
@@ -62,9 +63,15 @@ DepthData collect(const std::vector<TableRow>& rows, const TableView& view) {
   DepthData d;
   d.bound_ids = view.bounds;
   d.by_width = width_sweep(rows);
-  for (const auto& r : rows) {
+  std::vector<const TableRow*> sorted;
+  for (const auto& r : rows) sorted.push_back(&r);
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const TableRow* a, const TableRow* b) { return a->config.index < b->config.index; });
+  for (const TableRow* rp : sorted) {
+    const TableRow& r = *rp;
     if (r.status == BracketStatus::error) continue;
     const std::string s = series_name(r.config.params, d.by_width);
+    if (!d.series.count(s)) d.order.push_back(s);
     const double x = static_cast<double>(d.by_width ? r.config.params.width : r.config.params.layers);
     d.xmin = std::min(d.xmin, x);
     d.xmax = std::max(d.xmax, x);
@@ -135,17 +142,34 @@ Plot render_plot(const std::vector<TableRow>& rows, const std::string& title, Pl
       if ((d.xmax - d.xmin) / step > 12) step = f * m;
   for (double x = std::ceil(d.xmin / step) * step; x <= d.xmax + 1e-9; x += step) spec.xticks.push_back(x);
   const PlotStyle st = plot_style(f);
-  std::size_t si = 0;
-  for (const auto& [name, pts] : d.series) spec.legend.push_back({name + " measured", styled(st, series_colour(si++), 2)});
+  // The legend lists the series top to bottom as they end on the right (the
+  // largest x's lower end, the highest first; ties in sweep order), so that
+  // it reads like the plot; each with its colour and marker.
+  auto last = [&](const std::string& name) {
+    const Pt* best = nullptr;
+    for (const auto& q : d.series.at(name))
+      if (!best || q.x > best->x || (q.x == best->x && q.lo > best->lo)) best = &q;
+    return best ? std::make_pair(best->x, best->lo) : std::make_pair(0.0, 0.0);
+  };
+  std::vector<std::size_t> legend(d.order.size());
+  for (std::size_t k = 0; k < legend.size(); ++k) legend[k] = k;
+  std::stable_sort(legend.begin(), legend.end(), [&](std::size_t a, std::size_t b) {
+    const auto la = last(d.order[a]), lb = last(d.order[b]);
+    return la.second > lb.second + 1e-12;
+  });
+  for (std::size_t k : legend) {
+    spec.legend.push_back({d.order[k] + " measured", styled(st, series_colour(k), 2), k});
+  }
   for (std::size_t di = 0; di < d.bound_ids.size(); ++di)
     spec.legend.push_back({d.bound_ids[di], styled(st, {85, 85, 85}, 1, dash_pattern(di))});
   spec.legend.push_back({"filled: exact; open: bracket/probabilistic", std::nullopt});
   if (!clipped.empty()) spec.notes.push_back(clipped.note(ylabel, ytop, d.series.size()));
   PlotFrame frame(spec);
   Canvas& c = frame.canvas();
-  si = 0;
-  for (const auto& [name, pts] : d.series) {
-    const Rgb col = series_colour(si++);
+  for (std::size_t si = 0; si < d.order.size(); ++si) {
+    const std::string& name = d.order[si];
+    const auto& pts = d.series.at(name);
+    const Rgb col = series_colour(si);
     frame.clip_to_plot();
     if (auto it = d.curves.find(name); it != d.curves.end())
       for (const auto& [id, cv] : it->second) {
@@ -169,9 +193,9 @@ Plot render_plot(const std::vector<TableRow>& rows, const std::string& title, Pl
       if (seen[q.x] == 1) line.push_back({frame.X(q.x), frame.Y(q.lo)});
     }
     c.unclip();
-    c.polyline(line, styled(st, col, 1.5));
+    c.polyline(line, styled(st, col, 1.5), name + " measured");
     for (std::size_t k = 0; k < p.size(); ++k)
-      c.circle(dots[k], 3.5 * st.unit, styled(st, col, 1), p[k].exact ? col : Rgb{255, 255, 255});
+      c.marker(dots[k], si, 3.5 * st.unit, styled(st, col, 1), p[k].exact ? col : Rgb{255, 255, 255});
   }
   return {frame.finish(), clipped.lines(ylabel, ytop)};
 }

@@ -90,7 +90,7 @@ void PlotFrame::draw_legend(const FrameSpec& spec) {
     const auto& e = spec.legend[i];
     if (e.line) {
       c.polyline({{x0, y}, {x0 + sample, y}}, *e.line);
-      if (e.marker) c.circle({x0 + sample / 2, y}, 3 * u, *e.line, e.line->colour);
+      if (e.marker) c.marker({x0 + sample / 2, y}, *e.marker, 3.5 * u, *e.line, e.line->colour);
       for (const auto& line : legend_lines_[i]) {
         c.text({x0 + sample + 4 * u, y + st_.font / 3}, line, st_.font);
         y += st_.line_gap;

@@ -15,7 +15,7 @@ namespace netpoly::tables_detail {
 struct LegendEntry {
   std::string label;
   std::optional<Stroke> line;  // a sample of the curve; none: a note in the small font
-  bool marker = false;         // a filled circle on the sample
+  std::optional<std::size_t> marker = std::nullopt;  // the series' marker (marker_shape), filled, on the sample
 };
 
 struct FrameSpec {

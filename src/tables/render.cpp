@@ -13,21 +13,35 @@ namespace netpoly {
 using json = nlohmann::json;
 using namespace tables_detail;
 
+namespace {
+
+// The items of a comma list, trimmed, without empty items and repeats, in order;
+// `check` is called on each new one (and throws for an unknown name).
+template <class Check>
+std::vector<std::string> list_items(const std::string& list, Check check) {
+  std::vector<std::string> items;
+  std::stringstream ss(list);
+  for (std::string item; std::getline(ss, item, ',');) {
+    item.erase(0, item.find_first_not_of(" \t"));
+    item.erase(item.find_last_not_of(" \t") + 1);
+    if (item.empty() || std::find(items.begin(), items.end(), item) != items.end()) continue;
+    check(item);
+    items.push_back(item);
+  }
+  return items;
+}
+
+}  // namespace
+
 std::vector<std::string> parse_bound_ids(const std::string& list) {
   const auto known = bound_ids();
-  std::vector<std::string> ids;
-  std::stringstream ss(list);
-  for (std::string id; std::getline(ss, id, ',');) {
-    id.erase(0, id.find_first_not_of(" \t"));
-    id.erase(id.find_last_not_of(" \t") + 1);
-    if (id.empty()) continue;
+  const auto ids = list_items(list, [&](const std::string& id) {
     if (std::find(known.begin(), known.end(), id) == known.end()) {
       std::string all;
       for (const auto& k : known) all += (all.empty() ? "" : ", ") + k;
       throw InputError("--bounds: unknown bound id \"" + id + "\"; the registry's ids: " + all);
     }
-    if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
-  }
+  });
   if (ids.empty()) throw InputError("--bounds: expected bound ids separated by commas, e.g. \"LV Thm 3,LV Thm 4\"");
   return ids;
 }
@@ -64,14 +78,33 @@ std::vector<std::string> config_columns(Arch a, bool k) {
   return c;
 }
 
-std::vector<std::string> config_values(const TableRow& r, bool k) {
+// The columns after the shape's: the measurement's (the bound columns follow, chosen by --bounds).
+const std::vector<std::string> kRowColumns{"params", "sep", "status", "second_draw"};
+
+// A row's cell in a column of config_columns or kRowColumns, before format escaping (numbers as digits).
+std::string config_value(const TableRow& r, const std::string& col) {
   const auto& p = r.config.params;
-  std::vector<std::string> v{std::to_string(p.layers), std::to_string(p.width)};
-  if (p.arch == Arch::attention) v.push_back(std::to_string(p.heads));
-  if (p.arch != Arch::mlp) v.push_back(std::to_string(p.tokens));
-  if (k) v.push_back(std::to_string(p.block_degree()));
-  v.push_back(std::to_string(r.config.seed));
-  return v;
+  if (col == "L") return std::to_string(p.layers);
+  if (col == "d") return std::to_string(p.width);
+  if (col == "H") return std::to_string(p.heads);
+  if (col == "N") return std::to_string(p.tokens);
+  if (col == "k") return std::to_string(p.block_degree());
+  if (col == "seed") return std::to_string(r.config.seed);
+  return r.params;
+}
+
+bool shape_column(const std::string& col) {
+  return std::find(kRowColumns.begin(), kRowColumns.end(), col) == kRowColumns.end();
+}
+// Right-aligned: the shape's numbers and the parameter count.
+bool right_aligned(const std::string& col) { return shape_column(col) || col == "params"; }
+
+// The k column: product blocks, and attention blocks of another degree than LV's 3.
+bool k_column(Arch arch, const std::vector<NetworkShape>& shapes) {
+  if (arch != Arch::attention && arch != Arch::product) return false;
+  bool k = arch == Arch::product;
+  for (const auto& p : shapes) k = k || p.block_degree() != 3;
+  return k;
 }
 
 std::string kind_mark(const std::string& kind) {
@@ -121,7 +154,7 @@ std::string render_json(const std::vector<TableRow>& rows, const std::string& ti
 // What the md and LaTeX forms share: the columns and the notes' conditions.
 struct Layout {
   bool k_col = false, any_draw = false, any_violation = false, any_out = false;
-  std::vector<std::string> cols;
+  std::vector<std::string> cols;  // config_columns and kRowColumns, in the order shown
   BoundColumns bounds;
   std::string versions;
 };
@@ -129,10 +162,9 @@ struct Layout {
 Layout layout(const std::vector<TableRow>& rows, const TableView& view) {
   Layout l;
   const Arch arch = rows.empty() ? Arch::attention : rows[0].config.params.arch;
-  l.k_col = arch == Arch::product;
-  for (const auto& r : rows) l.k_col = l.k_col || r.config.params.block_degree() != 3;
-  if (arch != Arch::attention && arch != Arch::product) l.k_col = false;
-  l.cols = config_columns(arch, l.k_col);
+  std::vector<NetworkShape> shapes;
+  for (const auto& r : rows) shapes.push_back(r.config.params);
+  l.k_col = k_column(arch, shapes);
   l.bounds = bound_columns(rows, view);
   for (const auto& r : rows) {
     l.any_draw = l.any_draw || r.second || r.degenerate;
@@ -143,29 +175,57 @@ Layout layout(const std::vector<TableRow>& rows, const TableView& view) {
       }
   }
   l.versions = row_versions(rows);
+  if (!view.columns.empty()) {
+    l.cols = view.columns;
+  } else {
+    l.cols = config_columns(arch, l.k_col);
+    for (const auto& c : kRowColumns)
+      if (c != "second_draw" || l.any_draw) l.cols.push_back(c);
+  }
   return l;
+}
+
+std::string md_cell(const TableRow& r, const std::string& col) {
+  if (col == "sep") return r.table_text();
+  if (col == "status") return status_name(r.status);
+  if (col == "second_draw") {
+    std::string c = r.second ? r.second_draw_text() : "-";
+    if (r.degenerate) c += " **degenerate: " + md_escape(r.degenerate_why) + "**";
+    return c;
+  }
+  return config_value(r, col);
+}
+
+std::string tex_cell(const TableRow& r, const std::string& col) {
+  if (col == "sep") return tex_bracket(r);
+  if (col == "status") return status_name(r.status);
+  if (col == "second_draw") {
+    std::string c = r.second ? tex_bracket(*r.second) : "--";
+    if (r.degenerate) c += " \\textbf{degenerate:} " + tex_escape(r.degenerate_why);
+    return c;
+  }
+  return tex_num(config_value(r, col));
+}
+
+std::string column_head(const std::string& col, bool tex) {
+  if (col == "second_draw") return "2nd draw";
+  if (!tex || col == "seed" || !shape_column(col)) return col;
+  return "\\(" + col + "\\)";
 }
 
 void render_md(std::ostream& os, const std::vector<TableRow>& rows, const Layout& l, const std::string& title) {
   const auto& ids = l.bounds.ids;
   if (!title.empty()) os << "**" << md_escape(title) << "**\n\n";
   os << "|";
-  for (const auto& c : l.cols) os << " " << c << " |";
-  os << " params | sep | status |" << (l.any_draw ? " 2nd draw |" : "");
+  for (const auto& c : l.cols) os << " " << column_head(c, false) << " |";
   for (std::size_t k = 0; k < ids.size(); ++k) os << " " << md_escape(ids[k]) << " (" << kind_mark(l.bounds.kinds[k]) << ") |";
   os << "\n|";
-  for (std::size_t k = 0; k < l.cols.size() + 3 + (l.any_draw ? 1 : 0) + ids.size(); ++k)
-    os << (k < l.cols.size() + 1 ? "---:|" : "---|");
+  for (const auto& c : l.cols) os << (right_aligned(c) ? "---:|" : "---|");
+  for (std::size_t k = 0; k < ids.size(); ++k) os << "---|";
   os << "\n";
   for (const auto& r : rows) {
     os << "|";
-    for (const auto& v : config_values(r, l.k_col)) os << " " << v << " |";
-    os << " " << r.params << " | " << r.table_text() << " | " << status_name(r.status) << " |";
-    if (l.any_draw) {
-      std::string c = r.second ? r.second_draw_text() : "-";
-      if (r.degenerate) c += " **degenerate: " + md_escape(r.degenerate_why) + "**";
-      os << " " << c << " |";
-    }
+    for (const auto& c : l.cols) os << " " << md_cell(r, c) << " |";
     for (const auto& id : ids) {
       const BoundCell* b = cell_for(r, id);
       os << " " << (b ? md_value(*b) : "") << " |";
@@ -206,30 +266,27 @@ void render_csv(std::ostream& os, const std::vector<TableRow>& rows, const Layou
 }
 
 // LaTeX: a tabular with booktabs rules; every number in \num{} (siunitx), a
-// log3 value as \(3^{\num{x}}\). Needs \usepackage{booktabs,siunitx}.
+// log3 value as \(3^{\num{x}}\). Needs \usepackage{booktabs,siunitx}; fitted
+// to \linewidth with graphicx (tex_fit_begin).
 void render_latex(std::ostream& os, const std::vector<TableRow>& rows, const Layout& l, const std::string& title) {
   const auto& ids = l.bounds.ids;
-  os << "% " << tex_comment(title) << "\n% netpoly table; needs \\usepackage{booktabs,siunitx}\n";
-  os << "\\begin{tabular}{" << std::string(l.cols.size() + 1, 'r') << "ll" << (l.any_draw ? "l" : "")
-     << std::string(ids.size(), 'r') << "}\n\\toprule\n";
-  for (const auto& c : l.cols) os << (c == "seed" ? "seed" : "\\(" + c + "\\)") << " & ";
-  os << "params & sep & status" << (l.any_draw ? " & 2nd draw" : "");
-  for (std::size_t k = 0; k < ids.size(); ++k) os << " & " << tex_escape(ids[k]) << " (" << tex_kind_mark(l.bounds.kinds[k]) << ")";
+  os << "% " << tex_comment(title) << "\n% netpoly table; " << kTexNeeds << "\n" << tex_fit_begin();
+  os << "\\begin{tabular}{";
+  for (const auto& c : l.cols) os << (right_aligned(c) ? 'r' : 'l');
+  os << std::string(ids.size(), 'r') << "}\n\\toprule\n";
+  for (std::size_t k = 0; k < l.cols.size(); ++k) os << (k ? " & " : "") << column_head(l.cols[k], true);
+  for (std::size_t k = 0; k < ids.size(); ++k)
+    os << (k || !l.cols.empty() ? " & " : "") << tex_escape(ids[k]) << " (" << tex_kind_mark(l.bounds.kinds[k]) << ")";
   os << " \\\\\n\\midrule\n";
   for (const auto& r : rows) {
-    for (const auto& v : config_values(r, l.k_col)) os << tex_num(v) << " & ";
-    os << tex_num(r.params) << " & " << tex_bracket(r) << " & " << status_name(r.status);
-    if (l.any_draw) {
-      os << " & " << (r.second ? tex_bracket(*r.second) : "--");
-      if (r.degenerate) os << " \\textbf{degenerate:} " << tex_escape(r.degenerate_why);
-    }
-    for (const auto& id : ids) {
-      const BoundCell* b = cell_for(r, id);
-      os << " & " << (b ? tex_value(*b) : "");
+    for (std::size_t k = 0; k < l.cols.size(); ++k) os << (k ? " & " : "") << tex_cell(r, l.cols[k]);
+    for (std::size_t k = 0; k < ids.size(); ++k) {
+      const BoundCell* b = cell_for(r, ids[k]);
+      os << (k || !l.cols.empty() ? " & " : "") << (b ? tex_value(*b) : "");
     }
     os << " \\\\\n";
   }
-  os << "\\bottomrule\n\\end{tabular}\n";
+  os << "\\bottomrule\n\\end{tabular}" << tex_fit_end();
   os << "% sep: exact = certified equal; (prob.) = certified lower bound, equal with high probability; [a, b] = "
         "certified bracket.\n";
   if (l.any_out) os << "% \\dag: the bound's regime condition does not hold for this row.\n";
@@ -239,6 +296,22 @@ void render_latex(std::ostream& os, const std::vector<TableRow>& rows, const Lay
 }
 
 }  // namespace
+
+std::vector<std::string> parse_table_columns(const std::string& list, const std::vector<NetworkShape>& shapes) {
+  const Arch arch = shapes.empty() ? Arch::attention : shapes[0].arch;
+  std::vector<std::string> known = config_columns(arch, k_column(arch, shapes));
+  known.insert(known.end(), kRowColumns.begin(), kRowColumns.end());
+  const auto cols = list_items(list, [&](const std::string& c) {
+    if (std::find(known.begin(), known.end(), c) == known.end()) {
+      std::string all;
+      for (const auto& k : known) all += (all.empty() ? "" : ",") + k;
+      throw InputError("--columns: \"" + printable(c) + "\" is no column of this " + arch_name(arch) +
+                       " table; its columns: " + all + " (the bound columns: --bounds)");
+    }
+  });
+  if (cols.empty()) throw InputError("--columns: expected column names separated by commas, e.g. \"L,d,H,sep\"");
+  return cols;
+}
 
 std::string render_table(const std::vector<TableRow>& rows_in, TableFormat f, const std::string& title,
                          const TableView& view) {

@@ -174,6 +174,23 @@ inline const BoundCell* cell_for(const TableRow& r, const std::string& id) {
   return nullptr;
 }
 
+// A LaTeX tabular that fits the text width: set in a box, and shrunk to
+// \linewidth (\resizebox, graphicx) only when it is wider, so a narrow table
+// keeps its size and a wide one (12 columns are about 510 pt, an article's
+// text 345 pt) no longer runs into the margin. Without graphicx the table
+// keeps its natural width, as before. A fitted table starts its line (no
+// paragraph indent: it is \linewidth wide). Between tex_fit_begin() and
+// tex_fit_end(): the tabular.
+inline std::string tex_fit_begin() {
+  return "\\ifdefined\\netpolytablebox\\else\\newsavebox\\netpolytablebox\\fi\n\\sbox\\netpolytablebox{%\n";
+}
+inline std::string tex_fit_end() {
+  return "}%\n\\ifdefined\\resizebox\\ifdim\\wd\\netpolytablebox>\\linewidth"
+         "\\noindent\\resizebox{\\linewidth}{!}{\\usebox\\netpolytablebox}\\else\\usebox\\netpolytablebox\\fi"
+         "\\else\\usebox\\netpolytablebox\\fi\n";
+}
+inline constexpr const char* kTexNeeds = "needs \\usepackage{booktabs,siunitx}; with graphicx it is shrunk to \\linewidth when wider";
+
 // The netpoly builds that measured the rows, in order of appearance, joined by "; ".
 inline std::string row_versions(const std::vector<TableRow>& rows) {
   std::vector<std::string> vs;

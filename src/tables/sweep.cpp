@@ -134,7 +134,7 @@ ParamCount row_param_count(const json& sweep) {
   return parse_param_count(sweep["param_count"].get<std::string>(), "the sweep's param_count");
 }
 
-std::string options_difference(const json& kept, const json& now) {
+std::string options_difference(const json& kept, const json& now, const std::string& here) {
   static const std::vector<std::pair<const char*, const char*>> names{
       {"range", "--range"},     {"weights", "--weights"},     {"partition", "--partition"}, {"output", "the output entry"},
       {"methods", "--methods"}, {"budget", "--budget"},       {"max_terms", "--max-terms"},
@@ -143,7 +143,7 @@ std::string options_difference(const json& kept, const json& now) {
   if (!kept.is_object()) return "the options it was made with (an older journal does not record them)";
   for (const auto& [k, flag] : names) {
     const json a = kept.value(k, json(nullptr)), b = now.value(k, json(nullptr));
-    if (a != b) return std::string(flag) + " " + text(a) + " there, " + text(b) + " in this run";
+    if (a != b) return std::string(flag) + " " + text(a) + " there, " + text(b) + " " + here;
   }
   return kept == now ? "" : "an option";
 }

@@ -4,6 +4,9 @@
 # plot in one with \usepackage{pgf}, and run through pdflatex. The tables: a
 # fresh sweep, a merge with a bracket, a violated bound, a degenerate row and
 # chosen bounds, and an equal-budget table with and without --bounds.
+# Widths (issue 40, section 5): a 12-column table is wider than an article's
+# \linewidth at its natural size; with graphicx it is shrunk to \linewidth
+# (no overfull \hbox in the log), and a table of chosen --columns fits as it is.
 # Exit 77 (skipped) when pdflatex is missing: scripts/setup installs Debian's
 # texlive-latex-base, -latex-recommended, -pictures and -science.
 set -eu
@@ -49,6 +52,35 @@ grep -q 'violated' merged.tex || fail "merged.tex: no violated cell"
 grep -q 'degenerate' merged.tex || fail "merged.tex: no degenerate row"
 grep -qF '{[}\num{6970}, \num{203490}{]}' merged.tex || fail "merged.tex: the bracket"
 compile merged booktabs,siunitx merged.tex
+
+# width NAME PACKAGES FILE: the width of FILE's table set in a document with PACKAGES, and \linewidth,
+# as "W L" in pt (from the .log); the document also places the table, and its log must have no overfull box.
+width() {
+  printf '\\documentclass{article}\n\\usepackage{%s}\n\\begin{document}\n\\setbox0=\\hbox{\\input{%s}}\\typeout{NPWIDTH \\the\\wd0/\\the\\linewidth}\n\\input{%s}\n\\end{document}\n' "$2" "$3" "$3" >"$1-doc.tex"
+  pdflatex -interaction=nonstopmode -halt-on-error "$1-doc.tex" >"$1.out" 2>&1 </dev/null ||
+    { tail -30 "$1.out"; fail "$1: pdflatex failed on $3"; }
+  sed -n 's/^NPWIDTH \([0-9.]*\)pt\/\([0-9.]*\)pt$/\1 \2/p' "$1-doc.log"
+}
+# wider A B: exit 0 when A > B (pt; \resizebox's rounding, a few sp, is no wider).
+wider() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a > b + 0.01) }'; }
+# 12 columns (L d H N seed params sep status 2nd draw, 3 bounds), as examples/attention-table.tex.
+"$np" table --merge rows.json -o wide.tex --bounds "LV Thm 3,LV Thm 4,LV Thm 2 (upper)" 2>/dev/null
+[ "$(sed -n 's/^\\begin{tabular}{\([a-z]*\)}$/\1/p' wide.tex | tr -d '\n' | wc -c)" -eq 12 ] || fail "wide.tex: not 12 columns"
+set -- $(width natural booktabs,siunitx wide.tex)
+[ $# -eq 2 ] || fail "natural: no width in the log"
+wider "$1" "$2" || fail "the 12-column table is $1 pt at its natural size, not wider than \\linewidth $2 pt: the fit is not tested"
+grep -q "Overfull .hbox" natural-doc.log || fail "natural: a table wider than \\linewidth gave no overfull box"
+set -- $(width fitted booktabs,siunitx,graphicx wide.tex)
+[ $# -eq 2 ] || fail "fitted: no width in the log"
+wider "$1" "$2" && fail "fitted: the table is $1 pt, wider than \\linewidth $2 pt"
+! grep -q "Overfull .hbox" fitted-doc.log || { grep -A2 "Overfull" fitted-doc.log; fail "fitted: overfull box"; }
+# Chosen columns: narrower than \linewidth, so set at their natural size (not scaled up).
+"$np" table --merge rows.json -o narrow.tex --columns L,d,H,sep,status --bounds "LV Thm 3,LV Thm 4" 2>/dev/null
+grep -qF '\(L\) & \(d\) & \(H\) & sep & status & LV Thm 3' narrow.tex || fail "narrow.tex: not the chosen columns"
+set -- $(width narrow booktabs,siunitx,graphicx narrow.tex)
+[ $# -eq 2 ] || fail "narrow: no width in the log"
+wider "$2" "$1" || fail "narrow: $1 pt is not narrower than \\linewidth $2 pt (a narrow table was scaled up?)"
+! grep -q "Overfull .hbox" narrow-doc.log || fail "narrow: overfull box"
 
 # Equal budgets: without and with --bounds, and their PGF plot.
 budget="--arch attention,mixer,mlp,product --param-budget 16 --tokens 2 --max-depth 2 --max-width 3"

@@ -35,6 +35,69 @@ grep -qF "LV Thm 2 (upper) (d=2 H=1 N=2): above log3 sep = 9" "$dir/err" || { ca
 if grep -qF "LV Thm 4 (d=2" "$dir/err"; then cat "$dir/err"; fail "LV Thm 4 (within 3x) was clipped"; fi
 grep -qF "Clipped above log3 sep = 9: " "$dir/p.svg" || fail "the plot does not note its clipped curves"
 
+# Four series (issue 40, section 5: two of four were hidden under others): each series has its own
+# marker (circle, square, triangles, ...), series of different values never draw the same geometry
+# (line, markers, bars), and the legend lists the series top to bottom as they end on the right.
+four="--arch attention --layers 1..2 --width 2,4 --heads 1,2 --tokens 2"
+"$np" table $four -o "$dir/four.json" --plot "$dir/four.svg" 2>/dev/null
+python3 - "$dir/four.json" "$dir/four.svg" <<'EOF' || exit 1
+import json, re, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+svg = open(sys.argv[2]).read()
+# The values per series (the shape but the depth), from the table: (depth, lower, upper).
+values = {}
+for r in rows:
+    c = r["config"]
+    values.setdefault(f"d={c['width']} H={c['heads']} N={c['tokens']}", []).append((c["layers"], r["lower"], r["upper"]))
+if len(values) != 4:
+    sys.exit(f"FAIL expected 4 series, got {sorted(values)}")
+attrs = lambda tag: dict(re.findall(r'([a-z-]+)="([^"]*)"', tag))
+# Each series' line (a polyline titled "NAME measured") gives its colour.
+colour, geometry = {}, {}
+for tag, title in re.findall(r'(<polyline [^>]*>)<title>([^<]*) measured</title>', svg):
+    colour[title] = attrs(tag)["stroke"]
+    geometry[title] = [("line", attrs(tag)["points"])]
+if set(colour) != set(values) or len(set(colour.values())) != 4:
+    sys.exit(f"FAIL series lines and colours {colour}, table series {sorted(values)}")
+by_colour = {v: k for k, v in colour.items()}
+# A marker's shape: "circle", or its corners relative to its centre (rounded to pixels).
+def shape(tag):
+    a = attrs(tag)
+    if tag.startswith("<circle"):
+        return "circle", (a["cx"], a["cy"])
+    pts = [tuple(map(float, p.split(","))) for p in a["points"].split()]
+    cx, cy = sum(p[0] for p in pts) / len(pts), sum(p[1] for p in pts) / len(pts)
+    return tuple((round(x - cx), round(y - cy)) for x, y in pts), (f"{cx:.0f}", f"{cy:.0f}")
+# The plot's markers (stroke width 1; the legend's samples have width 2) and bracket bars (width 2, with the series' colour).
+markers = {}
+for tag in re.findall(r'<(?:circle|polygon) [^>]*/>', svg):
+    a = attrs(tag)
+    if a.get("stroke-width") != "1.0" or a.get("stroke") not in by_colour:
+        continue
+    s, at = shape(tag)
+    markers.setdefault(by_colour[a["stroke"]], set()).add(s)
+    geometry[by_colour[a["stroke"]]].append(("marker", at))
+for tag in re.findall(r'<polyline [^>]*stroke-width="2.0"[^>]*>', svg):
+    a = attrs(tag)
+    if a["stroke"] in by_colour:
+        geometry[by_colour[a["stroke"]]].append(("bar", a["points"]))
+for name in values:
+    if len(markers.get(name, ())) != 1:
+        sys.exit(f"FAIL series {name}: marker shapes {markers.get(name)}, expected one")
+if len({next(iter(markers[n])) for n in values}) != 4:
+    sys.exit(f"FAIL two series share a marker: {markers}")
+names = sorted(values)
+for i, a in enumerate(names):
+    for b in names[i + 1:]:
+        if sorted(values[a]) != sorted(values[b]) and sorted(geometry[a]) == sorted(geometry[b]):
+            sys.exit(f"FAIL series {a} and {b} have different values but draw the same geometry")
+# Legend order: top to bottom, the series by their lower end at the largest depth, highest first.
+legend = {t: float(y) for y, t in re.findall(r'<text [^>]*y="([0-9.]+)">([^<]*) measured</text>', svg)}
+want = sorted(values, key=lambda n: -max(values[n])[1])
+if sorted(legend, key=legend.get) != want:
+    sys.exit(f"FAIL legend order {sorted(legend, key=legend.get)}, expected {want}")
+EOF
+
 # PDF and PGF by the extension.
 "$np" table --merge "$dir/t.md" -o "$dir/m.md" --plot "$dir/p.pdf" 2>/dev/null
 head -c 9 "$dir/p.pdf" | grep -q "%PDF-1.4" || fail "p.pdf is not a PDF"

@@ -34,7 +34,7 @@ grep -q "a shard is missing" "$dir/err" || { cat "$dir/err"; exit 1; }
 # shards of another sweep (other --range) are refused
 "$np" table $sweep --range 5 -o "$dir/r5.json" --shard 2/2
 if "$np" table --merge "$dir/s1.json" "$dir/r5.json" -o "$dir/mix.md" 2>"$dir/err"; then echo "merged two sweeps"; exit 1; fi
-grep -q "rows of another sweep" "$dir/err" || { cat "$dir/err"; exit 1; }
+grep -qF -- "rows of another sweep than $dir/s1.json (--range 0 there, 5 here)" "$dir/err" || { cat "$dir/err"; exit 1; }
 # a resume with other options is refused, naming the option, and keeps the journal
 cp "$dir/full.md.jsonl" "$dir/keep.jsonl"
 for opt in "--partition A=0" "--range 5" "--methods support,blackbox" "--budget 100" "--max-terms 1000"; do

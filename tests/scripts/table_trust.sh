@@ -29,19 +29,7 @@ EOF
 sep() {
   echo "r['lower'] = r['upper'] = $1; r['second_draw'] = '$1'; r['second_draw_bracket'] = dict(r.get('second_draw_bracket', {}), lower=$1, upper=$1, status='exact')"
 }
-fail() { echo "FAIL $*"; exit 1; }
-# refused NAME TEXT FILES...: the merge exits 2, says TEXT, and writes nothing.
-refused() {
-  name=$1 want=$2
-  shift 2
-  set +e
-  "$np" table --merge "$@" -o "$dir/$name.md" 2>"$dir/err"
-  rc=$?
-  set -e
-  [ $rc -eq 2 ] || { cat "$dir/err"; fail "$name: exit $rc, expected 2"; }
-  grep -qF -- "$want" "$dir/err" || { cat "$dir/err"; fail "$name: the message does not say: $want"; }
-  [ ! -e "$dir/$name.md" ] || fail "$name: a refused merge wrote its table"
-}
+. "$(dirname "$0")/table_refused.sh"  # fail, refused
 
 # Honest shards, and a table with its own journal (the same rows twice): the unsharded table.
 "$np" table --merge "$dir/s1.json" "$dir/s1.json.jsonl" "$dir/s2.json" -o "$dir/merged.md" 2>/dev/null
