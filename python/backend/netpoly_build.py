@@ -216,7 +216,7 @@ def _run(cmd: list[str]) -> None:
     for line in p.stdout:
         sys.stderr.write(line)
         if t and _PROGRESS.match(line):
-            t.write(line)
+            t.write("\r" + line)  # over the spinner character pip left at the start of the line
     sys.stderr.flush()
     if p.wait() != 0:
         raise BuildError(f"{shlex.join(cmd)} failed (exit {p.returncode}); its output is above")
