@@ -23,9 +23,18 @@ environment:
              keep: configured there if new, else only built (an existing
              tree keeps its configuration, e.g. build/ of scripts/setup; its
              extension must match this interpreter's EXT_SUFFIX). Without
-             it, a temporary directory: every wheel is built from scratch.
+             it: the clone's build/ when it matches (see reuse), else a
+             temporary directory, deleted after: a build from scratch.
              An editable install (pip install -e .) defaults to
              build-editable/ in the source tree.
+  reuse      (NETPOLY_REUSE)  "no": never use the clone's build/. Else,
+             without build-dir, build/ is used when it matches: a Release
+             build of this source tree, not for fuzzing, holding the
+             extension for this interpreter's EXT_SUFFIX (scripts/setup's)
+             or none (scripts/demo's, the command only: the module is added,
+             configured for this interpreter). It is brought up to date
+             (cmake --build: only what changed since is compiled) and
+             packed; a line says so, or why build/ does not match.
   pack-only  (NETPOLY_PACK_ONLY=1) with build-dir: pack what is built there
              as it is, without running the build (the test suite packs
              build/ while other tests run its binaries; a build would
@@ -34,6 +43,12 @@ environment:
              split like a shell would. CMake also reads
              CMAKE_CXX_COMPILER_LAUNCHER=ccache and
              CMAKE_BUILD_PARALLEL_LEVEL (default here: every core) itself.
+
+Progress: pip shows a backend's output only with -v or after a failure,
+so the build's percentage lines (and the lines saying which build tree is
+used) go to the terminal itself (/dev/tty) when pip's stderr is not one;
+the whole output goes to stderr as well, for pip -v and for failures.
+Without a terminal (CI), only stderr.
 
 Metadata comes from pyproject.toml's [project] table; the version from
 CMakeLists.txt's project(netpoly VERSION ...), the one place it is written.
@@ -72,6 +87,8 @@ PACKAGE = SOURCE / "python" / "netpoly"
 # The binaries of build/python/netpoly that go into the wheel besides the
 # extension (CMakeLists.txt links them there from the build tree).
 BINARIES = ("netpoly", "libnetpoly_fflas.so")
+# CMake's unity builds, as scripts/setup configures them (docs/guide/install.md).
+UNITY = ["-DCMAKE_UNITY_BUILD=ON"]
 # Fixed timestamps make the archives' bytes depend on their contents only
 # (SOURCE_DATE_EPOCH overrides, as reproducible-builds.org asks).
 EPOCH = int(os.environ.get("SOURCE_DATE_EPOCH", "315532800"))  # 1980-01-01, zip's earliest
@@ -161,12 +178,95 @@ def _setting(config_settings, key: str, env: str) -> str | None:
     return v or None
 
 
+# ---------------------------------------------------------------- progress
+_TTY = None
+
+
+def _tty():
+    """The terminal, when pip hides stderr from it (None: stderr is seen, or no terminal)."""
+    global _TTY
+    if _TTY is None:
+        _TTY = False
+        if not sys.stderr.isatty():
+            try:
+                _TTY = open("/dev/tty", "w", buffering=1)
+            except OSError:
+                pass
+    return _TTY or None
+
+
+def _say(text: str) -> None:
+    """A line for the user: on stderr, and on the terminal when pip hides stderr."""
+    print(f"netpoly-build: {text}", file=sys.stderr, flush=True)
+    t = _tty()
+    if t:
+        t.write(f"\nnetpoly-build: {text}\n")
+
+
+_PROGRESS = re.compile(r"^\[ *\d+%\] (Building|Linking)")
+
+
 # ---------------------------------------------------------------- building
 def _run(cmd: list[str]) -> None:
+    """Runs cmd with its output on stderr; its percentage lines on the terminal too."""
     print("netpoly-build:", shlex.join(cmd), file=sys.stderr, flush=True)
-    r = subprocess.run(cmd, cwd=SOURCE)
-    if r.returncode != 0:
-        raise BuildError(f"{shlex.join(cmd)} failed (exit {r.returncode}); its output is above")
+    p = subprocess.Popen(cmd, cwd=SOURCE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         text=True, errors="replace")
+    t = _tty()
+    for line in p.stdout:
+        sys.stderr.write(line)
+        if t and _PROGRESS.match(line):
+            t.write("\r" + line)  # over the spinner character pip left at the start of the line
+    sys.stderr.flush()
+    if p.wait() != 0:
+        raise BuildError(f"{shlex.join(cmd)} failed (exit {p.returncode}); its output is above")
+
+
+def _cache(build_dir: Path) -> dict[str, str]:
+    """NAME -> value of build_dir/CMakeCache.txt ({} when there is none)."""
+    try:
+        text = (build_dir / "CMakeCache.txt").read_text(errors="replace")
+    except OSError:
+        return {}
+    return dict(m.groups() for m in re.finditer(r"^([A-Za-z_][\w.-]*):[A-Z]+=(.*)$", text, re.M))
+
+
+def _ext_name() -> str:
+    return "_netpoly" + sysconfig.get_config_var("EXT_SUFFIX")
+
+
+def _reuse_plan(build_dir: Path) -> tuple[str | None, list[str]]:
+    """(None, configure arguments) when build_dir (the clone's build/) can
+    be brought up to date and packed for this interpreter: the arguments add
+    the Python module to a build of the command only (scripts/demo's);
+    else (why not, [])."""
+    c = _cache(build_dir)
+    if not c:
+        return "there is no build/ (scripts/setup or scripts/demo makes one)", []
+    home = c.get("CMAKE_HOME_DIRECTORY", "")
+    if not home or Path(home).resolve() != SOURCE:
+        return f"build/ is a build of {home or 'another tree'}", []
+    if c.get("CMAKE_BUILD_TYPE") != "Release":
+        return f"build/ is a {c.get('CMAKE_BUILD_TYPE') or 'no-type'} build, not Release", []
+    if c.get("NETPOLY_FUZZ", "OFF").upper() in ("ON", "1", "TRUE", "YES"):
+        return "build/ is a fuzzing build", []
+    pkg = build_dir / "python" / "netpoly"
+    if (pkg / _ext_name()).exists():
+        return None, []
+    found = sorted(p.name for p in pkg.glob("_netpoly*")) if pkg.is_dir() else []
+    if found:
+        return f"build/ holds the extension of another Python ({', '.join(found)}), not {_ext_name()}", []
+    return None, ["-DNETPOLY_PYTHON=ON", f"-DPython_EXECUTABLE={sys.executable}"]
+
+
+def _commit(build_dir: Path) -> str:
+    """The commit build_dir was last built from (its generated build-id header)."""
+    try:
+        text = (build_dir / "generated" / "netpoly_build_id.hpp").read_text()
+    except OSError:
+        return "?"
+    m = re.search(r'NETPOLY_GIT_COMMIT "([^"]*)"', text)
+    return (m.group(1) if m else "") or "?"
 
 
 def _cmake_build(build_dir: Path, config_settings, throwaway: bool) -> Path:
@@ -183,15 +283,20 @@ def _cmake_build(build_dir: Path, config_settings, throwaway: bool) -> Path:
     else:
         cmd = [cmake, "-S", str(SOURCE), "-B", str(build_dir), "-DCMAKE_BUILD_TYPE=Release",
                "-DBUILD_TESTING=OFF", "-DNETPOLY_PYTHON=ON", f"-DPython_EXECUTABLE={sys.executable}"]
+        cmd += UNITY  # as scripts/setup builds
+        if shutil.which("ccache"):
+            cmd.append("-DCMAKE_CXX_COMPILER_LAUNCHER=ccache")
         if throwaway:  # nothing may look for the library where this tree was
             cmd.append("-DNETPOLY_FFLAS_BUILD_PATH=OFF")
         cmd += shlex.split(_setting(config_settings, "cmake-args", "CMAKE_ARGS") or "")
         _run(cmd)
     jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL") or str(os.cpu_count() or 1)
     if not (cache.exists() and (_setting(config_settings, "pack-only", "NETPOLY_PACK_ONLY") or "") in ("1", "true")):
+        t0 = time.monotonic()
         _run([cmake, "--build", str(build_dir), "-j", jobs, "--target", "netpoly", "netpoly_fflas", "_netpoly"])
+        _say(f"built in {time.monotonic() - t0:.0f} s (wall clock)")
     pkg = build_dir / "python" / "netpoly"
-    ext = pkg / ("_netpoly" + sysconfig.get_config_var("EXT_SUFFIX"))
+    ext = pkg / _ext_name()
     if not ext.exists():
         found = sorted(p.name for p in pkg.glob("_netpoly*")) or ["none"]
         raise BuildError(f"{build_dir} holds an extension for another Python ({', '.join(found)}); this "
@@ -202,13 +307,26 @@ def _cmake_build(build_dir: Path, config_settings, throwaway: bool) -> Path:
     return pkg
 
 
+def _add_module(build_dir: Path, args: list[str]) -> None:
+    """Configures build_dir with args (the Python module on); on failure
+    (pybind11-dev or python3-dev missing: CMake says which) turns the module
+    off again, so the build of the command stays as it was."""
+    cmake = shutil.which("cmake") or "cmake"
+    try:
+        _run([cmake, "-S", str(SOURCE), "-B", str(build_dir), *args])
+    except BuildError:
+        subprocess.run([cmake, "-S", str(SOURCE), "-B", str(build_dir), "-DNETPOLY_PYTHON=OFF"],
+                       cwd=SOURCE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        raise
+
+
 def _files(pkg: Path) -> list[tuple[str, Path]]:
     """(path in the wheel, file) for the package: Python files from the
     source tree, subpackages included (the build tree's copies may be
     stale), binaries from pkg."""
     out = [(f"netpoly/{p.relative_to(PACKAGE).as_posix()}", p) for p in sorted(PACKAGE.rglob("*"))
            if p.is_file() and (p.suffix == ".py" or p.name == "py.typed")]
-    ext = "_netpoly" + sysconfig.get_config_var("EXT_SUFFIX")
+    ext = _ext_name()
     out += [(f"netpoly/{n}", pkg / n) for n in (ext, *BINARIES)]
     return out
 
@@ -290,6 +408,22 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     if given:
         pkg = _cmake_build(Path(given).resolve(), config_settings, throwaway=False)
         return _write_wheel(wheel_directory, _files(pkg), tag)
+    build = SOURCE / "build"
+    why, configure = "reuse=no", []
+    if _setting(config_settings, "reuse", "NETPOLY_REUSE") != "no":
+        why, configure = _reuse_plan(build)
+    if why is None:
+        if configure:
+            _say("using the clone's build/ (Release, the command only): adding the Python module for "
+                 f"{sys.executable} to it; -C reuse=no builds from scratch instead")
+            _add_module(build, configure)
+        else:
+            _say(f"using the clone's build/ (Release, last built from {_commit(build)}, {_ext_name()}): "
+                 "only what changed since is compiled; -C reuse=no builds from scratch instead")
+        pkg = _cmake_build(build, config_settings, throwaway=False)
+        return _write_wheel(wheel_directory, _files(pkg), tag)
+    _say(f"a build from scratch in a temporary directory ({why}); the build's progress follows "
+         "(scripts/setup's build costs the same; pip install . after it reuses build/)")
     with tempfile.TemporaryDirectory(prefix="netpoly-wheel-") as tmp:
         pkg = _cmake_build(Path(tmp), config_settings, throwaway=True)
         return _write_wheel(wheel_directory, _files(pkg), tag)

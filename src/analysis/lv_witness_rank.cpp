@@ -14,7 +14,7 @@
 // rank over C. Each sqrt(n_α) is taken as s_α prod r_j, never as an
 // independent root of n_α (two independent roots could break a relation
 // like sqrt(8) = 2 sqrt(2) that holds in K).
-#include <Eigen/SVD>
+#include <Eigen/Core>
 #include <complex>
 #include <map>
 #include <sstream>
@@ -26,6 +26,7 @@
 #include "model/gauss.hpp"
 #include "bounds/lv_witness.hpp"
 #include "netpoly/rings.hpp"
+#include "singular_values.hpp"
 
 namespace netpoly {
 namespace {
@@ -236,7 +237,7 @@ LvWitnessRank lv_witness_rank(const LvWitnessShape& s) {
       const auto z = forward(RC, netc, witness_input(s, D, a, b, xc))[0];
       M(static_cast<Eigen::Index>(a), static_cast<Eigen::Index>(b)) = {z.re, z.im};
     }
-  const Eigen::VectorXd sv = Eigen::BDCSVD<Eigen::MatrixXcd>(M).singularValues();
+  const Eigen::VectorXd sv = singular_values(M);
   out.smax = sv.size() ? sv(0) : 0;
   out.smin = sv.size() ? sv(sv.size() - 1) : 0;
   for (Eigen::Index k = 0; k < sv.size(); ++k) out.numeric_rank += sv(k) > out.smax * static_cast<double>(R) * 1e-12;

@@ -98,7 +98,7 @@ constexpr std::uint64_t kMaxLayers = 1000000;
 constexpr std::uint64_t kMaxSize = 1000000000;  // width, tokens, heads
 constexpr std::uint64_t kMaxDegree = 1000000;
 
-const std::vector<const bounds_detail::BoundEntry*>& registry() { return bounds_detail::registry_list(); }
+const std::vector<const bounds_detail::BoundEntry*>& bounds_registry() { return bounds_detail::registry_list(); }
 
 Bound finish(Draft d, const BoundOptions& o) {
   Bound b = std::move(d.b);
@@ -164,7 +164,7 @@ std::vector<Bound> compute_bounds(const NetworkShape& p, const BoundOptions& o) 
   validate_bound_params(p);
   const bounds_detail::Ctx c(p);
   std::vector<Bound> out, degrees;
-  for (const auto* e : registry())
+  for (const auto* e : bounds_registry())
     if (e->applies(p)) {
       Bound b = finish(e->make(c), o);
       (b.kind == BoundKind::degree ? degrees : out).push_back(std::move(b));
@@ -175,7 +175,7 @@ std::vector<Bound> compute_bounds(const NetworkShape& p, const BoundOptions& o) 
 
 std::vector<std::string> bound_ids() {
   std::vector<std::string> ids;
-  for (const auto* e : registry()) ids.emplace_back(e->id);
+  for (const auto* e : bounds_registry()) ids.emplace_back(e->id);
   return ids;
 }
 

@@ -12,7 +12,7 @@
 namespace netpoly {
 namespace {
 
-void require(bool ok, const std::string& what) {
+void require_witness(bool ok, const std::string& what) {
   if (!ok) throw InputError("make lv-witness: " + what);
 }
 
@@ -53,15 +53,15 @@ struct Heads {
 }  // namespace
 
 LvWitnessDims lv_witness_dims(const LvWitnessShape& s) {
-  require(s.layers >= 2 && s.layers <= 6, "--layers must be in [2, 6] (the witness needs L >= 2)");
-  require(s.heads >= 1 && s.width >= 1 && s.width % s.heads == 0, "--heads must divide --width");
+  require_witness(s.layers >= 2 && s.layers <= 6, "--layers must be in [2, 6] (the witness needs L >= 2)");
+  require_witness(s.heads >= 1 && s.width >= 1 && s.width % s.heads == 0, "--heads must divide --width");
   LvWitnessDims d;
   d.da = s.width / s.heads;
-  require(d.da % 2 == 1 && d.da >= 3, "d_a = width / heads must be odd and at least 3 (Lemma 6 splits it into "
+  require_witness(d.da % 2 == 1 && d.da >= 3, "d_a = width / heads must be odd and at least 3 (Lemma 6 splits it into "
                                       "(d_a - 1)/2 + (d_a - 1)/2 + 1); got " + std::to_string(d.da));
-  require(s.tokens >= 2 && s.tokens % 2 == 0 && s.tokens <= 64, "--tokens must be even, in [2, 64] (a balanced "
+  require_witness(s.tokens >= 2 && s.tokens % 2 == 0 && s.tokens <= 64, "--tokens must be even, in [2, 64] (a balanced "
                                                                  "partition with one token of the sub-matrix per side)");
-  require(s.omega >= 2 && s.omega <= 1000, "--omega must be in [2, 1000]");
+  require_witness(s.omega >= 2 && s.omega <= 1000, "--omega must be in [2, 1000]");
   d.c = (d.da - 1) / 2;
   d.dprime = s.heads * d.c;
   d.lambda = 1;

@@ -252,7 +252,7 @@ std::string quantities_problem(const ClaimResult& r, const Claim& c) {
   return "";
 }
 
-std::string counts_text(const ClaimResult& r) {
+std::string journal_counts_text(const ClaimResult& r) {
   return std::to_string(r.instances) + " instances: " + std::to_string(r.passed) + " passed, " +
          std::to_string(r.passed_probabilistic) + " passed (probabilistic), " + std::to_string(r.failed) +
          " failed, " + std::to_string(r.inconclusive) + " inconclusive";
@@ -400,7 +400,7 @@ std::string claim_result_problem(const ClaimResult& r, const Claim& c) {
   if (r.error) return r.error_message.empty() ? "an ERROR without its message" : "";
   const std::string v = std::string("verdict ") + verdict_name(r.verdict);
   if (r.passed + r.passed_probabilistic + r.failed + r.inconclusive != r.instances)
-    return "its counts do not add up (" + counts_text(r) + ")";
+    return "its counts do not add up (" + journal_counts_text(r) + ")";
   if (r.instances == 0 && r.verdict != Verdict::inconclusive) return v + " with no instance";
   if (!has_clause(c, Clause::Kind::exists)) {
     // Every instance must pass: the verdict is the worst instance's.
@@ -409,11 +409,11 @@ std::string claim_result_problem(const ClaimResult& r, const Claim& c) {
                          : r.passed_probabilistic ? Verdict::pass_probabilistic
                          : r.passed ? Verdict::pass
                                     : Verdict::inconclusive;
-    if (want != r.verdict) return v + ", but its counts say " + verdict_name(want) + " (" + counts_text(r) + ")";
+    if (want != r.verdict) return v + ", but its counts say " + verdict_name(want) + " (" + journal_counts_text(r) + ")";
   } else if ((r.verdict == Verdict::pass && r.passed == 0) ||
              (r.verdict == Verdict::pass_probabilistic && r.passed_probabilistic == 0) ||
              (r.verdict == Verdict::fail && r.failed == 0)) {
-    return v + ", but no instance has it (" + counts_text(r) + ")";
+    return v + ", but no instance has it (" + journal_counts_text(r) + ")";
   }
   if (auto why = quantities_problem(r, c); !why.empty()) return why;
   if (const long long n = static_instances(c);

@@ -17,19 +17,19 @@ using namespace tables_detail;
 
 namespace {
 
-struct Pt {
+struct BudgetPt {
   double x, lo, hi;
   bool exact;
 };
 
 struct BudgetData {
-  std::map<std::string, std::vector<Pt>> pts;
+  std::map<std::string, std::vector<BudgetPt>> pts;
   std::map<std::string, std::map<std::string, std::pair<double, double>>> best;   // arch -> budget -> (x, lo)
   std::map<std::string, std::map<std::string, std::pair<double, double>>> bound;  // arch -> budget -> (x, log3)
   double xmax = 1, ymax = 1;
 };
 
-BudgetData collect(const std::vector<TableRow>& rows, const TableView& view) {
+BudgetData collect_budget(const std::vector<TableRow>& rows, const TableView& view) {
   BudgetData d;
   for (const auto& r : rows) {
     if (r.status == BracketStatus::error || !r.lower.value) continue;
@@ -58,7 +58,7 @@ BudgetData collect(const std::vector<TableRow>& rows, const TableView& view) {
 
 Plot render_budget_plot(const std::vector<TableRow>& rows, const std::string& title, PlotFormat f,
                         const TableView& view) {
-  const BudgetData d = collect(rows, view);
+  const BudgetData d = collect_budget(rows, view);
   const double ytop = std::ceil(d.ymax * 1.5 + 1), xtop = d.xmax * 1.05;
   const std::string ylabel = "log3 sep";
   ClipLog clipped;

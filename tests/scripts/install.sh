@@ -11,9 +11,10 @@
 #     each other builds a wheel (pip wheel .) and installs that file; a single
 #     interpreter does both, in two venvs. The backend packs BUILD's objects
 #     (-C build-dir=BUILD -C pack-only=1: it packs what is built there, never
-#     rebuilding it under the other tests; a plain pip install . builds from scratch instead:
-#     install.sh --from-scratch SOURCE does that, in about as long as
-#     scripts/setup's first build);
+#     rebuilding it under the other tests; a plain pip install . would pack
+#     SOURCE/build when it matches, or build from scratch;
+#     install.sh --from-scratch SOURCE builds from scratch (reuse=no), in
+#     about as long as scripts/setup's first build);
 #   - the wheel's RECORD matches its files (hash and size);
 #   - `import netpoly` comes from the venv and imports no NumPy/SymPy/torch;
 #   - `netpoly --version` and `python -m netpoly --version` print what
@@ -59,7 +60,8 @@ if [ $scratch -eq 1 ]; then
   # pip install . as a user runs it: a temporary build tree, deleted after.
   py=$(python3 -c 'import sys; print(sys.executable)') || fail "no python3"
   "$py" -m venv "$dir/venv" >"$dir/out" 2>"$dir/err" || fail "$py -m venv"
-  "$dir/venv/bin/python" -m pip install "$src" >"$dir/out" 2>"$dir/err" || fail "pip install $src"
+  # reuse=no: not the clone's build/ (the backend packs a matching one)
+  "$dir/venv/bin/python" -m pip install --config-settings reuse=no "$src" >"$dir/out" 2>"$dir/err" || fail "pip install $src"
   ls "$dir/venv/lib/"python3*/site-packages/netpoly/netpoly >/dev/null || fail "no executable installed"
   ls /tmp | grep -q '^netpoly-wheel-' && echo "note: a netpoly-wheel-* directory is left in /tmp (another build?)"
   "$dir/venv/bin/netpoly" --version || fail "netpoly --version"

@@ -492,7 +492,7 @@ std::optional<MethodRun> run_split(MethodContext& ctx, std::size_t cap, const Bl
 }
 
 // The prime is the analysis's (drawn once), the height bound the entry's.
-MethodRun run(MethodContext& ctx) {
+MethodRun run_blackbox(MethodContext& ctx) {
   const BlackboxPrime& bp = ctx.blackbox_prime();
   const double height = ctx.blackbox_height();
   const double degree = ctx.degree;
@@ -521,16 +521,16 @@ MethodRun run(MethodContext& ctx) {
   return with_witness(ctx, report(whole, *o, bp, height, ctx.eps_degree(), false), whole, *o, bp);
 }
 
-const MethodInfo info{
+const MethodInfo blackbox_info{
     .id = Method::blackbox,
     .order = 3,
     .kind = RunKind::lower,
     .summary = "rank mod a random prime of [y(a_i, b_j)] at random points, no expansion; "
                "equal to sep with probability >= 1 - eps",
     .plan = {.expandable = 4, .unexpandable = 1, .polynomial = -1, .generic = 1},
-    .run = run,
+    .run = run_blackbox,
 };
-const RegisterMethod registered(info);
+const RegisterMethod blackbox_registered(blackbox_info);
 
 }  // namespace
 }  // namespace netpoly::methods

@@ -12,18 +12,18 @@ namespace {
 // --budget counts.
 constexpr double kDefaultCap = 60;
 
-std::optional<double> estimate(MethodContext& ctx) {
+std::optional<double> estimate_exact(MethodContext& ctx) {
   // With the blocks' ranks known (modular ran), the estimate is much better.
   if (!ctx.matrix->block_ranks.empty()) return estimate_exact_seconds(ctx.matrix->blocks, ctx.matrix->block_ranks);
   return matrix_cost(*ctx.matrix, 40.0);
 }
 
-MethodRun run(MethodContext& ctx) {
+MethodRun run_exact(MethodContext& ctx) {
   const bool reusable = default_prime(ctx.o) == nth_prime(0);
   const auto* profiles = reusable && !ctx.matrix->profiles.empty() ? &ctx.matrix->profiles : nullptr;
   // Progress on a terminal (and in Python): blocks certified, seconds against the estimate.
   const auto t0 = std::chrono::steady_clock::now();
-  const double est = estimate(ctx).value_or(0);
+  const double est = estimate_exact(ctx).value_or(0);
   auto progress = [&](std::size_t done, std::size_t total) {
     ctx.run.progress("exact rank: " + std::to_string(done) + " of " + std::to_string(total) + " blocks certified, " +
                      fmt_g(seconds_since(t0)) + " s of about " + fmt_g(est) + " s estimated");
@@ -47,7 +47,7 @@ MethodRun run(MethodContext& ctx) {
 }
 
 
-const MethodInfo info{
+const MethodInfo exact_info{
     .id = Method::exact,
     .order = 1,
     .kind = RunKind::exact,
@@ -56,10 +56,10 @@ const MethodInfo info{
     .accepts_polynomial = true,
     .plan = {.expandable = 3, .unexpandable = -1, .polynomial = 1},
     .default_cap = kDefaultCap,
-    .estimate = estimate,
-    .run = run,
+    .estimate = estimate_exact,
+    .run = run_exact,
 };
-const RegisterMethod registered(info);
+const RegisterMethod exact_registered(exact_info);
 
 }  // namespace
 }  // namespace netpoly::methods

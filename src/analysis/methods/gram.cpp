@@ -36,7 +36,7 @@ json weights_json(const std::map<std::size_t, Fmpz>& w) {
   return j;
 }
 
-MethodRun run(MethodContext& ctx) {
+MethodRun run_gram(MethodContext& ctx) {
   std::string why;
   const auto shape = shape_of(ctx, why);
   if (!shape) throw InputError("method gram: " + why);
@@ -72,7 +72,7 @@ MethodRun run(MethodContext& ctx) {
   return r;
 }
 
-const MethodInfo info{
+const MethodInfo gram_info{
     .id = Method("gram"),
     .order = 7,
     .kind = RunKind::upper,
@@ -81,9 +81,9 @@ const MethodInfo info{
                "layer's head contraction, min weighted vertex cover",
     .plan = {.expandable = 0, .unexpandable = 0, .polynomial = -1, .generic = 0},
     .applies = applies,
-    .run = run,
+    .run = run_gram,
 };
-const RegisterMethod registered(info);
+const RegisterMethod gram_registered(gram_info);
 
 }  // namespace
 }  // namespace netpoly::methods

@@ -123,7 +123,7 @@ FmpzMat realified_grid(const std::vector<GaussRing<RationalRing>::Elem>& E, slon
 // LV Claim 1's grid matrix: its rank mod p first (cheap, and a certified lower
 // bound: rank_p <= rank_Q <= sep); over Q when that can be larger (rank_p not
 // full) and fits the budget. Estimates come from timing one evaluation.
-MethodRun run(MethodContext& ctx) {
+MethodRun run_grid(MethodContext& ctx) {
   const Model& m = *ctx.model;
   const Entry& e = ctx.e;
   const SepOptions& o = ctx.o;
@@ -221,15 +221,15 @@ MethodRun run(MethodContext& ctx) {
   return r;
 }
 
-const MethodInfo info{
+const MethodInfo grid_info{
     .id = Method::grid,
     .order = 4,
     .kind = RunKind::lower,
     .summary = "LV Claim 1: templates per token, grid matrix rank over Q and mod p",
     .plan = {.expandable = -1, .unexpandable = 2, .polynomial = -1},
-    .run = run,
+    .run = run_grid,
 };
-const RegisterMethod registered(info);
+const RegisterMethod grid_registered(grid_info);
 
 }  // namespace
 }  // namespace netpoly::methods

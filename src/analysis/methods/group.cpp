@@ -6,7 +6,7 @@
 namespace netpoly::methods {
 namespace {
 
-MethodRun run(MethodContext& ctx) {
+MethodRun run_group(MethodContext& ctx) {
   const SparseIntMatrix& C = *ctx.matrix->C;
   const auto& blocks = ctx.matrix->blocks;
   MethodRun r;
@@ -21,9 +21,9 @@ MethodRun run(MethodContext& ctx) {
   return r;
 }
 
-std::optional<double> estimate(MethodContext& ctx) { return matrix_cost(*ctx.matrix, 1.0); }
+std::optional<double> estimate_group(MethodContext& ctx) { return matrix_cost(*ctx.matrix, 1.0); }
 
-const MethodInfo info{
+const MethodInfo group_info{
     .id = Method::group,
     .order = 0,
     .kind = RunKind::upper,
@@ -31,10 +31,10 @@ const MethodInfo info{
     .needs_expansion = true,
     .accepts_polynomial = true,
     .plan = {.expandable = 1, .unexpandable = -1, .polynomial = 0},
-    .estimate = estimate,
-    .run = run,
+    .estimate = estimate_group,
+    .run = run_group,
 };
-const RegisterMethod registered(info);
+const RegisterMethod group_registered(group_info);
 
 }  // namespace
 }  // namespace netpoly::methods

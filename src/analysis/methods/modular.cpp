@@ -6,7 +6,7 @@
 namespace netpoly::methods {
 namespace {
 
-MethodRun run(MethodContext& ctx) {
+MethodRun run_modular(MethodContext& ctx) {
   const ulong p = default_prime(ctx.o);
   // Profiles mod the exact method's first prime (nth_prime(0), the default) can be reused.
   auto* profiles = p == nth_prime(0) ? &ctx.matrix->profiles : nullptr;
@@ -21,9 +21,9 @@ MethodRun run(MethodContext& ctx) {
   return r;
 }
 
-std::optional<double> estimate(MethodContext& ctx) { return matrix_cost(*ctx.matrix, 1.0); }
+std::optional<double> estimate_modular(MethodContext& ctx) { return matrix_cost(*ctx.matrix, 1.0); }
 
-const MethodInfo info{
+const MethodInfo modular_info{
     .id = Method::modular,
     .order = 2,
     .kind = RunKind::lower,
@@ -31,10 +31,10 @@ const MethodInfo info{
     .needs_expansion = true,
     .accepts_polynomial = true,
     .plan = {.expandable = 2, .unexpandable = -1, .polynomial = -1},
-    .estimate = estimate,
-    .run = run,
+    .estimate = estimate_modular,
+    .run = run_modular,
 };
-const RegisterMethod registered(info);
+const RegisterMethod modular_registered(modular_info);
 
 }  // namespace
 }  // namespace netpoly::methods

@@ -1,16 +1,17 @@
 // numeric: singular values of the grid matrix in doubles, an estimate only
 // (never an end of the bracket).
-#include <Eigen/SVD>
+#include <Eigen/Core>
 #include <complex>
 #include <limits>
 
+#include "../singular_values.hpp"
 #include "grid.hpp"
 #include "netpoly/seprank.hpp"
 
 namespace netpoly::methods {
 namespace {
 
-MethodRun run(MethodContext& ctx) {
+MethodRun run_numeric(MethodContext& ctx) {
   const Model& m = *ctx.model;
   const Entry& e = ctx.e;
   const SepOptions& o = ctx.o;
@@ -35,13 +36,13 @@ MethodRun run(MethodContext& ctx) {
           const auto& z = Ec[static_cast<std::size_t>(i * nc + j)];
           M(i, j) = std::complex<double>(z.re, z.im);
         }
-      s = Eigen::BDCSVD<Eigen::MatrixXcd>(M).singularValues();
+      s = singular_values(M);
     } else {
       const auto Ed = eval_grid(DoubleRing{}, m, e, G, deadline_after(cap));
       Eigen::MatrixXd M(nr, nc);
       for (Eigen::Index i = 0; i < nr; ++i)
         for (Eigen::Index j = 0; j < nc; ++j) M(i, j) = Ed[static_cast<std::size_t>(i * nc + j)];
-      s = Eigen::BDCSVD<Eigen::MatrixXd>(M).singularValues();
+      s = singular_values(M);
     }
   } catch (const OverBudget&) {
     return skipped(Method::numeric, "stopped at " + budget_text(o) + " (estimated " + fmt_g(est) + " s)");
@@ -67,14 +68,14 @@ MethodRun run(MethodContext& ctx) {
   return r;
 }
 
-const MethodInfo info{
+const MethodInfo numeric_info{
     .id = Method::numeric,
     .order = 5,
     .kind = RunKind::estimate,
     .summary = "estimate only: singular values of the double grid matrix",
-    .run = run,
+    .run = run_numeric,
 };
-const RegisterMethod registered(info);
+const RegisterMethod numeric_registered(numeric_info);
 
 }  // namespace
 }  // namespace netpoly::methods

@@ -7,7 +7,7 @@
 namespace netpoly::methods {
 namespace {
 
-MethodRun run(MethodContext& ctx) {
+MethodRun run_support(MethodContext& ctx) {
   const Bidegrees* bd = ctx.bidegrees->get();
   if (!bd) return skipped(Method::support, "skipped: " + ctx.bidegrees->why);
   const SupportBound sb = support_bound(*bd, ctx.P);
@@ -26,15 +26,15 @@ MethodRun run(MethodContext& ctx) {
   return r;
 }
 
-const MethodInfo info{
+const MethodInfo support_info{
     .id = Method::support,
     .order = 6,
     .kind = RunKind::upper,
     .summary = "no expansion: monomial counts of the bidegrees the network can produce, min weighted vertex cover",
     .plan = {.expandable = 0, .unexpandable = 0, .polynomial = -1, .generic = 0},
-    .run = run,
+    .run = run_support,
 };
-const RegisterMethod registered(info);
+const RegisterMethod support_registered(support_info);
 
 }  // namespace
 }  // namespace netpoly::methods

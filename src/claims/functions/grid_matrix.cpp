@@ -7,11 +7,12 @@
 // and Descartes' rule of signs, exact for a polynomial with real roots);
 // the estimate between them from the singular values in doubles (Eigen).
 // docs/math.md, "The ε-separation rank", has the definitions and proofs.
-#include <Eigen/SVD>
+#include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
 
 #include "../../analysis/methods/grid.hpp"
+#include "../../analysis/singular_values.hpp"
 #include "../work_limits.hpp"
 #include "function.hpp"
 #include "netpoly/error.hpp"
@@ -167,7 +168,7 @@ Value eps_rank_fn(Evaluator& ev, const Expr& e, const Env& env) {
                        "estimated at " + methods::fmt_g(svd_secs) + " s) were not computed: no numeric estimate");
   std::size_t est = 0;
   if (svd) {  // the least r with sum_{i > r} s_i^2 <= eps m n
-    const Eigen::VectorXd s = Eigen::BDCSVD<Eigen::MatrixXd>(D).singularValues();
+    const Eigen::VectorXd s = singular_values(D);
     const double e_d = eps.to_double(), mn_d = static_cast<double>(m * n);
     double tail = s.squaredNorm();
     while (est < k && tail > e_d * mn_d) tail -= s(static_cast<Eigen::Index>(est)) * s(static_cast<Eigen::Index>(est++));
