@@ -165,6 +165,8 @@ def main():
     print(f"fuzz_python: {secs:g} s, seed {seed}", flush=True)
     end = time.monotonic() + secs
     rounds = errors = 0
+    # Progress: one updating line on a terminal; in a log, a line a minute.
+    tty, next_line = sys.stderr.isatty(), time.monotonic() + 60
     while time.monotonic() < end or (only and rounds < only):
         rounds += 1
         if only and rounds != only:
@@ -174,7 +176,11 @@ def main():
         # A call that does not return within 60 s is a finding (a hang): the
         # traceback is dumped and the process exits.
         faulthandler.dump_traceback_later(60, exit=True)
-        print(f"\rround {rounds} ({call.__name__})   ", end="", file=sys.stderr, flush=True)
+        if tty:
+            print(f"\rround {rounds} ({call.__name__})   ", end="", file=sys.stderr, flush=True)
+        elif time.monotonic() >= next_line:
+            print(f"round {rounds} ({call.__name__})", file=sys.stderr, flush=True)
+            next_line += 60
         try:
             call(rng)
         except netpoly.InternalError as e:

@@ -10,6 +10,7 @@
 #include "claims/claim_report.hpp"
 #include "netpoly/error.hpp"
 #include "runtime/io.hpp"
+#include "runtime/json_check.hpp"
 #include "runtime/sha256.hpp"
 #include "runtime/text_escape.hpp"
 #include "netpoly/version.hpp"
@@ -27,40 +28,36 @@ constexpr double kMaxJournalSeconds = 1e8;
 // Every value of an entry is checked for its type and range before it is used
 // (a journal may have been edited by hand): a negative count or 3.5 is refused,
 // never wrapped or truncated.
-[[noreturn]] void bad(const std::string& path, const std::string& what) { throw InputError(path + ": " + what); }
+// The reader of every value is JsonCheck (json_check.hpp), the one strict
+// reader of files netpoly wrote; the messages here carry the JSON path only
+// (read_claim_journal and the judge add the file and line).
+const JsonCheck kCheck{""};
+// Claim texts, values and notes can be long (a polynomial printed whole).
+constexpr std::size_t kMaxText = std::size_t(1) << 24;
+constexpr std::size_t kMaxItems = std::size_t(1) << 20;
 
-const json& field(const json& o, const std::string& path, const char* key) {
-  if (!o.is_object()) bad(path, "expected an object");
-  auto it = o.find(key);
-  if (it == o.end()) bad(path, std::string("missing \"") + key + "\"");
-  return *it;
-}
+[[noreturn]] void bad(const std::string& path, const std::string& what) { kCheck.fail(path, what); }
 
-std::string at(const std::string& path, const char* key) { return path.empty() ? key : path + "." + key; }
+std::string at(const std::string& path, const char* key) { return JsonCheck::join(path, key); }
+
+const json& field(const json& o, const std::string& path, const char* key) { return kCheck.at(o, path, key); }
 
 std::uint64_t count(const json& o, const std::string& path, const char* key, std::uint64_t lo = 0,
                     std::uint64_t hi = std::uint64_t(1) << 53) {
-  const json& v = field(o, path, key);
-  const bool whole = v.is_number_unsigned() || (v.is_number_integer() && v.get<std::int64_t>() >= 0);
-  if (!whole || v.get<std::uint64_t>() < lo || v.get<std::uint64_t>() > hi)
-    bad(at(path, key), "expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " +
-                           clip(v.dump(-1, ' ', false, json::error_handler_t::replace), 40));
-  return v.get<std::uint64_t>();
+  return kCheck.count(field(o, path, key), at(path, key), lo, hi);
 }
 
 std::string text(const json& o, const std::string& path, const char* key) {
-  const json& v = field(o, path, key);
-  if (!v.is_string()) bad(at(path, key), "expected a string");
-  return v.get<std::string>();
+  return kCheck.text(field(o, path, key), at(path, key), kMaxText);
 }
 
 // A number in [0, hi] (a probability also > 0 and < 1: `open`).
 double number(const json& o, const std::string& path, const char* key, double hi, bool open = false) {
   const json& v = field(o, path, key);
+  if (!open) return kCheck.number(v, at(path, key), 0, hi);
   const double x = v.is_number() ? v.get<double>() : -1;
-  if (!std::isfinite(x) || x < 0 || x > hi || (open && (x <= 0 || x >= hi)))
-    bad(at(path, key), open ? "expected a probability in (0, 1), got " + clip(v.dump(), 40)
-                            : "expected a number in [0, " + probability_str(hi) + "], got " + clip(v.dump(), 40));
+  if (!std::isfinite(x) || x <= 0 || x >= hi)
+    bad(at(path, key), "expected a probability in (0, 1), got " + JsonCheck::kind(v));
   return x;
 }
 
@@ -76,17 +73,12 @@ std::string value_text(const json& o, const std::string& path, const char* key) 
 
 const json& array(const json& o, const std::string& path, const char* key) {
   const json& v = field(o, path, key);
-  if (!v.is_array()) bad(at(path, key), "expected a list");
+  if (!v.is_array()) bad(at(path, key), "expected a list, got " + JsonCheck::kind(v));
   return v;
 }
 
 std::vector<std::string> texts(const json& o, const std::string& path, const char* key) {
-  std::vector<std::string> out;
-  for (const auto& x : array(o, path, key)) {
-    if (!x.is_string()) bad(at(path, key), "expected a list of strings");
-    out.push_back(x.get<std::string>());
-  }
-  return out;
+  return kCheck.texts(field(o, path, key), at(path, key), kMaxItems, kMaxText);
 }
 
 Verdict verdict_of(const std::string& v, const std::string& path) {

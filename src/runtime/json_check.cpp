@@ -10,7 +10,7 @@ namespace netpoly {
 using json = nlohmann::json;
 
 void JsonCheck::fail(const std::string& path, const std::string& what) const {
-  throw InputError(source_ + ": " + (path.empty() ? std::string("(top level)") : path) + ": " + what);
+  throw InputError((source_.empty() ? std::string() : source_ + ": ") + (path.empty() ? std::string("(top level)") : path) + ": " + what);
 }
 
 std::string JsonCheck::kind(const json& v) {

@@ -15,6 +15,7 @@ namespace netpoly {
 
 class JsonCheck {
  public:
+  // An empty source leaves the file out of messages (the caller adds it).
   explicit JsonCheck(std::string source) : source_(std::move(source)) {}
   const std::string& source() const { return source_; }
 
