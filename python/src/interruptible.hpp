@@ -20,7 +20,7 @@
 
 #include "netpoly/context.hpp"
 #include "netpoly/error.hpp"
-#include "netpoly/limits.hpp"
+#include "runtime/limits.hpp"
 #include "netpoly/parallel.hpp"
 #include "netpoly/seprank.hpp"
 
