@@ -16,6 +16,20 @@ from ._values import (_Att, _Const, _Gram, _Heads, _Score, _T, _Tok, _Zero, _add
                       _eye, _last, _ones, _open, _pad, _pad_vec, _product, _same, _scale_b, _tm, _zeros)
 
 
+
+def _mix_bias(L: dict, beta, n: int) -> dict:
+    """The open mix layer L with the bias beta added to its output: to b2 when
+    it has a second map, to b when it is linear, else through a new identity
+    second map of size n."""
+    M = dict(L)
+    if "W2" in M:
+        M["b2"] = _add_b(M.get("b2"), beta)
+    elif M.get("activation", "none") == "none":
+        M["b"] = _add_b(M.get("b"), beta)
+    else:
+        M["W2"], M["b2"] = _eye(n), beta
+    return M
+
 class _Tracer:
     """Turns an fx graph into the model format's layers (see from_torch)."""
 
@@ -97,14 +111,7 @@ class _Tracer:
     def channel_bias(self, tok: _Tok, beta) -> _Tok:
         L = _last(tok)
         if _open(L, "channel_mix"):
-            M = dict(L)
-            if "W2" in M:
-                M["b2"] = _add_b(M.get("b2"), beta)
-            elif M.get("activation", "none") == "none":
-                M["b"] = _add_b(M.get("b"), beta)
-            else:
-                M["W2"], M["b2"] = _eye(M["W"].shape[0]), beta
-            return _Tok(tok.layers[:-1] + (M,), tok.width, tok.vec)
+            return _Tok(tok.layers[:-1] + (_mix_bias(L, beta, L["W"].shape[0]),), tok.width, tok.vec)
         if _open(L, "attention"):
             heads = list(L["heads"])
             heads[0] = dict(heads[0], bO=_add_b(heads[0].get("bO"), beta))
@@ -114,14 +121,7 @@ class _Tracer:
     def token_bias(self, tok: _Tok, beta) -> _Tok:
         L = _last(tok)
         if _open(L, "token_mix"):
-            M = dict(L)
-            if "W2" in M:
-                M["b2"] = _add_b(M.get("b2"), beta)
-            elif M.get("activation", "none") == "none":
-                M["b"] = _add_b(M.get("b"), beta)
-            else:
-                M["W2"], M["b2"] = _eye(self.N), beta
-            return _Tok(tok.layers[:-1] + (M,), tok.width, tok.vec)
+            return _Tok(tok.layers[:-1] + (_mix_bias(L, beta, self.N),), tok.width, tok.vec)
         return _Tok(tok.layers + (_tm(_eye(self.N), beta),), tok.width, tok.vec)
 
     def affine_options(self, tok: _Tok) -> list:
