@@ -26,32 +26,55 @@ def _in_notebook() -> bool:
     return ip is not None and "IPKernelApp" in getattr(ip, "config", {})
 
 
+class _Line:
+    """One line of text for a notebook's display: shown as text (a str would show as its repr, in
+    quotes), and empty once the call ends, as a terminal's line is cleared."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        return {"text/plain": self.text}
+
+
+def _columns() -> int:
+    """The terminal's width less one (a longer line wraps, and the next "\r" would not return to its
+    start); 100 when unknown."""
+    import shutil
+    return max(20, shutil.get_terminal_size((101, 24)).columns - 1)
+
+
 class Progress:
     """Callable with a line of progress, or None at the end. Shows nothing for calls under ``delay``
-    seconds."""
+    seconds. The seconds so far come first, so a narrow terminal cuts the line's end, not them."""
 
-    def __init__(self, what: str, delay: float = 1.0):
+    def __init__(self, what: str, delay: float = 1.0, display=None):
         self.what, self.delay, self.t0 = what, delay, time.monotonic()
+        self.display = display  # a notebook's display(obj, display_id=True); None: looked up
         self.handle = None
         self.shown = False
 
     def __call__(self, line):
         if line is None:
-            if self.shown and self.handle is None:
+            if self.handle is not None:
+                self.handle.update(_Line(""))
+            elif self.shown:
                 sys.stderr.write("\r\033[K")
                 sys.stderr.flush()
             return
         if time.monotonic() - self.t0 < self.delay:
             return
-        text = f"netpoly {self.what}: {line} ({time.monotonic() - self.t0:.0f} s)"
-        if _in_notebook():
+        text = f"netpoly {self.what}, {time.monotonic() - self.t0:.0f} s: {line}"
+        display = self.display
+        if display is None and _in_notebook():
             from IPython.display import display
+        if display is not None:
             if self.handle is None:
-                self.handle = display(text, display_id=True)
+                self.handle = display(_Line(text), display_id=True)
             else:
-                self.handle.update(text)
+                self.handle.update(_Line(text))
         else:
-            sys.stderr.write("\r" + text[:110] + "\033[K")
+            sys.stderr.write("\r" + text[:_columns()] + "\033[K")
             sys.stderr.flush()
         self.shown = True
 

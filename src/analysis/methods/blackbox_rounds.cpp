@@ -220,11 +220,12 @@ Rounds double_points(const BatchEval& eval, std::vector<Block>& blocks, const st
     std::size_t rank_so_far = 0;
     for (const auto& c : blocks) rank_so_far += std::max(c.rank, c.floor);
     if (goal.on_round) goal.on_round(rank_so_far, K);
-    // Most important first (a terminal cuts the line at its width).
-    const std::string head = "blackbox mod " + std::to_string(p) + ": rank >= " + std::to_string(rank_so_far) +
-                             " at " + std::to_string(K) + " points (" + fmt_g(out.spent) + " s)";
+    // Most important first (a terminal cuts the line at its width): the rank
+    // so far, the next round's estimate, the open blocks; the prime last.
+    const std::string head = "blackbox: rank >= " + std::to_string(rank_so_far) + " at " + std::to_string(K) +
+                             " points, " + fmt_g(out.spent) + " s";
     const std::string tail = "; " + std::to_string(still_open) + " of " + std::to_string(blocks.size()) +
-                             " block(s) still full rank";
+                             " block(s) still full rank; mod " + std::to_string(p);
     run.progress(head + tail);
     if (still_open == 0) break;
     if (goal.target && potential(blocks, cap) < static_cast<double>(goal.target) &&
@@ -252,7 +253,7 @@ Rounds double_points(const BatchEval& eval, std::vector<Block>& blocks, const st
     const double est = eval_rate * static_cast<double>(t.size()) * (kn * kn - kk * kk) +
                        (rank_rate > 0 ? rank_rate : 2e-10 / std::max(1u, run.threads)) * cubes_next;
     // The next round's ETA on the progress line (a round can take minutes).
-    run.progress(head + "; next " + std::to_string(Kn) + " points, about " + fmt_g(est) + " s" + tail);
+    run.progress(head + "; next " + std::to_string(Kn) + " points in about " + fmt_g(est) + " s" + tail);
     if (out.spent + est > std::min({o.budget, goal.budget, run.budget_left() + out.spent})) {
       out.stop_note = "stopped at " + std::to_string(K) + " points: the next round (" + std::to_string(Kn) +
                       ") is estimated at " + fmt_g(est) + " s, beyond " + budget_text(o);
