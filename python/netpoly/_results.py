@@ -157,7 +157,8 @@ class Bound:
 
 
 class Report:
-    """One claim's outcome: verdict (``"PASS"``, ``"FAIL"``, ...), notes and the CLI's JSON."""
+    """One claim's outcome: verdict (``"PASS"``, ``"FAIL"``, ...), notes and the CLI's JSON.
+    ``str(report)`` (and ``print``) is the text ``netpoly check`` prints for the claim."""
 
     def __init__(self, d: dict):
         self.json = d
@@ -169,6 +170,9 @@ class Report:
 
     def __repr__(self) -> str:
         return f"<netpoly.Report {self.verdict}: {self.title!r}>"
+
+    def __str__(self) -> str:
+        return self.json.get("text", repr(self)).rstrip("\n")
 
 
 def _number(v):
@@ -206,18 +210,21 @@ class Rows(list):
             flat.append(d)
         return pandas.DataFrame(flat)
 
-    def _render(self, fmt: str, title: str, bounds) -> str:
+    def _render(self, fmt: str, title: str, bounds, columns) -> str:
         from . import _netpoly
         import json
-        if isinstance(bounds, str):
-            bounds = [bounds]
-        return _netpoly.render_rows(json.dumps([r["json"] for r in self]), fmt, title, ",".join(bounds or []))
+        bounds = [bounds] if isinstance(bounds, str) else list(bounds or [])
+        columns = [columns] if isinstance(columns, str) else list(columns or [])
+        return _netpoly.render_rows(json.dumps([r["json"] for r in self]), fmt, title, ",".join(bounds),
+                                    ",".join(columns))
 
-    def to_latex(self, title: str = "netpoly table", bounds=None) -> str:
+    def to_latex(self, title: str = "netpoly table", bounds=None, columns=None) -> str:
         """The table as LaTeX (booktabs, siunitx), exactly as ``netpoly table --format latex`` renders these
-        rows; ``bounds`` chooses the bound columns (``--bounds``), e.g. ``["LV Thm 3", "NB Thm 5.5"]``."""
-        return self._render("latex", title, bounds)
+        rows; ``bounds`` chooses the bound columns (``--bounds``), e.g. ``["LV Thm 3", "NB Thm 5.5"]``, and
+        ``columns`` the columns before them, in order (``--columns``), e.g. ``["L", "d", "H", "sep"]``."""
+        return self._render("latex", title, bounds, columns)
 
-    def to_markdown(self, title: str = "netpoly table", bounds=None) -> str:
-        """The table as Markdown, as ``netpoly table`` renders these rows."""
-        return self._render("md", title, bounds)
+    def to_markdown(self, title: str = "netpoly table", bounds=None, columns=None) -> str:
+        """The table as Markdown, as ``netpoly table`` renders these rows (``bounds``, ``columns`` as in
+        ``to_latex``)."""
+        return self._render("md", title, bounds, columns)

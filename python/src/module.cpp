@@ -18,6 +18,7 @@
 #include <initializer_list>
 #include <mutex>
 #include <thread>
+#include <sstream>
 #include <tuple>
 
 #include "args.hpp"
@@ -307,7 +308,15 @@ std::pair<std::string, bool> check_paths(const std::vector<std::string>& paths, 
   a.finish();
   const auto files = load_claim_paths(paths);
   const auto claims = select_claims(files, o.filter);
-  return collect(lim, progress, claims.size(), [&](std::size_t i) { return claim_json(run_claim(*claims[i], o)); });
+  // Each report carries the text `netpoly check` prints for it (Report's str).
+  return collect(lim, progress, claims.size(), [&](std::size_t i) {
+    const ClaimResult r = run_claim(*claims[i], o);
+    json j = claim_json(r);
+    std::ostringstream text;
+    write_claim_text(text, r);
+    j["text"] = text.str();
+    return j;
+  });
 }
 
 // Rows are measured one after another; Ctrl-C stops between two of them. The
@@ -343,15 +352,22 @@ std::pair<std::string, bool> table_rows(const py::dict& kw, py::object progress)
 }
 
 // Rows (their JSON) rendered as `netpoly table` renders them (md, csv, latex, json).
-// `bounds`: the columns (`--bounds`), "" for every bound.
+// `bounds`, `columns`: as `--bounds` and `--columns` ("" for the defaults),
+// checked as the command checks them.
 std::string render_rows(const std::string& rows_json, const std::string& format, const std::string& title,
-                        const std::string& bounds) {
+                        const std::string& bounds, const std::string& columns) {
   std::vector<TableRow> rows;
-  for (const auto& j : json::parse(rows_json)) rows.push_back(TableRow::from_json(j));
+  std::vector<NetworkShape> shapes;
+  for (const auto& j : json::parse(rows_json)) {
+    rows.push_back(TableRow::from_json(j));
+    shapes.push_back(rows.back().config.params);
+  }
   const TableFormat f = parse_table_format(format);
-  TableView view;
-  if (!bounds.empty()) view.bounds = parse_bound_ids(bounds);
+  cli::TableOptions o;
+  o.bounds = bounds;
+  o.columns = columns;
   const bool budget = !rows.empty() && !rows[0].config.budget.empty();
+  const TableView view = cli::table_view(o, shapes, budget);
   return budget ? render_budget_table(rows, f, title, view) : render_table(rows, f, title, view);
 }
 

@@ -270,6 +270,14 @@ def test_check_runs_claims(tmp_path):
     reps = netpoly.check(str(f))
     assert [r.verdict for r in reps] == ["PASS", "FAIL"]
     assert reps[0].passed and not reps[1].passed
+    # str(report) is the claim's text as `netpoly check` prints it (one renderer): each is a block of
+    # the CLI's output for the same file, in order, and names its verdict and title.
+    cli = subprocess.run([CLI, "check", str(f)], capture_output=True, text=True)
+    assert cli.returncode == 1
+    assert str(reps[0]) in cli.stdout and str(reps[1]) in cli.stdout
+    assert cli.stdout.index(str(reps[0])) < cli.stdout.index(str(reps[1]))
+    assert "PASS" in str(reps[0]) and "two" in str(reps[0]) and "FAIL" in str(reps[1])
+    assert str(reps[1]) != repr(reps[1])
 
 
 def test_table_rows():
@@ -283,6 +291,25 @@ def test_table_rows():
     thm2 = next(b for b in rows[0]["bounds"] if b["id"] == "LV Thm 2 (upper)")
     assert thm2["value"] is None and isinstance(thm2["log3"], float)
     assert rows[0]["params"] == 16 and isinstance(rows.to_latex(), str)
+
+
+def test_rows_render_chosen_columns_as_the_cli_does(tmp_path):
+    # Rows.to_latex(columns=...) is `netpoly table --columns` (one renderer, one parser of the list):
+    # the same tabular for the same sweep, and an unknown column refused naming it.
+    rows = netpoly.table("attention", layers=[1], widths=[2], heads=[1], tokens=[2])
+    out = tmp_path / "t.tex"
+    subprocess.run([CLI, "table", "--arch", "attention", "--layers", "1", "--width", "2", "--heads", "1",
+                    "--tokens", "2", "--columns", "L,d,sep", "-o", str(out)], check=True, capture_output=True)
+
+    def tabular(tex):
+        return tex[tex.index("\\begin{tabular}"):tex.index("\\end{tabular}")]
+
+    mine = tabular(rows.to_latex(columns=["L", "d", "sep"]))
+    assert mine == tabular(out.read_text())
+    assert mine.splitlines()[2].startswith("\\(L\\) & \\(d\\) & sep & ")
+    assert "params" in rows.to_markdown() and "params" not in rows.to_markdown(columns="L,d,sep".split(","))
+    with pytest.raises(netpoly.InputError, match="nope"):
+        rows.to_latex(columns=["L", "nope"])
 
 
 def test_long_calls_release_the_gil():
@@ -386,3 +413,40 @@ def test_every_call_reports_bad_input_as_input_error(tmp_path):
         netpoly.table("attention", layers=[1], widths=[2], heads=[3], tokens=[2], weights="odd")
     with pytest.raises(netpoly.InputError, match="Gaussian|1 mod 4"):
         netpoly.load(os.path.join(DATA, "gaussian.json")).seprank(methods="blackbox", prime=7)
+
+
+def test_progress_in_a_notebook_is_a_live_text_line_cleared_at_the_end():
+    # A notebook's display (IPython's display(obj, display_id=True) and handle.update) recorded: the
+    # line is shown as text (not a str's repr in quotes), updated in place, and emptied at the end.
+    from netpoly._progress import Progress
+    shown = []
+
+    class Handle:
+        def update(self, obj):
+            shown.append(obj._repr_mimebundle_()["text/plain"])
+
+    def display(obj, display_id):
+        assert display_id is True
+        shown.append(obj._repr_mimebundle_()["text/plain"])
+        return Handle()
+
+    p = Progress("seprank", delay=0.0, display=display)
+    p("blackbox: rank >= 10 at 16 points, 0.1 s")
+    p("blackbox: rank >= 20 at 32 points, 0.3 s")
+    p(None)
+    assert shown[0].startswith("netpoly seprank, 0 s: blackbox: rank >= 10")
+    assert shown[1].endswith("rank >= 20 at 32 points, 0.3 s")
+    assert shown[2] == "" and len(shown) == 3
+    assert not shown[0].startswith(("'", '"'))
+
+
+def test_progress_on_a_terminal_fits_its_width_with_the_seconds_first(monkeypatch, capsys):
+    # COLUMNS=40: the line written after "\r" is at most 39 characters (a longer one wraps and the
+    # next "\r" would not return to its start), and the seconds so far are in what is kept.
+    from netpoly._progress import Progress
+    monkeypatch.setenv("COLUMNS", "40")
+    p = Progress("seprank", delay=0.0)
+    p("blackbox: rank >= 5120 at 2048 points, 12 s; next 4096 points in about 40 s")
+    err = capsys.readouterr().err
+    line = err.split("\r")[-1].replace("\033[K", "")
+    assert len(line) == 39 and line.startswith("netpoly seprank, 0 s: blackbox")

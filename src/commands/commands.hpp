@@ -125,6 +125,10 @@ void run_table(const TableOptions& o);
 // The sweep a table's options describe, checked as `table` checks them
 // (InputError naming the flag); Python's netpoly.table builds it the same way.
 SweepSpec table_spec(const TableOptions& o);
+// What a rendering of rows of these shapes shows (--bounds, --columns),
+// checked as `table` checks them (InputError naming the flag); Python's
+// Rows.to_latex / to_markdown build it the same way.
+TableView table_view(const TableOptions& o, const std::vector<NetworkShape>& shapes, bool equal_budgets);
 
 // ------------------------------------------------------------ option parsing
 // Parses "i,c" into an output entry; throws InputError naming the option.

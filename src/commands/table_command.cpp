@@ -41,23 +41,6 @@ void report_violations(const std::vector<TableRow>& rows) {
     std::cerr << "netpoly: " << violated << " bound cell(s) VIOLATED by certified measurements (marked in the table)\n";
 }
 
-// --bounds: ids of the registry that apply to some shape of the table;
-// --columns: columns a sweep table of these shapes has (equal-budget tables
-// have fixed columns).
-TableView make_view(const TableOptions& o, const std::vector<NetworkShape>& shapes, bool equal_budgets) {
-  TableView v;
-  if (!o.columns.empty()) {
-    if (equal_budgets)
-      throw InputError("--columns applies to sweep tables; an equal-budget table's columns are fixed (--bounds "
-                       "chooses its bound columns)");
-    v.columns = parse_table_columns(o.columns, shapes);
-  }
-  if (o.bounds.empty()) return v;
-  v.bounds = parse_bound_ids(o.bounds);
-  check_bound_ids_apply(v.bounds, shapes);
-  return v;
-}
-
 // Joins shard tables of one sweep (merge_tables: every row judged like a
 // fresh one, foreign and conflicting rows refused) into exactly the table an
 // unsharded run gives, title included.
@@ -68,7 +51,7 @@ void run_merge(const TableOptions& o) {
   Merged m = merge_tables(o.merge);
   std::vector<NetworkShape> shapes;
   for (const auto& r : m.rows) shapes.push_back(r.config.params);
-  const TableView view = make_view(o, shapes, !m.spec.budgets.empty());
+  const TableView view = table_view(o, shapes, !m.spec.budgets.empty());
   write_file_atomic(o.out, render_table(m.rows, f, m.title, view));
   std::string journal;
   for (const auto& r : m.rows) journal += r.to_json().dump() + "\n";
@@ -90,6 +73,24 @@ std::vector<std::uint64_t> parse_unique_list(const std::string& s, const std::st
 }
 
 }  // namespace
+
+// --bounds: ids of the registry that apply to some shape of the table;
+// --columns: columns a sweep table of these shapes has (equal-budget tables
+// have fixed columns).
+TableView table_view(const TableOptions& o, const std::vector<NetworkShape>& shapes, bool equal_budgets) {
+  TableView v;
+  if (!o.columns.empty()) {
+    if (equal_budgets)
+      throw InputError("--columns applies to sweep tables; an equal-budget table's columns are fixed (--bounds "
+                       "chooses its bound columns)");
+    v.columns = parse_table_columns(o.columns, shapes);
+  }
+  if (o.bounds.empty()) return v;
+  v.bounds = parse_bound_ids(o.bounds);
+  check_bound_ids_apply(v.bounds, shapes);
+  return v;
+}
+
 
 SweepSpec table_spec(const TableOptions& o) {
   SweepSpec s;
@@ -169,7 +170,7 @@ void run_table(const TableOptions& o) {
   {
     std::vector<NetworkShape> shapes;
     for (const auto& c : sweep_configs(s)) shapes.push_back(c.params);
-    r.view = make_view(o, shapes, !s.budgets.empty());
+    r.view = table_view(o, shapes, !s.budgets.empty());
   }
   // Digits only on both sides (stoul alone takes " 1", "+1" and stops at "2x").
   auto slash = o.shard.find('/');
