@@ -169,6 +169,71 @@ class HeadsAsASum(nn.Module):
         return sum(torch.matmul(q(x) @ k(x).mT, v(x)) for q, k, v in zip(self.q, self.k, self.v))
 
 
+class MinGPTAttention(nn.Module):
+    """minGPT's CausalSelfAttention (karpathy/minGPT, mingpt/model.py) as written there, with the
+    softmax, the causal mask and dropout dropped: one fused c_attn split into q, k, v with
+    .split(n_embd, dim=2), heads by view + transpose, k.size(-1) in the scale, x.size() unpacked."""
+
+    def __init__(self, n_embd=4, n_head=2):
+        super().__init__()
+        self.c_attn = nn.Linear(n_embd, 3 * n_embd)
+        self.c_proj = nn.Linear(n_embd, n_embd)
+        self.n_head, self.n_embd = n_head, n_embd
+
+    def forward(self, x):
+        B, T, C = x.size()
+        q, k, v = self.c_attn(x).split(self.n_embd, dim=2)
+        k = k.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
+        q = q.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
+        v = v.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
+        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
+        y = att @ v
+        y = y.transpose(1, 2).contiguous().view(B, T, C)
+        return self.c_proj(y)
+
+
+class FusedQKVChunk(nn.Module):
+    """A fused projection cut with torch.chunk(qkv, 3, dim=-1), single head, and a split into unequal
+    parts (sizes as a list) of a second projection."""
+
+    def __init__(self, dim=3):
+        super().__init__()
+        self.qkv = nn.Linear(dim, 3 * dim, bias=False)
+        self.ab = nn.Linear(dim, 5, bias=False)
+
+    def forward(self, x):
+        q, k, v = torch.chunk(self.qkv(x), 3, dim=-1)
+        a, b = self.ab(x).split([2, 3], dim=-1)
+        return (q @ k.transpose(-2, -1)) @ v + (a @ a.transpose(-2, -1)) @ b
+
+
+class TimmAttention(nn.Module):
+    """timm's Attention (timm/models/vision_transformer.py) as written there, softmax dropped: one
+    fused qkv reshaped to (B, N, 3, H, dh) and permuted (2, 0, 3, 1, 4), q, k, v by unbind(0), identity
+    norms, q * scale, dropout, heads merged by transpose(1, 2).reshape(B, N, C)."""
+
+    def __init__(self, dim=4, num_heads=2, index=False):
+        super().__init__()
+        self.num_heads, self.head_dim, self.index = num_heads, dim // num_heads, index
+        self.scale = self.head_dim ** -0.5
+        self.qkv = nn.Linear(dim, dim * 3, bias=True)
+        self.q_norm, self.k_norm = nn.Identity(), nn.Identity()
+        self.attn_drop = nn.Dropout(0.0)
+        self.proj = nn.Linear(dim, dim)
+
+    def forward(self, x):
+        B, N, C = x.shape
+        qkv = self.qkv(x).reshape(B, N, 3, self.num_heads, self.head_dim).permute(2, 0, 3, 1, 4)
+        q, k, v = (qkv[0], qkv[1], qkv[2]) if self.index else qkv.unbind(0)
+        q, k = self.q_norm(q), self.k_norm(k)
+        q = q * self.scale
+        attn = q @ k.transpose(-2, -1)
+        attn = self.attn_drop(attn)
+        x = attn @ v
+        x = x.transpose(1, 2).reshape(B, N, C)
+        return self.proj(x)
+
+
 CORPUS = [
     ("multi-head view/transpose", MultiHeadView, 3, True),
     ("multi-head with biases and a residual", MultiHeadResidual, 3, True),
@@ -181,6 +246,10 @@ CORPUS = [
     ("mixer block", MixerBlock, 3, True),
     ("transformer block", TransformerBlock, 2, True),
     ("heads as a sum", HeadsAsASum, 3, False),
+    ("minGPT fused qkv split", MinGPTAttention, 3, True),
+    ("fused qkv chunk, unequal split", FusedQKVChunk, 3, True),
+    ("timm qkv reshape/permute/unbind", lambda: TimmAttention().eval(), 3, True),
+    ("timm qkv indexed parts", lambda: TimmAttention(dim=6, num_heads=3, index=True).eval(), 2, True),
 ]
 
 
@@ -223,3 +292,27 @@ def test_a_reshape_that_is_no_head_split_is_refused_naming_the_shapes():
             return self.lin(x).reshape(1, -1)
     with pytest.raises(netpoly.InputError, match=r"a reshape from \(3, 2\) to \(1, 6\)"):
         netpoly.from_torch(Flat(), tokens=3)
+
+
+def test_a_split_along_the_tokens_is_refused_naming_the_dimension():
+    class TokenSplit(nn.Module):
+        def forward(self, x):
+            a, b = x.split(2, dim=-2)
+            return a @ b.transpose(-2, -1)
+    with pytest.raises(netpoly.InputError, match=r"a split along dimension -2 of a value of shape \(4, 2\)"):
+        netpoly.from_torch(TokenSplit(), tokens=4, width=2)
+
+
+def test_parts_taken_along_another_dimension_are_refused_saying_what_is_traced():
+    class Unbind2(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.qkv = nn.Linear(4, 12, bias=False)
+
+        def forward(self, x):
+            B, N, C = x.shape
+            q, k, v = self.qkv(x).reshape(B, N, 3, 2, 2).unbind(2)
+            return (q @ k.transpose(-2, -1)) @ v
+    with pytest.raises(netpoly.InputError, match=r"taking a part along dimension 2 .* qkv.permute\(2, 0, 3, 1, 4\) "
+                                                 r"followed by qkv.unbind\(0\)"):
+        netpoly.from_torch(Unbind2(), tokens=3)

@@ -46,8 +46,51 @@ def reshape(T: _Tracer, x, in_shape, out_shape):
             part = T.att_linear(v, E) if isinstance(v, _Att) else T.linear(T.tok(v), E)
             out = part if out is None else T.add_any(out, part)
         return out
+    if isinstance(x, _Tok) and not x.vec and len(out_shape) == len(in_shape) + 2 and \
+            out_shape[:-3] == in_shape[:-1] and out_shape[-3] * out_shape[-2] * out_shape[-1] == in_shape[-1]:
+        P, H, dh = out_shape[-3:]
+        parts = [_Heads([T.linear(x, _slot(p * H + h, dh, in_shape[-1]).T.copy()) for h in range(H)], _SPLIT)
+                 for p in range(P)]
+        return _Stack(parts, ("b",) * (len(in_shape) - 2) + ("A", "P", "H", "B"))
     T.refuse(f"a reshape from {in_shape} to {out_shape}; netpoly traces reshapes that split the channels "
-             "into heads, (..., N, D) to (..., N, H, D // H), and merge them back")
+             "into heads, (..., N, D) to (..., N, H, D // H), or into parts of heads, (..., N, 3, H, D // (3 H)), "
+             "and merge heads back")
+
+
+class _Stack:
+    """A fused projection's output cut into parts of heads (timm's ``qkv.reshape(B, N, 3, H, dh)``):
+    `parts[p]` the heads of part p laid out as (..., N, H, dh); `axes` names the dimensions as they
+    are now ("b" batch, "A" tokens, "P" the parts, "H" heads, "B" a head's channels)."""
+    __slots__ = ("parts", "axes")
+
+    def __init__(self, parts: list, axes: tuple):
+        self.parts, self.axes = parts, axes
+
+    def permuted(self, T: _Tracer, dims: list):
+        rank = len(self.axes)
+        dims = [d % rank for d in dims]
+        if sorted(dims) != list(range(rank)):
+            T.refuse(f"a permutation {tuple(dims)} of {rank} dimensions")
+        return _Stack(self.parts, tuple(self.axes[d] for d in dims))
+
+    def part(self, T: _Tracer, p: int, dim: int = 0):
+        """Part p (``qkv[p]``, ``qkv.unbind(0)[p]``): its heads, in the layout the permutation left."""
+        rank = len(self.axes)
+        if dim % rank != 0 or self.axes[0] != "P":
+            T.refuse(f"taking a part along dimension {dim} of a value laid out as {self.axes}; netpoly traces "
+                     "qkv.permute(2, 0, 3, 1, 4) followed by qkv.unbind(0) or qkv[0], qkv[1], qkv[2]")
+        if not isinstance(p, int) or not -len(self.parts) <= p < len(self.parts):
+            T.refuse(f"part {p!r} of {len(self.parts)}")
+        rest = self.axes[1:]
+        lead = sum(1 for a in rest if a == "b")
+        if rest[:lead] != ("b",) * lead:
+            T.refuse(f"heads laid out as {rest}; the batch dimensions must come first")
+        source = ("b",) * lead + _SPLIT  # how parts[p] is laid out
+        dims = list(range(lead)) + [source.index(a) for a in rest[lead:]]
+        return permute(T, self.parts[p], dims, len(rest))
+
+    def unbind(self, T: _Tracer, dim: int = 0):
+        return tuple(self.part(T, p, dim) for p in range(len(self.parts)))
 
 
 def permute(T: _Tracer, x: _Heads, dims: list, rank: int):
@@ -70,3 +113,38 @@ def transpose(T: _Tracer, x: _Heads, dims: list, rank: int):
     perm = list(range(rank))
     perm[a], perm[b] = perm[b], perm[a]
     return permute(T, x, perm, rank)
+
+
+def split(T: _Tracer, x, sizes, dim, in_shape):
+    """x.split(size or sizes, dim) / x.chunk(n, dim) on the channels (the last dimension): each part a
+    slice of the channels, a linear map (minGPT's ``q, k, v = self.c_attn(x).split(n_embd, dim=2)``).
+    `sizes`: the parts' widths, in order."""
+    if in_shape is None:
+        T.refuse("a split of a value whose shape is unknown")
+    rank = len(in_shape)
+    if dim is None or not isinstance(x, _Tok) or x.vec or dim % rank != rank - 1:
+        T.refuse(f"a split along dimension {dim} of a value of shape {tuple(in_shape)}; netpoly traces splits "
+                 "of the channels (the last dimension) into parts, e.g. q, k, v = qkv.split(D, dim=-1)")
+    out, start = [], 0
+    for w in sizes:
+        E = _zeros(w, x.width)
+        for r in range(w):
+            E[r, start + r] = Fraction(1)
+        out.append(T.linear(x, E))
+        start += w
+    return tuple(out)
+
+
+def split_sizes(T: _Tracer, how, arg, width: int) -> list:
+    """The parts' widths of x.split(arg) (a width, or a list of them) or x.chunk(arg) (a count), as
+    torch gives them for `width` channels."""
+    if how == "chunk":
+        if not isinstance(arg, int) or isinstance(arg, bool) or arg < 1:
+            T.refuse(f"chunk({arg!r}); netpoly takes a positive number of parts")
+        step = -(-width // arg)
+        return [min(step, width - s) for s in range(0, width, step)]
+    if isinstance(arg, int) and not isinstance(arg, bool) and arg >= 1:
+        return [min(arg, width - s) for s in range(0, width, arg)]
+    if isinstance(arg, (list, tuple)) and all(isinstance(w, int) and w >= 0 for w in arg) and sum(arg) == width:
+        return list(arg)
+    T.refuse(f"split({arg!r}) of {width} channels; netpoly takes a part width or widths that add up to it")

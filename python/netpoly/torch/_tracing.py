@@ -31,22 +31,43 @@ def _is(target, *names) -> bool:
     return False
 
 
+def _unpack_count(frame):
+    """The element count when the instruction `frame` is at unpacks a sequence (``a, b, c = ...``),
+    else None. The instruction is found by its offset: torch.fx's Proxy.__iter__ looks it up by an
+    index (f_lasti // 2) that Python 3.11's bytecode (with its CACHE entries) no longer fits, and which
+    runs past the end of a short forward."""
+    for inst in dis.get_instructions(frame.f_code):
+        if inst.offset == frame.f_lasti:
+            return inst.argval if inst.opname == "UNPACK_SEQUENCE" else None
+    return None
+
+
+def _proxy_iter(self):
+    """Proxy.__iter__ while netpoly traces: ``B, N, D = x.shape`` and ``q, k, v = qkv.split(D, -1)``
+    give their elements; any other iteration is fx's error (a loop over a tensor)."""
+    n = _unpack_count(inspect.currentframe().f_back)
+    if n is not None:
+        return (self[i] for i in range(n))
+    return self.tracer.iter(self)
+
+
 class _FxTracer(torch.fx.Tracer):
     def __init__(self):
         super().__init__()
         self.record_stack_traces = True  # a refusal names the module's source line
+
     def is_leaf_module(self, m, qualname):
         return isinstance(m, _LEAVES) or super().is_leaf_module(m, qualname)
 
-    def iter(self, obj):
-        """``B, N, D = x.shape``: the unpacking's element count, read from the caller's bytecode (what
-        torch.fx's Proxy.__iter__ does, by an index that Python 3.11's bytecode no longer fits); the
-        values are taken from the run on a sample input (_ShapeRun). Any other iteration is fx's error."""
-        frame = inspect.currentframe().f_back.f_back  # this <- Proxy.__iter__ <- the module's code
-        for inst in dis.get_instructions(frame.f_code):
-            if inst.offset == frame.f_lasti and inst.opname == "UNPACK_SEQUENCE":
-                return (obj[i] for i in range(inst.argval))
-        return super().iter(obj)
+    def trace(self, root, concrete_args=None):
+        """fx's trace with Proxy.__iter__ replaced by _proxy_iter for its duration, restored after
+        whatever happens."""
+        saved = torch.fx.Proxy.__iter__
+        torch.fx.Proxy.__iter__ = _proxy_iter
+        try:
+            return super().trace(root, concrete_args)
+        finally:
+            torch.fx.Proxy.__iter__ = saved
 
 
 def _shape(n):
@@ -326,9 +347,27 @@ def _call(T: _Tracer, n, f, args, kwargs, in_rank: int):
                 T.refuse(".T of a 3-d tensor reverses every dimension; use .mT or .transpose(-1, -2)")
             return T.transpose(args[0])
         T.refuse(f"the attribute .{attr}")
+    if _is(f, "split", "chunk"):
+        return _split(T, n, "chunk" if _is(f, "chunk") else "split", args, kwargs)
+    if _is(f, "unbind") and isinstance(args[0], _heads._Stack):
+        return args[0].unbind(T, args[1] if len(args) > 1 else kwargs.get("dim", 0))
+    if f is operator.getitem and isinstance(args[0], _heads._Stack):
+        return args[0].part(T, args[1])
+    if f is operator.getitem and isinstance(args[0], tuple) and isinstance(args[1], int):
+        return args[0][args[1]]  # a part of a split
     if f is operator.getitem and isinstance(args[0], _Const):
         return _Const(np.array(args[0].a[args[1]], dtype=object))
     T.refuse()
+
+
+def _split(T: _Tracer, n, how: str, args, kwargs):
+    """x.split(...) / x.chunk(...) / torch.split(x, ...): a tuple of channel slices."""
+    shape = _shape(n.args[0])
+    arg = args[1] if len(args) > 1 else kwargs.get("split_size_or_sections", kwargs.get("chunks"))
+    dim = args[2] if len(args) > 2 else kwargs.get("dim", 0)
+    if shape is None or not isinstance(args[0], _Tok):
+        T.refuse(f"{how} of a value that is not tokens x channels")
+    return _heads.split(T, args[0], _heads.split_sizes(T, how, arg, shape[-1]), dim, shape)
 
 
 def _transpose_dims(T: _Tracer, n, x, dims):
@@ -343,6 +382,8 @@ def _transpose_dims(T: _Tracer, n, x, dims):
 
 def _permute(T: _Tracer, n, x, dims):
     r = _rank(n.args[0])
+    if isinstance(x, _heads._Stack):
+        return x.permuted(T, dims)
     if isinstance(x, _Heads):
         return _heads.permute(T, x, dims, r)
     if r is None or len(dims) != r or [d % r for d in dims] != list(range(r - 2)) + [r - 1, r - 2]:
@@ -358,6 +399,10 @@ def _call_method(T: _Tracer, n, args, kwargs, in_rank: int):
         return _heads.reshape(T, args[0], _shape(n.args[0]), _shape(n))
     if name == "transpose":
         return _transpose_dims(T, n, args[0], list(args[1:3]))
+    if name in ("split", "chunk"):
+        return _split(T, n, name, args, kwargs)
+    if name == "unbind" and isinstance(args[0], _heads._Stack):
+        return args[0].unbind(T, args[1] if len(args) > 1 else kwargs.get("dim", 0))
     if name == "t":
         return T.transpose(args[0])
     if name == "permute":
