@@ -142,6 +142,20 @@ class MixerBlock(nn.Module):
         return x + self.channel_mlp(x)
 
 
+class MixerWideTokenMLP(nn.Module):
+    """MLP-Mixer as its public implementations write it: a token MLP with its own hidden size
+    (tokens_mlp_dim = 5 for 3 tokens) on x.transpose(1, 2), a channel MLP with expansion 2, residuals."""
+
+    def __init__(self, tokens=3, dim=2, tokens_mlp_dim=5):
+        super().__init__()
+        self.token_mlp = nn.Sequential(nn.Linear(tokens, tokens_mlp_dim), Square(), nn.Linear(tokens_mlp_dim, tokens))
+        self.channel_mlp = nn.Sequential(nn.Linear(dim, 2 * dim), Square(), nn.Linear(2 * dim, dim))
+
+    def forward(self, x):
+        x = x + self.token_mlp(x.transpose(1, 2)).transpose(1, 2)
+        return x + self.channel_mlp(x)
+
+
 class TransformerBlock(nn.Module):
     """Attention then an MLP, each with a residual, the shape read with x.size()."""
 
@@ -244,6 +258,7 @@ CORPUS = [
     ("nn.Sequential MLP", sequential_mlp, 2, False),
     ("MLP block", MLPBlock, 3, True),
     ("mixer block", MixerBlock, 3, True),
+    ("mixer with a wider token MLP", MixerWideTokenMLP, 3, True),
     ("transformer block", TransformerBlock, 2, True),
     ("heads as a sum", HeadsAsASum, 3, False),
     ("minGPT fused qkv split", MinGPTAttention, 3, True),
@@ -316,3 +331,26 @@ def test_parts_taken_along_another_dimension_are_refused_saying_what_is_traced()
     with pytest.raises(netpoly.InputError, match=r"taking a part along dimension 2 .* qkv.permute\(2, 0, 3, 1, 4\) "
                                                  r"followed by qkv.unbind\(0\)"):
         netpoly.from_torch(Unbind2(), tokens=3)
+
+
+def test_inside_a_token_mlps_hidden_tokens_only_its_activation_and_the_map_back_are_taken():
+    class Leaky(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.up, self.down, self.mix = nn.Linear(3, 5), nn.Linear(5, 3), nn.Linear(2, 2)
+
+        def forward(self, x):  # a channel map between the token MLP's two maps: no token_mix layer
+            return self.down(self.mix(self.up(x.transpose(1, 2)).transpose(1, 2)).transpose(1, 2)).transpose(1, 2)
+    with pytest.raises(netpoly.InputError, match=r"inside a token MLP's hidden layer \(5 tokens\) netpoly takes its "
+                                                 r"activation \(x \* x\) and the Linear back to 3 tokens only"):
+        netpoly.from_torch(Leaky(), tokens=3)
+
+    class Open(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.up = nn.Linear(3, 5)
+
+        def forward(self, x):
+            return self.up(x.transpose(1, 2)).transpose(1, 2)
+    with pytest.raises(netpoly.InputError, match=r"ends inside a token MLP's hidden layer \(5 tokens\)"):
+        netpoly.from_torch(Open(), tokens=3, width=2)

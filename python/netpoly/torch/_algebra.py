@@ -30,6 +30,15 @@ def _mix_bias(L: dict, beta, n: int) -> dict:
         M["W2"], M["b2"] = _eye(n), beta
     return M
 
+def _hidden_tokens(tok: _Tok, N: int):
+    """h when tok ends inside a token MLP's hidden layer (a token_mix to h != N tokens, not yet mapped
+    back by its W2), else None."""
+    L = _last(tok)
+    if L is not None and L["type"] == "token_mix" and "W2" not in L and L["W"].shape[0] != N:
+        return L["W"].shape[0]
+    return None
+
+
 class _Tracer:
     """Turns an fx graph into the model format's layers (see from_torch)."""
 
@@ -64,11 +73,24 @@ class _Tracer:
         return _Tok(tok.layers + (_cm(W, b),), W.shape[0], tok.vec)
 
     def token_linear(self, tok: _Tok, W, b=None) -> _Tok:
-        """W tok + b 1^T (a Linear over the tokens), folded into an open token_mix."""
-        if W.shape != (self.N, self.N):
-            self.refuse(f"a map over the tokens must be {self.N} x {self.N} (the token count is fixed), "
+        """W tok + b 1^T (a Linear over the tokens), folded into an open token_mix. A map to h != N
+        tokens opens a token MLP (the format's token_mix W, h x N; MLP-Mixer's tokens_mlp_dim), which
+        the map back to N tokens closes (its W2, N x h), with the activation between."""
+        N, L = self.N, _last(tok)
+        h = _hidden_tokens(tok, N)
+        if h is not None:
+            if W.shape != (N, h):
+                self.refuse(f"a token MLP's hidden layer has {h} tokens: the map after it must take them back to "
+                            f"{N} (a {N} x {h} Linear over the tokens), got {W.shape[0]} x {W.shape[1]}")
+            M = dict(L, W2=W)
+            if b is not None:
+                M["b2"] = b
+            return _Tok(tok.layers[:-1] + (M,), tok.width, tok.vec)
+        if W.shape[1] != N:
+            self.refuse(f"a map over the tokens takes the {N} tokens (the token count is fixed), "
                         f"got {W.shape[0]} x {W.shape[1]}")
-        L = _last(tok)
+        if W.shape[0] != N:  # a token MLP's first map, to W.shape[0] hidden tokens
+            return _Tok(tok.layers + (_tm(W, b),), tok.width, tok.vec)
         if _open(L, "token_mix") and "W2" not in L:
             M = dict(L, W2=W)
             if b is not None:

@@ -16,10 +16,10 @@ from torch import nn
 import netpoly
 
 from . import _heads
-from ._algebra import _Tracer
+from ._algebra import _Tracer, _hidden_tokens
 from ._exact import _Exact, _exact_layer
 from ._modules import LEAVES as _LEAVES, Attention, ChannelMix, Product
-from ._values import _Att, _Const, _Gram, _Heads, _T, _Tok, _Zero, _out_width
+from ._values import _Att, _Const, _Gram, _Heads, _T, _Tok, _Zero, _last, _out_width
 
 
 def _is(target, *names) -> bool:
@@ -219,14 +219,42 @@ def _trace_layers(module, tokens: int, width: int | None, exact: _Exact):
             env[n] = _call(T, n, n.target, args, kwargs, in_rank)
         elif n.op == "call_method":
             env[n] = _call_method(T, n, args, kwargs, in_rank)
-        elif n.op == "output":
+        if n.op == "output":
             out = args[0]
+        else:
+            _check_hidden_tokens(T, args, env[n])
     T.node = None
     if isinstance(out, (list, tuple, dict)):
         raise netpoly.InputError("from_torch: the module returns several values; netpoly's networks return one "
                                  "N x d' activation")
     res = T.tok(out)
+    if _hidden_tokens(res, tokens) is not None:
+        raise netpoly.InputError(f"from_torch: the module ends inside a token MLP's hidden layer "
+                                 f"({_last(res)['W'].shape[0]} tokens); its output must have the {tokens} tokens")
     return res.layers, width, res.width
+
+
+def _inside_token_mlp(T: _Tracer, v):
+    """The hidden layer (a token_mix dict) when v is inside a token MLP's hidden tokens, else None."""
+    t = v.tok if isinstance(v, _T) else v
+    return _last(t) if isinstance(t, _Tok) and _hidden_tokens(t, T.N) is not None else None
+
+
+def _check_hidden_tokens(T: _Tracer, args, result):
+    """Inside a token MLP's hidden layer (h != N tokens) only its activation (x * x), a transpose and
+    the map back to N tokens are polynomial layers of the format: anything else is refused."""
+    for a in args:
+        L = _inside_token_mlp(T, a)
+        if L is None:
+            continue
+        if _inside_token_mlp(T, result) is not None:
+            continue  # still inside: the activation, a transpose, an identity
+        r = result.tok if isinstance(result, _T) else result
+        last = _last(r) if isinstance(r, _Tok) else None
+        if last is None or last["type"] != "token_mix" or last["W"] is not L["W"] or "W2" not in last:
+            T.refuse(f"inside a token MLP's hidden layer ({L['W'].shape[0]} tokens) netpoly takes its activation "
+                     f"(x * x) and the Linear back to {T.N} tokens only (the format's token_mix: W2 act(W X + b) "
+                     "+ b2)")
 
 
 def _call_module(T: _Tracer, gm, n, args, kwargs):
