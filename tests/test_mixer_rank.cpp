@@ -12,6 +12,7 @@
 #include "netpoly/partition.hpp"
 #include "netpoly/presets.hpp"
 #include "netpoly/seprank.hpp"
+#include "random_models.hpp"
 #include "runtime/random.hpp"
 
 using namespace netpoly;
@@ -259,6 +260,44 @@ TEST_CASE("mixer on random and structured mixers: never below the exact rank, ne
   const auto [mixers, pairs] = check_random_mixers(42000, 240, 3, 4, 3, 8, 4e3);
   CHECK(mixers >= 200);
   CHECK(pairs >= 600);
+}
+
+TEST_CASE("mixer asked by name on random models of every layer kind: never below the exact rank", "[mixer][differential]") {
+  // The ring's rules hold for any sum, scaling and product, so the bound is
+  // sound on attention, product layers and branches too (it is offered by
+  // default for mixers only, including NB eq. (3)'s branches).
+  int pairs = 0, offered = 0;
+  for (int s = 1; s <= 120; ++s) {
+    const json j = test_models::random_model(static_cast<std::uint64_t>(61000 + s));
+    INFO(j.dump());
+    const Model m = parse_model(j.dump(), "random");
+    if (m.num_inputs() < 2 || estimate_expansion(m).terms > 4e3) continue;
+    std::string why;
+    offered += mixer_rank::is_mixer(m, why) ? 1 : 0;
+    const std::vector<Partition> half{parse_partition("half", m.tokens, m.width)};
+    const auto mix = method_values(m, half, Method("mixer"));
+    REQUIRE(mix[0]);
+    CHECK(*mix[0] >= exact_ranks(m, half)[0]);
+    CHECK(*mix[0] <= *method_values(m, half, Method::support)[0]);
+    ++pairs;
+  }
+  CHECK(pairs >= 80);
+  CHECK(offered >= 5);
+}
+
+TEST_CASE("mixer is offered by default for permuted mixers (NB eq. (3), branches) and not for attention", "[mixer]") {
+  NetworkShape s;
+  s.arch = Arch::mixer;
+  s.layers = 2;
+  s.tokens = 4;
+  s.width = 3;
+  PresetOptions o = preset_options(s, 1, 0, WeightDist::generic);
+  o.permuted = true;
+  std::string why;
+  CHECK(mixer_rank::is_mixer(make_preset(o), why));
+  s.arch = Arch::attention;
+  CHECK_FALSE(mixer_rank::is_mixer(make_preset(preset_options(s)), why));
+  CHECK(why.find("attention") != std::string::npos);
 }
 
 TEST_CASE("mixer on larger random mixers: never below the exact rank, never above support", "[mixer][slow]") {

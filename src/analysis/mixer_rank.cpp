@@ -1,6 +1,7 @@
 #include "analysis/mixer_rank.hpp"
 
 #include <algorithm>
+#include <type_traits>
 #include <variant>
 
 #include "model/forward.hpp"
@@ -147,19 +148,41 @@ RankRing::Elem RankRing::mul(const Elem& x, const Elem& y) const {
   return r;
 }
 
+namespace {
+
+// Only mixing layers, permutations and sums of branches of them (NB eq. (3)).
+template <class S>
+bool mixer_layers(const std::vector<Layer<S>>& layers, std::string& why) {
+  for (const auto& layer : layers) {
+    const bool ok = std::visit(
+        [&](const auto& op) {
+          using Op = std::decay_t<decltype(op)>;
+          if constexpr (std::is_same_v<Op, Branches<S>>) {
+            for (const auto& b : op.branches)
+              if (!mixer_layers(b, why)) return false;
+            return true;
+          } else {
+            const std::string kind = op.kind;
+            if (kind == "token_mix" || kind == "channel_mix" || kind == "permute") return true;
+            why = "offered by default for mixers only (token_mix, channel_mix, permute layers and branches of "
+                  "them), not " + kind + " layers";
+            return false;
+          }
+        },
+        layer.op);
+    if (!ok) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 bool is_mixer(const Model& m, std::string& why) {
   if (m.gaussian()) {
     why = "needs real weights";
     return false;
   }
-  for (const auto& layer : m.layers) {
-    const std::string kind = std::visit([](const auto& op) { return std::string(op.kind); }, layer.op);
-    if (kind != "token_mix" && kind != "channel_mix" && kind != "permute") {
-      why = "offered by default for mixers only (token_mix, channel_mix, permute layers), not " + kind + " layers";
-      return false;
-    }
-  }
-  return true;
+  return mixer_layers(m.layers, why);
 }
 
 Bound mixer_bound(const Model& m, const Entry& e, const Partition& P, const Bidegrees* support_bd) {

@@ -65,7 +65,8 @@ struct RankRing : PatternRing {
 };
 
 // Whether the bound is offered by default: networks of token_mix,
-// channel_mix and permute layers with real weights; otherwise `why`.
+// channel_mix and permute layers and sums of branches of them (NB eq. (3))
+// with real weights; otherwise `why`.
 bool is_mixer(const Model& m, std::string& why);
 
 struct Bound {
