@@ -6,6 +6,8 @@
 // and the depth-2 closed form (d + 2)(d + 3)/2 - 1 against exact ranks.
 #include <catch2/catch.hpp>
 
+#include <tuple>
+
 #include "../src/analysis/mixer_rank.hpp"
 #include "netpoly/expand.hpp"
 #include "netpoly/model.hpp"
@@ -145,11 +147,13 @@ struct MixerGen {
 };
 
 // Mixers from `seeds`: mixer <= support on every split, mixer >= the exact
-// rank; returns the mixers and the pairs checked.
-std::pair<int, int> check_random_mixers(std::uint64_t first, int count, std::size_t max_layers,
+// rank; returns the mixers, the pairs checked, and the pairs where the bound
+// is the exact rank while support is above it (where a bound too small by
+// one would fail).
+std::tuple<int, int, int> check_random_mixers(std::uint64_t first, int count, std::size_t max_layers,
                                         std::size_t max_tokens, std::size_t max_width, std::size_t max_degree,
                                         double max_terms) {
-  int mixers = 0, pairs = 0;
+  int mixers = 0, pairs = 0, sharp = 0;
   for (int s = 0; s < count; ++s) {
     MixerGen G(first + static_cast<std::uint64_t>(s));
     const json j = G.model(max_layers, max_tokens, max_width, max_degree);
@@ -166,11 +170,12 @@ std::pair<int, int> check_random_mixers(std::uint64_t first, int count, std::siz
       REQUIRE(sup[k]);
       CHECK(*mix[k] <= *sup[k]);
       CHECK(*mix[k] >= exact[k]);
+      sharp += *mix[k] == exact[k] && *sup[k] > exact[k] ? 1 : 0;
       ++pairs;
     }
     ++mixers;
   }
-  return {mixers, pairs};
+  return {mixers, pairs, sharp};
 }
 
 Model l2_mixer(std::size_t N, std::size_t d, std::uint64_t seed = 1) {
@@ -257,9 +262,10 @@ TEST_CASE("mixer's bound in the default plan closes a depth-2 mixer by the black
 
 TEST_CASE("mixer on random and structured mixers: never below the exact rank, never above support, every split",
           "[mixer][differential]") {
-  const auto [mixers, pairs] = check_random_mixers(42000, 240, 3, 4, 3, 8, 4e3);
+  const auto [mixers, pairs, sharp] = check_random_mixers(42000, 240, 3, 4, 3, 8, 4e3);
   CHECK(mixers >= 200);
   CHECK(pairs >= 600);
+  CHECK(sharp >= 40);
 }
 
 TEST_CASE("mixer asked by name on random models of every layer kind: never below the exact rank", "[mixer][differential]") {
@@ -301,7 +307,8 @@ TEST_CASE("mixer is offered by default for permuted mixers (NB eq. (3), branches
 }
 
 TEST_CASE("mixer on larger random mixers: never below the exact rank, never above support", "[mixer][slow]") {
-  const auto [mixers, pairs] = check_random_mixers(77000, 1200, 4, 5, 3, 8, 2e4);
+  const auto [mixers, pairs, sharp] = check_random_mixers(77000, 1200, 4, 5, 3, 8, 2e4);
   CHECK(mixers >= 1000);
   CHECK(pairs >= 3000);
+  CHECK(sharp >= 200);
 }
