@@ -63,7 +63,7 @@ namespace {
 
 // The cover of one connected bidegree graph (max flow).
 SupportBound cover_connected(const Bidegrees& edges, const std::function<Fmpz(std::size_t)>& weight_A,
-                             const std::function<Fmpz(std::size_t)>& weight_B) {
+                             const std::function<Fmpz(std::size_t)>& weight_B, const EdgeWeight* edge_cap) {
   std::vector<std::size_t> as, bs;  // the degrees that occur
   for (const auto& [a, b] : edges) {
     as.push_back(a);
@@ -103,7 +103,14 @@ SupportBound cover_connected(const Bidegrees& edges, const std::function<Fmpz(st
     Fmpz c = weight_B(b);
     link(ib(b), T, &c);
   }
-  for (const auto& [a, b] : edges) link(ia(a), ib(b), nullptr);
+  for (const auto& [a, b] : edges) {
+    if (!edge_cap) {
+      link(ia(a), ib(b), nullptr);
+      continue;
+    }
+    Fmpz c = (*edge_cap)(a, b);
+    link(ia(a), ib(b), &c);
+  }
   // Edmonds-Karp: shortest augmenting paths; every path has a finite edge
   // (source and sink edges are finite), so the flow is finite.
   Fmpz flow;
@@ -151,6 +158,8 @@ SupportBound cover_connected(const Bidegrees& edges, const std::function<Fmpz(st
     if (!seen[ia(a)]) sb.rows_cut.push_back(a);
   for (std::size_t b : bs)
     if (seen[ib(b)]) sb.cols_cut.push_back(b);
+  for (const auto& [a, b] : edges)
+    if (seen[ia(a)] && !seen[ib(b)]) sb.edges_cut.emplace_back(a, b);
   sb.value = flow;
   return sb;
 }
@@ -162,7 +171,7 @@ SupportBound cover_connected(const Bidegrees& edges, const std::function<Fmpz(st
 // own, so a graph of many small components (attention: one edge per
 // A-degree) costs little.
 SupportBound support_bound(const Bidegrees& edges, const std::function<Fmpz(std::size_t)>& weight_A,
-                           const std::function<Fmpz(std::size_t)>& weight_B) {
+                           const std::function<Fmpz(std::size_t)>& weight_B, const EdgeWeight* edge_cap) {
   std::map<std::size_t, std::size_t> ia, ib;  // degree -> node
   for (const auto& [a, b] : edges) {
     ia.emplace(a, ia.size());
@@ -181,10 +190,11 @@ SupportBound support_bound(const Bidegrees& edges, const std::function<Fmpz(std:
   sb.bidegrees = edges.size();
   for (const auto& [a, b] : edges) sb.degree = std::max(sb.degree, a + b);
   for (const auto& [root, part] : parts) {
-    const SupportBound c = cover_connected(part, weight_A, weight_B);
+    const SupportBound c = cover_connected(part, weight_A, weight_B, edge_cap);
     fmpz_add(sb.value.get(), sb.value.get(), c.value.get());
     sb.rows_cut.insert(sb.rows_cut.end(), c.rows_cut.begin(), c.rows_cut.end());
     sb.cols_cut.insert(sb.cols_cut.end(), c.cols_cut.begin(), c.cols_cut.end());
+    sb.edges_cut.insert(sb.edges_cut.end(), c.edges_cut.begin(), c.edges_cut.end());
   }
   std::sort(sb.rows_cut.begin(), sb.rows_cut.end());
   std::sort(sb.cols_cut.begin(), sb.cols_cut.end());

@@ -37,6 +37,7 @@ Bidegrees polynomial_bidegrees(const FmpqMpoly& y, const Partition& P);
 struct SupportBound {
   Fmpz value;                                   // the bound (0 when there are no bidegrees)
   std::vector<std::size_t> rows_cut, cols_cut;  // the optimal cover: A-degrees and B-degrees
+  Bidegrees edges_cut;  // with edge weights: the bidegrees the cut pays for themselves
   std::size_t bidegrees = 0, degree = 0;        // number of bidegrees, largest a + b
 };
 
@@ -45,8 +46,12 @@ SupportBound support_bound(const Bidegrees& bd, std::size_t nA, std::size_t nB);
 SupportBound support_bound(const Bidegrees& bd, const Partition& P);
 // The same cover with other weights: rows of A-degree a span a space of
 // dimension at most weight_A(a), columns of B-degree b at most weight_B(b)
-// (the argument above holds for any such bounds: gram.hpp).
+// (the argument above holds for any such bounds: gram.hpp). With `edge_cap`,
+// a bidegree (a, b) whose block C_ab has rank at most edge_cap(a, b) need not
+// be covered: C is the sum of the covered parts and the other blocks, so the
+// minimum s-t cut with those middle capacities bounds rank C (mixer_rank.hpp).
+using EdgeWeight = std::function<Fmpz(std::size_t, std::size_t)>;
 SupportBound support_bound(const Bidegrees& bd, const std::function<Fmpz(std::size_t)>& weight_A,
-                           const std::function<Fmpz(std::size_t)>& weight_B);
+                           const std::function<Fmpz(std::size_t)>& weight_B, const EdgeWeight* edge_cap = nullptr);
 
 }  // namespace netpoly

@@ -30,12 +30,6 @@ bool applies(const MethodContext& ctx) {
   return shape_of(ctx, why).has_value();
 }
 
-json weights_json(const std::map<std::size_t, Fmpz>& w) {
-  json j = json::object();
-  for (const auto& [deg, x] : w) j[std::to_string(deg)] = x.str();
-  return j;
-}
-
 MethodRun run_gram(MethodContext& ctx) {
   std::string why;
   const auto shape = shape_of(ctx, why);
@@ -63,12 +57,9 @@ MethodRun run_gram(MethodContext& ctx) {
                {"full_occurrences", shape->full},
                {"output_side_tokens", shape->n_out},
                {"cover", {{"A_degrees", b.cover.rows_cut}, {"B_degrees", b.cover.cols_cut}}},
-               {"degree_weights", {{"A", weights_json(b.wA)}, {"B", weights_json(b.wB)}}},
+               {"degree_weights", degree_weights_json(b.wA, b.wB)},
                {"codimensions", codims}};
-  if (fmpz_cmp_ui(b.cover.value.get(), static_cast<ulong>(1) << 62) <= 0)
-    r.value = static_cast<std::size_t>(fmpz_get_ui(b.cover.value.get()));
-  else
-    r.note = "the bound " + b.cover.value.str() + " is beyond 2^62";
+  set_upper_value(r, b.cover.value);
   return r;
 }
 

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "analysis/blackbox_prime.hpp"
 #include "analysis/coeff_matrix.hpp"
 #include "analysis/generic.hpp"
@@ -123,5 +125,11 @@ double matrix_cost(const MatrixCache& mc, double factor);
 // Whether a round estimated at `bytes` more than now would pass the memory
 // limit; then `note` says where the method stopped.
 bool round_over_memory(const AnalysisContext& run, double bytes, std::size_t k, std::size_t next, std::string& note);
+
+// An upper bound's value: the run's value when at most 2^62, else a note.
+void set_upper_value(MethodRun& r, const Fmpz& bound);
+// Bounds on the span of the rows of each A-degree and the columns of each
+// B-degree, as `details.degree_weights` (the black-box's block caps read it).
+nlohmann::json degree_weights_json(const std::map<std::size_t, Fmpz>& A, const std::map<std::size_t, Fmpz>& B);
 
 }  // namespace netpoly::methods

@@ -196,5 +196,19 @@ bool round_over_memory(const AnalysisContext& run, double bytes, std::size_t k, 
   return true;
 }
 
+void set_upper_value(MethodRun& r, const Fmpz& bound) {
+  if (fmpz_cmp_ui(bound.get(), static_cast<ulong>(1) << 62) <= 0)
+    r.value = static_cast<std::size_t>(fmpz_get_ui(bound.get()));
+  else
+    r.note = "the bound " + bound.str() + " is beyond 2^62";
+}
+
+nlohmann::json degree_weights_json(const std::map<std::size_t, Fmpz>& A, const std::map<std::size_t, Fmpz>& B) {
+  nlohmann::json j = {{"A", nlohmann::json::object()}, {"B", nlohmann::json::object()}};
+  for (const auto& [deg, x] : A) j["A"][std::to_string(deg)] = x.str();
+  for (const auto& [deg, x] : B) j["B"][std::to_string(deg)] = x.str();
+  return j;
+}
+
 }  // namespace methods
 }  // namespace netpoly

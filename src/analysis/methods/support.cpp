@@ -19,10 +19,7 @@ MethodRun run_support(MethodContext& ctx) {
                {"degree", sb.degree},
                {"cover", {{"A_degrees", sb.rows_cut}, {"B_degrees", sb.cols_cut}}},
                {"bound", sb.value.str()}};
-  if (fmpz_cmp_ui(sb.value.get(), static_cast<ulong>(1) << 62) <= 0)
-    r.value = static_cast<std::size_t>(fmpz_get_ui(sb.value.get()));
-  else
-    r.note = "the bound " + sb.value.str() + " is beyond 2^62";
+  set_upper_value(r, sb.value);
   return r;
 }
 
