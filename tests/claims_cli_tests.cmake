@@ -151,3 +151,19 @@ netpoly_expect(cli_check_limit_instances 1
   check ${LIMITS}/instances.np --budget 5)
 set_tests_properties(cli_check_limit_wide_sparse cli_check_limit_instances PROPERTIES TIMEOUT 12)
 set_tests_properties(cli_check_limit_sep_budget cli_check_limit_max_sep_budget PROPERTIES TIMEOUT 20)
+
+# --coverage and statements about every (almost every) weight assignment: one whose
+# claims have no matching weight quantifier fails (exit 1, naming it) unless the
+# registry gives the reason why (- unquantified:); a reason beside a claim under the
+# quantifier is stale and fails too.
+set(UNQUANTIFIED ${CLAIMS}/unquantified)
+netpoly_expect(cli_check_coverage_unquantified 1 "T Thm 1: about every weight assignment, no claim under `for every weight` and no reason why"
+  check ${UNQUANTIFIED}/proofs --statements ${UNQUANTIFIED}/missing.md --coverage)
+# (exit 1 there: the small proofs/ evaluates no bound id; "every checkable statement has a claim" says
+# no statement is a problem)
+netpoly_expect(cli_check_coverage_unquantified_reason 1 "T Thm 1 checked by 1 claim, on drawn weights only: an identity of one network"
+  check ${UNQUANTIFIED}/proofs --statements ${UNQUANTIFIED}/reasoned.md --coverage)
+netpoly_expect(cli_check_coverage_unquantified_reason_ok 1 "every checkable statement has a claim"
+  check ${UNQUANTIFIED}/proofs --statements ${UNQUANTIFIED}/reasoned.md --coverage)
+netpoly_expect(cli_check_coverage_unquantified_stale 1 "T Thm 2: a claim is under `for every weight`, remove its '- unquantified:' reason"
+  check ${UNQUANTIFIED}/proofs --statements ${UNQUANTIFIED}/stale.md --coverage)

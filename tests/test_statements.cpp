@@ -87,6 +87,8 @@ TEST_CASE("statements: every malformed line is named", "[claims][statements]") {
        "reg.md:3: T Lemma 1 lists claims but is 'not checkable'"},
       {replaced(kEntry, "- status: checked\n- claims:\n  - \"a claim\"\n", "- status: checked\n- needs: det\n- claims:\n  - \"a claim\"\n"),
        "reg.md:3: T Lemma 1 has '- needs:' or '- proposal:' but is 'checked'"},
+      {replaced(kEntry, "  - \"a claim\"\n", "  - \"a claim\"\n- unquantified: an identity.\n"),
+       "reg.md:3: T Lemma 1 has '- unquantified:' but is not a checked statement about every (or almost every) weight"},
       {kEntry + "\n### T Lemma 1\n", "reg.md:11: the id 'T Lemma 1' is already used at line 3"},
       {"## T: nothing here\n\nprose\n", "reg.md: no statements"},
   };
@@ -125,14 +127,17 @@ TEST_CASE("statements: each statement's state against the claims of the files ch
 }
 
 // A checked statement about every (almost every) weight assignment whose
-// claims carry no matching weight quantifier is reported (unmatched), and as
-// checked on drawn weights only when no claim has a quantifier at all:
-// `for every weight` matches both quantifiers (it is the stronger
-// statement), `for almost every weight` only "almost every".
-TEST_CASE("statements: a statement about every weight checked only on drawn weights is reported", "[claims][statements]") {
-  auto entry = [](const std::string& id, const std::string& quantifier, const std::string& claim) {
+// claims carry no matching weight quantifier is unmatched, and checked on
+// drawn weights only when no claim has a quantifier at all: `for every
+// weight` matches both quantifiers (it is the stronger statement), `for
+// almost every weight` only "almost every". Unmatched without a `-
+// unquantified:` reason is a failure (state unquantified); with one, checked.
+TEST_CASE("statements: a statement about every weight checked only on drawn weights needs a reason", "[claims][statements]") {
+  auto entry = [](const std::string& id, const std::string& quantifier, const std::string& claim,
+                  const std::string& reason = "") {
     return "### " + id + "\n- source: §1\n- statement: s.\n- quantifier: " + quantifier +
-           "\n- status: checked\n- claims:\n  - \"" + claim + "\"\n\n";
+           "\n- status: checked\n- claims:\n  - \"" + claim + "\"\n" +
+           (reason.empty() ? "" : "- unquantified: " + reason + "\n") + "\n";
   };
   const auto reg = parse_statements("## T: paper\n\n" + entry("T Thm 1", "every weight assignment", "every") +
                                         entry("T Thm 2", "every weight assignment", "drawn") +
@@ -140,7 +145,8 @@ TEST_CASE("statements: a statement about every weight checked only on drawn weig
                                         entry("T Thm 4", "almost every weight assignment", "every") +
                                         entry("T Thm 5", "almost every weight assignment", "almost") +
                                         entry("T Thm 6", "almost every weight assignment", "drawn") +
-                                        entry("T Thm 7", "none", "drawn"),
+                                        entry("T Thm 7", "none", "drawn") +
+                                        entry("T Thm 8", "every weight assignment", "drawn", "an identity."),
                                     "reg.md");
   auto claim = [](const std::string& title, const std::string& clause) {
     return "claim \"" + title + "\"\n  for net in attention(layers = 1, width = 2, heads = 1, tokens = 2)\n" + clause +
@@ -151,16 +157,20 @@ TEST_CASE("statements: a statement about every weight checked only on drawn weig
                                                          claim("drawn", ""),
                                                      "t.np", ".")};
   const auto cov = statement_coverage(reg, files, {});
-  REQUIRE(cov.size() == 7);
+  REQUIRE(cov.size() == 8);
   // T Thm 3: every weight, its claim under almost every weight: unmatched, not drawn-only.
-  const std::vector<bool> unmatched = {false, true, true, false, false, true, false};
-  const std::vector<bool> drawn_only = {false, true, false, false, false, true, false};
+  const std::vector<bool> unmatched = {false, true, true, false, false, true, false, true};
+  const std::vector<bool> drawn_only = {false, true, false, false, false, true, false, true};
   for (std::size_t i = 0; i < cov.size(); ++i) {
     INFO(cov[i].entry->id);
-    CHECK(cov[i].state == StatementState::checked);  // reported, never a failure
+    // Unmatched without a reason fails; T Thm 8 gives its reason.
+    const bool fails = unmatched[i] && i != 7;
+    CHECK(cov[i].state == (fails ? StatementState::unquantified : StatementState::checked));
+    CHECK(statement_state_fails(cov[i].state) == fails);
     CHECK(cov[i].unmatched == unmatched[i]);
     CHECK(cov[i].drawn_only == drawn_only[i]);
   }
+  CHECK(cov[7].entry->unquantified == "an identity.");
   CHECK(cov[0].claims[0].weights == "every weight");
   CHECK(cov[2].claims[0].weights == "almost every weight");
   CHECK(cov[1].claims[0].weights.empty());

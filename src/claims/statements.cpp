@@ -16,7 +16,7 @@ namespace {
 
 // The keys of an entry, in the order the format fixes.
 const std::vector<std::string> kKeys = {"source",   "statement", "quantifier", "status", "reason",
-                                        "needs",    "proposal",  "claims",     "related", "notes"};
+                                        "needs",    "proposal",  "claims",     "unquantified", "related", "notes"};
 const std::vector<std::string> kQuantifiers = {"every weight assignment", "almost every weight assignment",
                                                "there exist weights", "none"};
 
@@ -67,6 +67,7 @@ class EntryParser {
     else if (key == "reason") e_.reason = value;
     else if (key == "proposal") e_.proposal = value;
     else if (key == "notes") e_.notes = value;
+    else if (key == "unquantified") e_.unquantified = value;
     else if (key == "needs") {
       std::stringstream ss(value);
       for (std::string x; std::getline(ss, x, ',');)
@@ -94,6 +95,9 @@ class EntryParser {
     if (!never && !e_.reason.empty()) fail(n, e_.id + " has a '- reason:' but is '" + e_.status + "'");
     if (!no_claim && (!e_.needs.empty() || !e_.proposal.empty()))
       fail(n, e_.id + " has '- needs:' or '- proposal:' but is '" + e_.status + "'");
+    const bool weights = e_.quantifier == "every weight assignment" || e_.quantifier == "almost every weight assignment";
+    if (!e_.unquantified.empty() && !(checked && weights))
+      fail(n, e_.id + " has '- unquantified:' but is not a checked statement about every (or almost every) weight assignment");
   }
 
  private:
@@ -201,12 +205,14 @@ const char* statement_state_name(StatementState s) {
     case StatementState::blocked: return "blocked";
     case StatementState::no_claim: return "no claim yet";
     case StatementState::not_checkable: return "not checkable";
+    case StatementState::unquantified: return "no claim under its quantifier";
   }
   return "?";
 }
 
 bool statement_state_fails(StatementState s) {
-  return s == StatementState::missing_claims || s == StatementState::no_claim;
+  return s == StatementState::missing_claims || s == StatementState::no_claim ||
+         s == StatementState::unquantified;
 }
 
 namespace {
@@ -256,6 +262,7 @@ std::vector<StatementCoverage> statement_coverage(const StatementRegistry& reg, 
         });
         c.drawn_only = c.unmatched && std::all_of(c.claims.begin(), c.claims.end(),
                                                   [](const auto& r) { return r.weights.empty(); });
+        if (c.unmatched && all && e.unquantified.empty()) c.state = StatementState::unquantified;
       }
     } else if (e.status == kStatusNoClaim) {
       c.state = c.blocked_on.empty() ? StatementState::no_claim : StatementState::blocked;

@@ -23,6 +23,9 @@ struct StatementEntry {
   std::string paper;  // the `## PAPER: ...` heading it is under ("LV"), "" before any
   int line = 0;       // of the heading
   std::string source, statement, quantifier, status, reason, proposal, notes;
+  // `- unquantified:` (a checked statement about every / almost every weight
+  // assignment): why no claim of it is under the matching weight quantifier.
+  std::string unquantified;
   std::vector<std::string> needs;  // `needs:` split at commas
   std::vector<StatementClaim> claims, related;
 };
@@ -60,9 +63,12 @@ enum class StatementState {
   blocked,         // `checkable, no claim yet` with `needs:` the language lacks
   no_claim,        // `checkable, no claim yet` that could be written today (a failure)
   not_checkable,
+  // `checked` about every (almost every) weight assignment, no claim under
+  // the matching weight quantifier and no `- unquantified:` reason (a failure)
+  unquantified,
 };
 const char* statement_state_name(StatementState s);  // "checked", "missing claims", ...
-bool statement_state_fails(StatementState s);        // missing_claims, no_claim
+bool statement_state_fails(StatementState s);        // missing_claims, no_claim, unquantified
 
 struct StatementClaimRef {
   std::string title;
@@ -84,9 +90,9 @@ struct StatementCoverage {
   // A checked statement about every (almost every) weight assignment none of
   // whose claims is under `for every weight` (or, for almost every, either
   // quantifier): `unmatched`; `drawn_only` when moreover no claim has any
-  // weight quantifier (they speak of drawn networks only). Reported, not a
-  // failure: for identities (degrees, wide forms) the quantifier changes
-  // nothing the claims compute.
+  // weight quantifier (they speak of drawn networks only). With the entry's
+  // `- unquantified:` reason it is reported; without one the state is
+  // `unquantified`, a failure.
   bool unmatched = false;
   bool drawn_only = false;
 };

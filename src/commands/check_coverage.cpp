@@ -65,7 +65,7 @@ std::vector<std::string> bound_coverage(const std::vector<ClaimResult>& results,
 }
 
 struct Counts {
-  std::size_t all = 0, checked = 0, blocked = 0, no_claim = 0, missing = 0, never = 0;
+  std::size_t all = 0, checked = 0, blocked = 0, no_claim = 0, missing = 0, never = 0, unquantified = 0;
   void add(StatementState s) {
     ++all;
     switch (s) {
@@ -74,6 +74,7 @@ struct Counts {
       case StatementState::no_claim: ++no_claim; break;
       case StatementState::missing_claims: ++missing; break;
       case StatementState::not_checkable: ++never; break;
+      case StatementState::unquantified: ++checked, ++unquantified; break;
     }
   }
   std::string text() const {
@@ -81,11 +82,14 @@ struct Counts {
                     std::to_string(blocked) + " blocked on a missing function, " + std::to_string(no_claim) +
                     " checkable without a claim, " + std::to_string(never) + " not checkable";
     if (missing) s += ", " + std::to_string(missing) + " naming claims not found";
+    if (unquantified)
+      s += ", " + std::to_string(unquantified) + " about every weight with no claim under its quantifier and no reason";
     return s;
   }
   nlohmann::json json() const {
-    return {{"statements", all},   {"checked", checked},        {"blocked", blocked},
-            {"no_claim", no_claim}, {"missing_claims", missing}, {"not_checkable", never}};
+    return {{"statements", all},         {"checked", checked},        {"blocked", blocked},
+            {"no_claim", no_claim},       {"missing_claims", missing}, {"not_checkable", never},
+            {"unquantified", unquantified}};
   }
 };
 
@@ -103,11 +107,22 @@ std::string statement_text(const StatementCoverage& c, std::size_t width, std::o
   std::string problem;
   switch (c.state) {
     case StatementState::checked:
+    case StatementState::unquantified:
       os << "checked by " << c.claims.size() << (c.claims.size() == 1 ? " claim" : " claims");
       if (c.drawn_only)
-        os << ", on drawn weights only (no claim has a weight quantifier)";
+        os << ", on drawn weights only";
       else if (c.unmatched)
         os << ", not under `for " << quantifier_clause(e) << "` (its claims: `for almost every weight`)";
+      if (c.state == StatementState::unquantified) {
+        os << ": NO CLAIM UNDER `for " << quantifier_clause(e) << "` AND NO REASON (`- unquantified:`)";
+        problem = e.id + ": about " + e.quantifier + ", no claim under `for " + quantifier_clause(e) +
+                  "` and no reason why (- unquantified:)";
+      } else if (c.unmatched) {
+        os << ": " << printable(e.unquantified);
+      } else if (!e.unquantified.empty()) {
+        os << ": STALE `- unquantified:` (a claim is under `for " << quantifier_clause(e) << "`)";
+        problem = e.id + ": a claim is under `for " + quantifier_clause(e) + "`, remove its '- unquantified:' reason";
+      }
       os << "\n";
       break;
     case StatementState::missing_claims: {
@@ -133,6 +148,7 @@ std::string statement_text(const StatementCoverage& c, std::size_t width, std::o
   }
   js["quantifier_unmatched"] = c.unmatched;
   js["drawn_only"] = c.drawn_only;
+  if (!e.unquantified.empty()) js["unquantified"] = e.unquantified;
   if (!e.needs.empty()) js["needs"] = e.needs;
   if (!e.proposal.empty()) js["proposal"] = e.proposal;
   nlohmann::json claims = nlohmann::json::array();
@@ -189,16 +205,17 @@ std::vector<std::string> statements_coverage(const StatementRegistry& reg, const
   os << (problems.empty() ? "every checkable statement has a claim\n"
                           : std::to_string(problems.size()) + " statement(s) not covered: " + joined(problems, 10) + "\n");
   std::vector<std::string> unmatched;
-  std::size_t drawn = 0;
+  std::size_t drawn = 0, unreasoned = 0;
   for (const auto& c : cov)
     if (c.unmatched) {
       unmatched.push_back(c.entry->id);
       drawn += c.drawn_only;
+      unreasoned += c.state == StatementState::unquantified;
     }
   if (!unmatched.empty())
     os << unmatched.size() << " statement(s) about every (or almost every) weight assignment have no claim under "
-       << "the matching weight quantifier (" << drawn << " checked on drawn weights only): " << joined(unmatched, 10)
-       << "\n";
+       << "the matching weight quantifier (" << drawn << " checked on drawn weights only; "
+       << unmatched.size() - unreasoned << " with the reason why): " << joined(unmatched, 10) << "\n";
   if (j) {
     nlohmann::json s = {{"file", reg.path}, {"entries", entries}, {"summary", total.json()}, {"papers", per}};
     s["problems"] = problems;
