@@ -75,7 +75,7 @@ void print_plan(std::ostream& os, const json& doc) {
     if (!pl["upper"].is_null())
       os << "best certified upper bound " << pl["upper"]["value"] << " (" << pl["upper"]["method"].get<std::string>()
          << "); ";
-    os << "the caps sum to " << pl["sum_of_caps"].get<double>()
+    os << "the caps sum to " << static_cast<std::uint64_t>(pl["sum_of_caps"].get<double>())
        << (pl["exact_if_every_block_reaches_its_cap"].get<bool>()
                ? ": sep is exact if every block reaches its cap\n"
                : ": some cap is beyond --max-points, so those blocks cannot reach it\n");
@@ -101,11 +101,14 @@ void print_plan(std::ostream& os, const json& doc) {
            << u["points"] << " points, " << format_bytes(u["memory_bytes"].get<double>()) << ", "
            << secs_text(u["seconds"].get<double>()) << "\n";
     }
-    if (pl["shares"].size() > 1)
-      for (const auto& sh : pl["shares"])
-        os << "share " << sh["index"] << "/" << sh["count"] << ": " << (classes ? "classes " : "blocks ")
-           << list_text(sh["units"]) << ", about " << secs_text(sh["seconds"].get<double>()) << ", peak about "
-           << format_bytes(sh["memory_bytes"].get<double>()) << "\n";
+    std::size_t idle = 0;
+    for (const auto& sh : pl["shares"]) {
+      if (pl["shares"].size() < 2 || (sh["units"].empty() && ++idle)) continue;
+      os << "share " << sh["index"] << "/" << sh["count"] << ": " << (classes ? "classes " : "blocks ")
+         << list_text(sh["units"]) << ", about " << secs_text(sh["seconds"].get<double>()) << ", peak about "
+         << format_bytes(sh["memory_bytes"].get<double>()) << "\n";
+    }
+    if (idle) os << idle << " share(s) with nothing to compute (fewer blocks than shares)\n";
   }
 }
 
