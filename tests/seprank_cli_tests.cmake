@@ -56,3 +56,28 @@ set_tests_properties(seprank_cli_no_small_prime PROPERTIES FIXTURES_REQUIRED sma
 add_test(NAME seprank_cli_small_prime_gives_up
   COMMAND sh -c "$<TARGET_FILE:netpoly> seprank '${SEPRANK_MIXER244}' --methods support,blackbox --seed 3 --json | python3 -c 'import json,sys; r=json.load(sys.stdin)[\"results\"][0]; b=[m for m in r[\"methods\"] if m[\"method\"]==\"blackbox\"][0]; d=b[\"details\"]; assert r[\"status\"]==\"probabilistic\" and b[\"value\"]==20, r; assert 2**49<=d[\"prime\"]<2**50 and d[\"failure_probability\"]<1e-9 and d[\"small_prime_rank\"]<=20; print(\"OK\")'")
 set_tests_properties(seprank_cli_small_prime_gives_up PROPERTIES FIXTURES_REQUIRED small_prime_models PASS_REGULAR_EXPRESSION "OK")
+
+# One analysis across a cluster (docs/guide/slurm.md): mixer (3,4,4), sep 660,
+# as 3 shares of --blocks, merged by the CLI: exact 660, as the unsharded
+# small-prime run above; the merge's refusals exit 2 naming the file and the
+# JSON path; --plan's JSON lists the blocks with their caps summing to 660.
+set(SEPRANK_SHARDS ${CMAKE_CURRENT_BINARY_DIR}/seprank-shards)
+add_test(NAME seprank_cli_shards_merge
+  COMMAND sh -c "rm -rf '${SEPRANK_SHARDS}' && mkdir -p '${SEPRANK_SHARDS}' && for i in 1 2 3; do $<TARGET_FILE:netpoly> seprank '${SEPRANK_MIXER344}' --seed 3 --blocks $i/3 -o '${SEPRANK_SHARDS}'/s$i.json || exit 1; done && $<TARGET_FILE:netpoly> seprank --merge '${SEPRANK_SHARDS}'/s1.json '${SEPRANK_SHARDS}'/s2.json '${SEPRANK_SHARDS}'/s3.json")
+set_tests_properties(seprank_cli_shards_merge PROPERTIES FIXTURES_REQUIRED small_prime_models FIXTURES_SETUP seprank_shards
+  PASS_REGULAR_EXPRESSION "sep 660 \\(exact\\): every one of the [0-9]+ blocks reached its certified cap")
+add_test(NAME seprank_cli_shards_missing
+  COMMAND sh -c "$<TARGET_FILE:netpoly> seprank --merge '${SEPRANK_SHARDS}'/s2.json '${SEPRANK_SHARDS}'/s3.json; echo exit=$?")
+set_tests_properties(seprank_cli_shards_missing PROPERTIES FIXTURES_REQUIRED seprank_shards
+  PASS_REGULAR_EXPRESSION "no shard has block.*exit=2")
+add_test(NAME seprank_cli_shards_other_seed
+  COMMAND sh -c "$<TARGET_FILE:netpoly> seprank '${SEPRANK_MIXER344}' --seed 4 --blocks 3/3 -o '${SEPRANK_SHARDS}'/seed4.json && $<TARGET_FILE:netpoly> seprank --merge '${SEPRANK_SHARDS}'/s1.json '${SEPRANK_SHARDS}'/s2.json '${SEPRANK_SHARDS}'/seed4.json; echo exit=$?")
+set_tests_properties(seprank_cli_shards_other_seed PROPERTIES FIXTURES_REQUIRED seprank_shards
+  PASS_REGULAR_EXPRESSION "seed4.json: (prime|seed): .*cannot be merged.*exit=2")
+add_test(NAME seprank_cli_shards_need_seed
+  COMMAND sh -c "$<TARGET_FILE:netpoly> seprank '${SEPRANK_MIXER344}' --blocks 1/3; echo exit=$?")
+set_tests_properties(seprank_cli_shards_need_seed PROPERTIES FIXTURES_REQUIRED small_prime_models
+  PASS_REGULAR_EXPRESSION "--blocks needs --seed.*exit=2")
+add_test(NAME seprank_cli_plan_json
+  COMMAND sh -c "$<TARGET_FILE:netpoly> seprank '${SEPRANK_MIXER344}' --seed 3 --plan --blocks 1/3 --json | python3 -c 'import json,sys; p=json.load(sys.stdin)[\"plans\"][0][\"plan\"]; assert p[\"sum_of_caps\"]==660 and sum(b[\"cap\"] for b in p[\"blocks\"])==660, p; assert len(p[\"shares\"])==3 and sorted(u for s in p[\"shares\"] for u in s[\"units\"])==list(range(len(p[\"units\"]))), p; print(\"OK\")'")
+set_tests_properties(seprank_cli_plan_json PROPERTIES FIXTURES_REQUIRED small_prime_models PASS_REGULAR_EXPRESSION "OK")

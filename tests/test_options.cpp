@@ -27,6 +27,7 @@ json valid(const OptionSpec& o) {
     case OptionType::methods: return "support,blackbox";
     case OptionType::memory: return "512M";
     case OptionType::templates: return json::array({json::array({1, "1/2"})});
+    case OptionType::share: return "2/3";
   }
   return nullptr;
 }
@@ -43,6 +44,7 @@ std::vector<json> invalid(const OptionSpec& o) {
     case OptionType::methods: return {"nope", json::array(), 3, json::array({"support", 2})};
     case OptionType::memory: return {"8X", -1, nan, "", "nan"};
     case OptionType::templates: return {0, 1025, json::array({json::array({0.5})}), json::array({1, 2}), "3"};
+    case OptionType::share: return {"0/3", "4/3", "3", "1/0", "-1/2", " 1/2", "1/2/3", 2, "1/2000000"};
   }
   return {};
 }
@@ -112,6 +114,9 @@ TEST_CASE("the CLI's text: digits for whole numbers, plain decimals or inf for r
   CHECK(text("max_memory", "1K") == 1024.0);
   CHECK(text("methods", "blackbox,support") == json::array({"blackbox", "support"}));
   CHECK(text("small_prime", "false") == false);
+  CHECK(text("blocks", "3/4") == "3/4");
+  CHECK(text("blocks", "04/4") == "4/4");
+  CHECK_THROWS_AS(text("blocks", "5/4"), InputError);
 }
 
 TEST_CASE("every option reaches the claims' cache key (options_json)", "[options]") {

@@ -30,6 +30,7 @@ enum class OptionType {
   methods,  // a comma list (or a list) of method names
   memory,   // bytes, or text with a unit: 512M, 8G
   templates,  // a count of templates per token, or explicit template vectors (rows of rationals)
+  share,      // "i/n": share i of n (1 <= i <= n)
 };
 
 // Which front end takes an option (a bit each).

@@ -57,6 +57,11 @@ struct SepOptions {
   unsigned threads = 0;   // 0: all cores
   double max_pairs = 1e5;
   bool budget_is_default = false;  // budget is kDefaultRefineSeconds, set by resolved() (options.hpp)
+  // The black-box's blocks across a cluster (docs/guide/slurm.md): --plan
+  // describes them without computing; --blocks i/n computes share i of n
+  // (1-based; 0/0: every block, the usual run) mod the small prime.
+  bool plan = false;
+  std::size_t share_index = 0, share_count = 0;
 };
 
 // "--budget 60 s", or "the default refinement budget of 600 s (--budget to change)".

@@ -90,6 +90,8 @@ inline nlohmann::json py_option(const OptionSpec& o, py::handle v) {
       }
       return refuse();
     }
+    case OptionType::share:
+      return py::isinstance<py::str>(v) ? json(v.cast<std::string>()) : refuse();
     case OptionType::methods: {
       if (py::isinstance<py::str>(v)) return v.cast<std::string>();
       if (!py::isinstance<py::list>(v) && !py::isinstance<py::tuple>(v)) return refuse();

@@ -36,6 +36,8 @@ CASES = {
     "max_memory": ("4G", "4G", "4G"),
     "threads": ("1", 1, "1"),
     "max_pairs": ("10", 10, "10"),
+    "plan": (None, True, None),  # CLI and Python only (a claim's sep is the bracket, never a plan or a share)
+    "blocks": ("1/1", "1/1", None),
 }
 # Options whose value picks the methods it speaks to: asked for alongside them.
 WITH_METHODS = {"prime": "modular,blackbox", "templates": "grid", "max_points": "blackbox"}

@@ -111,6 +111,27 @@ std::vector<OptionSpec> make_table() {
   t.push_back({"max_pairs", OptionType::real, 0, 0, "1e5", "refuse more (output, partition) pairs than this",
                kCli | kPython, [](SepOptions& s, const json& v) { s.max_pairs = v.get<double>(); },
                [](const SepOptions& s) { return std::isfinite(s.max_pairs) ? json(s.max_pairs) : json("inf"); }});
+  // The black-box's blocks across a cluster (docs/guide/slurm.md). Not in
+  // claims: a claim's sep is the whole bracket, never a plan or a share.
+  t.push_back({"plan", OptionType::flag, 0, 0, "off",
+               "blackbox: describe its blocks (width, cap, points, memory, time at the small prime) without "
+               "computing them; with --blocks, the share's",
+               kCli | kPython, [](SepOptions& s, const json& v) { s.plan = v.get<bool>(); },
+               [](const SepOptions& s) { return json(s.plan); }});
+  t.push_back({"blocks", OptionType::share, 1, 1 << 20, "every block",
+               "blackbox: compute only share I of N of its blocks mod the small prime drawn from --seed (a "
+               "certified shard; seprank --merge sums the shards)",
+               kCli | kPython,
+               [](SepOptions& s, const json& v) {
+                 const std::string t = v.get<std::string>();
+                 const auto slash = t.find('/');
+                 s.share_index = std::stoul(t.substr(0, slash));
+                 s.share_count = std::stoul(t.substr(slash + 1));
+               },
+               [](const SepOptions& s) {
+                 return s.share_count ? json(std::to_string(s.share_index) + "/" + std::to_string(s.share_count))
+                                      : json(nullptr);
+               }});
   return t;
 }
 
@@ -127,6 +148,7 @@ std::string type_text(const OptionSpec& o) {
     case OptionType::methods: return "a comma list of " + method_list(",");
     case OptionType::memory: return "a size in bytes, or with a unit such as 512M or 8G";
     case OptionType::templates: return "a whole number in [1, 1024], or rows of rationals (integers or \"p/q\")";
+    case OptionType::share: return "I/N with 1 <= I <= N <= " + std::to_string(static_cast<std::uint64_t>(o.hi));
   }
   return "";
 }
@@ -229,6 +251,18 @@ json checked(const OptionSpec& o, const json& v, Spelling s) {
       }
       return rows;
     }
+    case OptionType::share: {
+      // digits "/" digits, 1 <= i <= n <= hi
+      const std::string t = v.is_string() ? v.get<std::string>() : "";
+      const auto slash = t.find('/');
+      auto digits = [](const std::string& x) {
+        return !x.empty() && x.size() <= 9 && x.find_first_not_of("0123456789") == std::string::npos;
+      };
+      if (slash == std::string::npos || !digits(t.substr(0, slash)) || !digits(t.substr(slash + 1))) bad(o, s, shown(v));
+      const std::uint64_t i = std::stoull(t.substr(0, slash)), n = std::stoull(t.substr(slash + 1));
+      if (i < 1 || i > n || static_cast<double>(n) > o.hi) bad(o, s, shown(v));
+      return std::to_string(i) + "/" + std::to_string(n);
+    }
   }
   return v;
 }
@@ -320,7 +354,8 @@ OptionValue option_from_text(const OptionSpec& o, const std::string& text, Spell
       return x;
     }
     case OptionType::methods:
-    case OptionType::memory: return text;
+    case OptionType::memory:
+    case OptionType::share: return text;
   }
   return text;
 }

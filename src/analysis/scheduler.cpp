@@ -285,6 +285,21 @@ void validate_request(const Model& m, const std::vector<Entry>& outputs, const s
   check_methods_for(m, o);
 }
 
+// The methods of a request: --methods, or the default plan of its kind.
+// --plan and --blocks speak of the black-box's blocks: by default only the
+// certified upper bounds that need no expansion (the blocks' caps) run before it.
+std::vector<Method> request_methods(const SepOptions& o, bool expandable) {
+  if (!o.methods.empty()) return o.methods;
+  std::vector<Method> list = o.generic  ? plan(PlanFor::generic_shape)
+                             : expandable ? plan(PlanFor::expandable_network)
+                                          : plan(PlanFor::unexpandable_network);
+  if (o.plan || o.share_count)
+    std::erase_if(list, [](Method x) {
+      return x != Method::blackbox && (method_info(x).kind != RunKind::upper || method_info(x).needs_expansion);
+    });
+  return list;
+}
+
 }  // namespace
 
 void check_methods_for(const Model& m, const SepOptions& o) {
@@ -295,6 +310,14 @@ void check_methods_for(const Model& m, const SepOptions& o) {
                          " speaks of one network, not of the generic sep of its shape (--generic takes " +
                          generic_methods() + ")");
   check_methods_for(m, o.methods, o.prime);  // Gaussian weights: the methods that take them
+  if ((o.plan || o.share_count) && !o.methods.empty() &&
+      std::find(o.methods.begin(), o.methods.end(), Method::blackbox) == o.methods.end())
+    throw InputError(std::string(o.plan ? "--plan" : "--blocks") + " speaks of the black-box's blocks: add blackbox to --methods");
+  if ((o.plan || o.share_count) && o.prime)
+    throw InputError(std::string(o.plan ? "--plan" : "--blocks") +
+                     ": the blocks are ranked mod the small prime drawn from --seed; --prime is not taken with it");
+  if (o.share_count && !o.blackbox_seed)
+    throw InputError("--blocks needs --seed: every share must rank its blocks mod the same prime at the same points");
 }
 
 std::vector<SepResult> analyse_network(const Model& m_in, const std::vector<Entry>& outputs,
@@ -310,11 +333,7 @@ std::vector<SepResult> analyse_network(const Model& m_in, const std::vector<Entr
   const auto est = estimate_expansion(m);
   const bool by_default = o.methods.empty();
   const bool expandable = est.terms <= o.max_terms;
-  const std::vector<Method> list =
-      !by_default  ? o.methods
-      : o.generic  ? plan(PlanFor::generic_shape)
-      : expandable ? plan(PlanFor::expandable_network)
-                   : plan(PlanFor::unexpandable_network);
+  const std::vector<Method> list = request_methods(o, expandable);
   std::optional<GenericDraws> generic;
   if (o.generic) generic.emplace(m_in, *o.blackbox_seed);
   // The methods before the first that needs the expansion run first (support:

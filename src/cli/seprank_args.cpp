@@ -28,7 +28,7 @@ std::function<std::vector<std::pair<std::string, std::string>>()> add_analysis_f
       static const std::map<OptionType, std::string> names = {
           {OptionType::count, "N"},      {OptionType::seconds, "SECONDS"}, {OptionType::real, "X"},
           {OptionType::seed, "S"},       {OptionType::prime, "P"},         {OptionType::methods, "LIST"},
-          {OptionType::memory, "SIZE"},  {OptionType::templates, "M"}};
+          {OptionType::memory, "SIZE"},  {OptionType::templates, "M"},   {OptionType::share, "I/N"}};
       CLI::Option* f = s->add_option(flag, (*texts)[o.name], help)->type_name(names.at(o.type));
       given->emplace_back(o.name, f);
     }
@@ -44,7 +44,7 @@ std::function<std::vector<std::pair<std::string, std::string>>()> add_analysis_f
 void setup_seprank(CLI::App& app) {
   auto o = std::make_shared<SeprankOptions>();
   auto* s = app.add_subcommand("seprank", "bracket the separation rank sep(y; A, B) of network outputs");
-  s->add_option("model", o->model, "model file (- = stdin)")->required();
+  s->add_option("model", o->model, "model file (- = stdin); none with --merge");
   s->add_option("--output", o->output, "one output entry TOKEN,CHANNEL");
   s->add_flag("--all", o->all, "every output entry (default: the model's output, else all)");
   s->add_option("--partition", o->partitions,
@@ -52,6 +52,8 @@ void setup_seprank(CLI::App& app) {
   s->add_flag("--all-balanced", o->all_balanced, "every balanced partition, each unordered pair once");
   s->add_flag("--json", o->json, "machine-readable output");
   s->add_option("--templates-file", o->templates_file, "grid: JSON file {\"templates\": [[...], ...]} (--templates as rows)");
+  s->add_option("--merge", o->merge, "sum the shards of --blocks runs into the bracket (no model)")->expected(1, -1);
+  s->add_option("-o,--out", o->out, "--blocks: the shard file (rewritten after each round); --merge: the bracket");
   auto given = add_analysis_flags(s);
   s->callback([o, given]() {
     o->options = given();

@@ -18,6 +18,7 @@
 #include "netpoly/request.hpp"
 #include "netpoly/seprank.hpp"
 #include "runtime/text_escape.hpp"
+#include "seprank_shard.hpp"
 #include "terminal_progress.hpp"
 
 namespace netpoly::cli {
@@ -154,6 +155,8 @@ SepOptions seprank_options(const SeprankOptions& o) {
 }
 
 SeprankPairs seprank_pairs(const SeprankOptions& o, const Model& m, const SepOptions& sep) {
+  if (!o.out.empty() && !(sep.share_count && !sep.plan))
+    throw InputError("-o: the shard of --blocks goes there (or the bracket of --merge)");
   SeprankPairs r;
   std::optional<Entry> req;
   if (!o.output.empty()) req = parse_entry(o.output, "--output");
@@ -164,6 +167,8 @@ SeprankPairs seprank_pairs(const SeprankOptions& o, const Model& m, const SepOpt
   check_methods_for(m, sep);
   // Every entry of a wide model by default: refused up front beyond --max-pairs.
   check_pairs(r.outputs.size(), r.partitions.size(), sep, Spelling::cli);
+  if (sep.share_count && r.outputs.size() * r.partitions.size() != 1)
+    throw InputError("--blocks: a shard is of one output and one partition (give --output and one --partition)");
   return r;
 }
 
@@ -185,7 +190,11 @@ std::string seprank_flags(const SeprankOptions& o) {
 }
 
 void run_seprank(const SeprankOptions& o) {
+  if (!o.merge.empty()) return run_seprank_merge(o);
+  if (o.model.empty()) throw InputError("seprank: a model file is required (or --merge SHARD...)");
   SepOptions sep = seprank_options(o);
+  // --plan prints the blocks; --blocks -o SHARD writes a shard (without -o its data is only in --json's details).
+  const bool plan = sep.plan, shard = sep.share_count > 0 && !plan && !o.out.empty();
   set_threads(sep.threads);
   Limits lim;
   if (sep.max_memory > 0) lim.max_memory_bytes = sep.max_memory;
@@ -195,6 +204,9 @@ void run_seprank(const SeprankOptions& o) {
   const SeprankPairs pairs = seprank_pairs(o, m, sep);
   const std::vector<Entry>& outs = pairs.outputs;
   const std::vector<Partition>& parts = pairs.partitions;
+  const bool results_shown = !plan;
+  nlohmann::json last_shard;  // the shard as it stands (--blocks): written after each round and at a stop
+  auto write_shard = [&](const nlohmann::json& doc) { write_output(o.out, doc.dump(1) + "\n"); };
   const bool seed_given = sep.blackbox_seed.has_value();
   std::size_t label_width = 22;  // the partition column fits its longest label
   for (const auto& P : parts) label_width = std::max(label_width, std::min<std::size_t>(P.label().size() + 1, 42));
@@ -213,7 +225,7 @@ void run_seprank(const SeprankOptions& o) {
     return std::to_string(r.output.token) + "," + std::to_string(r.output.channel) + " " + r.partition.label();
   };
   std::ostream& os = std::cout;
-  if (!o.json) {
+  if (!o.json && results_shown) {
     print_header(os, m, label_width, sep.generic);
     os.flush();
   }
@@ -221,7 +233,10 @@ void run_seprank(const SeprankOptions& o) {
     std::lock_guard<std::mutex> lock(mu);
     progress.clear();
     const std::string why = code == static_cast<int>(ExitCode::interrupted) ? "interrupted" : "stopped at a limit";
-    if (o.json) {
+    if (shard && !last_shard.is_null()) write_shard(last_shard);  // what finished, marked running
+    if (!results_shown) {
+      std::cerr << "seprank: " << why << "\n";
+    } else if (o.json) {
       auto j = results_json(m, done);
       for (const auto& [k, r] : partial) {
         auto pj = to_json(r);
@@ -250,6 +265,11 @@ void run_seprank(const SeprankOptions& o) {
   try {
     rs = analyse_network(m, outs, parts, sep, [&](const SepResult& r, bool finished) {
       std::lock_guard<std::mutex> lock(mu);
+      if (shard)
+        if (auto doc = shard_document(m, r); !doc.is_null()) {
+          last_shard = doc;
+          if (!finished && output_is_file(o.out)) write_shard(doc);
+        }
       if (!finished) {
         partial[key(r)] = r;
         progress.show(so_far_line(r));  // the bracket so far, at once, on a terminal
@@ -258,7 +278,7 @@ void run_seprank(const SeprankOptions& o) {
       partial.erase(key(r));
       done.push_back(r);
       progress.clear();
-      if (!o.json) {
+      if (!o.json && results_shown) {
         print_result(os, r, label_width);
         os.flush();
       }
@@ -272,6 +292,14 @@ void run_seprank(const SeprankOptions& o) {
   }
   set_stop_report({});  // (does not return when a stop is already printing the report)
   std::lock_guard<std::mutex> lock(mu);
+  if (plan) {  // the plans (with --json beside the usual results)
+    auto doc = plan_document(m, rs);
+    if (o.json) doc.update(results_json(m, rs));
+    if (o.json) os << doc.dump(1) << "\n";
+    else print_plan(os, doc);
+    return;
+  }
+  if (shard) write_shard(shard_document(m, rs.at(0)));
   if (o.json) {
     os << results_json(m, rs).dump(1) << "\n";
   } else {

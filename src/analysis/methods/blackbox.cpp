@@ -10,7 +10,7 @@
 #include <numeric>
 #include <memory>
 
-#include "blackbox_rounds.hpp"
+#include "blackbox_shard.hpp"
 #include "method.hpp"
 #include "netpoly/expand.hpp"
 #include "analysis/fflas.hpp"
@@ -23,14 +23,6 @@ namespace netpoly::methods {
 namespace {
 
 using json = nlohmann::json;
-
-// How the blocks' values come from forward passes: the whole matrix (t =
-// {1}, weight {1}), or one block per component of A-degrees (run_split).
-struct Layout {
-  std::vector<std::size_t> as;                   // the A-degrees; empty: the whole matrix
-  std::vector<std::vector<std::size_t>> groups;  // per block: indices into as, or residues mod m
-  std::size_t m = 0;  // 0: s values t_l (Vandermonde); else t_l = w^l, w of order m (classes mod m)
-};
 
 // A primitive m-th root of unity mod p (m | p - 1), from random elements.
 ulong root_of_unity(ulong p, std::size_t m, SplitMix64& g) {
@@ -46,6 +38,8 @@ ulong root_of_unity(ulong p, std::size_t m, SplitMix64& g) {
     if (primitive) return w;
   }
 }
+
+}  // namespace
 
 // t and the blocks' weights mod p. Split: distinct nonzero t_l with
 // V[l][a] = t_l^a invertible mod p (almost every draw), and block weights
@@ -93,6 +87,8 @@ std::optional<std::vector<ulong>> set_weights(const Layout& L, std::vector<Block
   return t;
 }
 
+namespace {
+
 struct Outcome {
   Rounds rounds;
   ulong small = 0;               // the small prime, if that phase ran
@@ -131,6 +127,8 @@ std::function<void(std::size_t, std::size_t)> tell_provisional(MethodContext& ct
   };
 }
 
+}  // namespace
+
 // The components grouped into classes of A-degrees mod m (a component whose
 // degrees meet several residues joins their classes): each class costs one
 // matrix, and all of them m forward passes per pair instead of s.
@@ -164,6 +162,8 @@ std::pair<Layout, std::vector<Block>> classes_mod(const Layout& L, const std::ve
   for (auto& c : classes) std::sort(c.a_degrees.begin(), c.a_degrees.end());
   return {C, std::move(classes)};
 }
+
+namespace {
 
 // Seconds of the small-prime phase if every block reaches its cap: the
 // passes (per pair, m or s of them) over the largest block's square at `ev`
@@ -229,16 +229,7 @@ bool small_prime_phase(MethodContext& ctx, const Layout& L, std::vector<Block>& 
   if (!out.rounds.gave_up && open(blocks) && cap > 256) {
     std::size_t mm = 0;
     if (L.as.size() > 2 && potential(blocks, cap) >= target) {
-      // Calibrate: one row of 1,024 values, then the threads share the rows.
-      std::vector<ulong> a(na, 1);
-      std::vector<std::vector<ulong>> B(1024, std::vector<ulong>(nb));
-      for (auto& b : B)
-        for (auto& x : b) x = g.below(q);
-      auto t0 = std::chrono::steady_clock::now();
-      (void)eval->row(a, B, 0, B.size());
-      const double th = std::max(1u, ctx.run.threads);
-      const double ev = seconds_since(t0) / 1024.0 / th;
-      const double rk = fflas::available() ? (th > 1 ? 2.5e-11 : 4.2e-11) : 5.5e-11 / th;
+      const auto [ev, rk] = measure_rates(*eval, na, nb, q, g, ctx.run.threads);
       mm = choose_classes(L, blocks, cap, ev, rk);
     }
     Goal rest = goal;
@@ -321,7 +312,7 @@ MethodRun report(const std::vector<Block>& comps, const Outcome& o, const Blackb
     // Per block (values of degree <= D in the points), union bound over blocks;
     // a block at its cap is known exactly, but keeps its term (conservative).
     eps += blackbox_block_eps(std::max(c.rank, c.floor), degree, height, bp);
-    parts.push_back({{"A_degrees", c.a_degrees}, {"rank", std::max(c.rank, c.floor)}, {"points", c.points},
+    parts.push_back({{"A_degrees", c.a_degrees}, {"cap", c.cap}, {"rank", std::max(c.rank, c.floor)}, {"points", c.points},
                      {"saturated", sat}, {"exact", c.exact}});
   }
   rank = std::max(rank, o.small_rank);  // both certified lower bounds
@@ -429,7 +420,7 @@ DegreeBounds published_degree_bounds(const MethodContext& ctx) {
 // its rows' (columns') span: its monomials, or what another method published.
 // Empty when there is a single block (the whole matrix needs s times fewer
 // passes).
-std::optional<MethodRun> run_split(MethodContext& ctx, std::size_t cap, const BlackboxPrime& bp, double height) {
+std::optional<BlockLayout> components(MethodContext& ctx) {
   const Bidegrees* bdp = ctx.bidegrees->get();
   if (!bdp || bdp->empty()) return std::nullopt;
   const Bidegrees& bd = *bdp;
@@ -455,8 +446,6 @@ std::optional<MethodRun> run_split(MethodContext& ctx, std::size_t cap, const Bl
   std::map<std::size_t, std::vector<std::size_t>> groups;  // root -> A-degree indices
   for (std::size_t k = 0; k < s; ++k) groups[find(k)].push_back(k);
   if (groups.size() < 2) return std::nullopt;
-  std::size_t degree = 0;
-  for (const auto& [a, b] : bd) degree = std::max(degree, a + b);
   // A block's cap: the minimum weighted vertex cover of its bidegrees, each
   // degree weighted by the monomials of that degree on its side, or by a
   // smaller bound on its rows' (columns') span another method published.
@@ -473,38 +462,65 @@ std::optional<MethodRun> run_split(MethodContext& ctx, std::size_t cap, const Bl
   };
   std::map<std::size_t, Bidegrees> edges;  // root -> its bidegrees
   for (const auto& [a, b] : bd) edges[find(ia(a))].emplace_back(a, b);
-  Layout L;
-  L.as = as;
-  std::vector<Block> blocks;
+  BlockLayout bl;
+  bl.L.as = as;
+  const auto wa = weight(db.A, na), wb = weight(db.B, nb);
   for (const auto& [root, idx] : groups) {
     Block c;
     for (std::size_t k : idx) c.a_degrees.push_back(as[k]);
-    const Fmpz bound = support_bound(edges[root], weight(db.A, na), weight(db.B, nb)).value;
+    const Fmpz bound = support_bound(edges[root], wa, wb).value;
     c.cap = fmpz_cmp_ui(bound.get(), static_cast<ulong>(1e15)) < 0 ? static_cast<std::size_t>(fmpz_get_ui(bound.get()))
                                                                   : std::numeric_limits<std::size_t>::max() / 4;
-    L.groups.push_back(idx);
-    blocks.push_back(std::move(c));
+    std::vector<std::size_t> bdeg;
+    double rows = 0, cols = 0;
+    for (const auto& [a, b] : edges[root]) bdeg.push_back(b);
+    std::sort(bdeg.begin(), bdeg.end());
+    bdeg.erase(std::unique(bdeg.begin(), bdeg.end()), bdeg.end());
+    for (std::size_t a : c.a_degrees) rows += fmpz_get_d(wa(a).get());
+    for (std::size_t b : bdeg) cols += fmpz_get_d(wb(b).get());
+    bl.L.groups.push_back(idx);
+    bl.blocks.push_back(std::move(c));
+    bl.b_degrees.push_back(std::move(bdeg));
+    bl.rows.push_back(rows);
+    bl.cols.push_back(cols);
   }
-  const auto o = blackbox_rounds(ctx, L, blocks, cap, bp, 0x5b11ab0c5ULL);
+  return bl;
+}
+
+// The split run: the blocks of `components` through the two phases.
+std::optional<MethodRun> run_split(MethodContext& ctx, std::size_t cap, const BlackboxPrime& bp, double height) {
+  auto bl = components(ctx);
+  if (!bl) return std::nullopt;
+  std::size_t degree = 0;
+  for (const auto& [a, b] : *ctx.bidegrees->get()) degree = std::max(degree, a + b);
+  std::vector<Block>& blocks = bl->blocks;
+  const auto o = blackbox_rounds(ctx, bl->L, blocks, cap, bp, 0x5b11ab0c5ULL);
   if (!o) return std::nullopt;
   return with_witness(ctx, report(blocks, *o, bp, height, ctx.generic ? ctx.eps_degree() : static_cast<double>(degree), true),
                       blocks, *o, bp);
 }
 
-// The prime is the analysis's (drawn once), the height bound the entry's.
-MethodRun run_blackbox(MethodContext& ctx) {
-  const BlackboxPrime& bp = ctx.blackbox_prime();
-  const double height = ctx.blackbox_height();
-  const double degree = ctx.degree;
-  const auto va = side_vars(ctx.P, true), vb = side_vars(ctx.P, false);
-  // rank(E) <= number of monomials on either side of degree <= D.
+// rank(E) <= number of monomials on either side of degree <= D, and <= a
+// certified upper bound another method reported.
+double monomial_cap(const MethodContext& ctx) {
   auto monomials = [&](std::size_t nv) {
-    double l = log_monomial_count(static_cast<double>(nv) + 1, degree);  // degree <= D: one more variable
+    double l = log_monomial_count(static_cast<double>(nv) + 1, ctx.degree);  // degree <= D: one more variable
     return l > 40 ? 1e18 : std::round(std::exp(l));  // an integer count
   };
-  double cap_mono = std::min(monomials(va.size()), monomials(vb.size()));
-  // More points than a certified upper bound + 1 cannot raise the rank.
+  double cap_mono = std::min(monomials(side_vars(ctx.P, true).size()), monomials(side_vars(ctx.P, false).size()));
   if (auto upper = ctx.best_upper()) cap_mono = std::min(cap_mono, static_cast<double>(*upper));
+  return cap_mono;
+}
+
+// The prime is the analysis's (drawn once), the height bound the entry's.
+// --plan and --blocks are blackbox_shard.cpp's.
+MethodRun run_blackbox(MethodContext& ctx) {
+  if (ctx.o.plan) return run_plan(ctx);
+  if (ctx.o.share_count) return run_shard(ctx);
+  const BlackboxPrime& bp = ctx.blackbox_prime();
+  const double height = ctx.blackbox_height();
+  const double cap_mono = monomial_cap(ctx);
+  // More points than a certified upper bound + 1 cannot raise the rank.
   const std::size_t cap =
       static_cast<std::size_t>(std::min<double>(static_cast<double>(ctx.o.max_points), cap_mono + 1));
   if (ctx.o.blackbox_split)
@@ -533,4 +549,17 @@ const MethodInfo blackbox_info{
 const RegisterMethod blackbox_registered(blackbox_info);
 
 }  // namespace
+
+BlockLayout block_layout(MethodContext& ctx) {
+  if (ctx.o.blackbox_split)
+    if (auto bl = components(ctx)) return std::move(*bl);
+  BlockLayout bl;
+  const double cap_mono = monomial_cap(ctx);
+  bl.blocks.resize(1);
+  bl.blocks[0].cap = cap_mono < 1e15 ? static_cast<std::size_t>(cap_mono) : std::numeric_limits<std::size_t>::max() / 4;
+  bl.b_degrees.emplace_back();
+  bl.rows.push_back(cap_mono);
+  bl.cols.push_back(cap_mono);
+  return bl;
+}
 }  // namespace netpoly::methods

@@ -1,0 +1,284 @@
+// One black-box analysis across a cluster (docs/guide/slurm.md): the text of
+// `seprank --plan`, the shard file of `seprank --blocks i/n`, and
+// `seprank --merge SHARD...`, which checks the shards strictly and sums them
+// into the bracket.
+#include "seprank_shard.hpp"
+
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "netpoly/error.hpp"
+#include "netpoly/model.hpp"
+#include "netpoly/version.hpp"
+#include "runtime/io.hpp"
+#include "runtime/json_check.hpp"
+#include "runtime/limits.hpp"
+#include "runtime/sha256.hpp"
+
+namespace netpoly::cli {
+
+using json = nlohmann::json;
+
+namespace {
+
+constexpr const char* kShardFormat = "netpoly-seprank-shard/1";
+
+const MethodRun* blackbox_run(const SepResult& r, const char* key) {
+  for (auto it = r.runs.rbegin(); it != r.runs.rend(); ++it)
+    if (it->method == Method::blackbox && it->details.contains(key)) return &*it;
+  return nullptr;
+}
+
+std::string secs_text(double s) {
+  std::ostringstream t;
+  t << std::setprecision(3) << s << " s";
+  return t.str();
+}
+
+std::string list_text(const json& a) {
+  std::string s;
+  for (const auto& x : a) s += (s.empty() ? "" : ",") + (x.is_string() ? x.get<std::string>() : x.dump());
+  return s.empty() ? "-" : s;
+}
+
+json pair_json(const SepResult& r) {
+  json j = to_json(r);
+  return {{"output", j["output"]}, {"partition", j["partition"]}, {"generic", r.generic}};
+}
+
+}  // namespace
+
+json plan_document(const Model& m, const std::vector<SepResult>& rs) {
+  json plans = json::array();
+  for (const auto& r : rs) {
+    const MethodRun* run = blackbox_run(r, "plan");
+    if (!run) throw InternalError("seprank --plan: the black-box gave no plan");
+    json p = pair_json(r);
+    p["plan"] = run->details["plan"];
+    plans.push_back(p);
+  }
+  return {{"model", m.name}, {"plans", plans}};
+}
+
+void print_plan(std::ostream& os, const json& doc) {
+  for (const auto& p : doc["plans"]) {
+    const json& pl = p["plan"];
+    os << "netpoly seprank --plan: " << (doc["model"].get<std::string>().empty() ? "model" : doc["model"].get<std::string>())
+       << ", output " << p["output"]["token"] << "," << p["output"]["channel"] << ", partition A = "
+       << list_text(p["partition"]["A"]) << "\n";
+    os << "black-box: " << pl["blocks"].size() << " block(s) (" << pl["split"].get<std::string>() << "), "
+       << pl["passes_per_pair"] << " forward pass(es) per pair of points, ranks mod the small prime " << pl["prime"]
+       << " (seed " << pl["seed"] << ")\n";
+    if (!pl["upper"].is_null())
+      os << "best certified upper bound " << pl["upper"]["value"] << " (" << pl["upper"]["method"].get<std::string>()
+         << "); ";
+    os << "the caps sum to " << static_cast<std::uint64_t>(pl["sum_of_caps"].get<double>())
+       << (pl["exact_if_every_block_reaches_its_cap"].get<bool>()
+               ? ": sep is exact if every block reaches its cap\n"
+               : ": some cap is beyond --max-points, so those blocks cannot reach it\n");
+    os << std::left << std::setw(6) << "block" << std::setw(18) << "A-degrees" << std::setw(18) << "B-degrees"
+       << std::setw(22) << "rows x cols" << std::setw(10) << "cap" << std::setw(10) << "points" << std::setw(12)
+       << "memory" << "time (estimated)\n";
+    for (const auto& b : pl["blocks"]) {
+      std::ostringstream rc;
+      rc << std::setprecision(12) << b["rows"].get<double>() << " x " << b["cols"].get<double>();
+      os << std::setw(6) << b["index"].dump() << std::setw(18) << list_text(b["A_degrees"]) << std::setw(18)
+         << list_text(b["B_degrees"]) << std::setw(22) << rc.str() << std::setw(10) << b["cap"].dump() << std::setw(10)
+         << b["points"].dump() << std::setw(12) << format_bytes(b["memory_bytes"].get<double>())
+         << secs_text(b["seconds"].get<double>()) << "\n";
+    }
+    os << "every block in one task: about " << secs_text(pl["seconds"].get<double>())
+       << " (at the rates measured here; --json gives them, the threads and the arithmetic)\n";
+    const bool classes = pl["classes_mod"].get<std::size_t>() > 0;
+    if (classes) {
+      os << "the shares rank classes of A-degrees mod " << pl["classes_mod"] << " (" << pl["unit_passes_per_pair"]
+         << " passes per pair instead of " << pl["passes_per_pair"] << "):\n";
+      for (const auto& u : pl["units"])
+        os << "  class " << u["index"] << ": blocks " << list_text(u["blocks"]) << ", cap " << u["cap"] << ", "
+           << u["points"] << " points, " << format_bytes(u["memory_bytes"].get<double>()) << ", "
+           << secs_text(u["seconds"].get<double>()) << "\n";
+    }
+    std::size_t idle = 0;
+    for (const auto& sh : pl["shares"]) {
+      if (pl["shares"].size() < 2 || (sh["units"].empty() && ++idle)) continue;
+      os << "share " << sh["index"] << "/" << sh["count"] << ": " << (classes ? "classes " : "blocks ")
+         << list_text(sh["units"]) << ", about " << secs_text(sh["seconds"].get<double>()) << ", peak about "
+         << format_bytes(sh["memory_bytes"].get<double>()) << "\n";
+    }
+    if (idle) os << idle << " share(s) with nothing to compute (fewer blocks than shares)\n";
+  }
+}
+
+json shard_document(const Model& m, const SepResult& r) {
+  const MethodRun* run = blackbox_run(r, "shard");
+  if (!run) return nullptr;
+  json d = {{"format", kShardFormat}, {"build", netpoly_build()},
+            {"model", {{"name", m.name}, {"sha256", sha256_hex(write_model(m))}}}};
+  d.update(pair_json(r));
+  d.update(run->details["shard"]);
+  d["lower"] = run->value ? json(*run->value) : json(nullptr);
+  d["seconds"] = run->seconds;
+  return d;
+}
+
+namespace {
+
+// One shard file, read strictly; the fields every shard of one analysis shares.
+struct Shard {
+  std::string path;
+  json doc;
+  json same;  // build, model, output, partition, generic, prime, seed, max_points, upper, layout
+};
+
+const std::vector<std::string> kShared = {"build", "model", "output", "partition", "generic", "prime",
+                                          "seed", "max_points", "upper", "classes_mod", "layout"};
+
+Shard read_shard(const std::string& path) {
+  Shard s{path, {}, {}};
+  const std::string text = read_text_file(path, "a shard");
+  try {
+    s.doc = json::parse(text);
+  } catch (const json::exception& e) {
+    throw InputError(path + ": invalid JSON: " + e.what());
+  }
+  const JsonCheck in(path);
+  const json& d = s.doc;
+  if (!d.is_object()) in.fail("", "expected a shard (a JSON object), got " + JsonCheck::kind(d));
+  if (in.text(in.at(d, "", "format"), "format") != kShardFormat)
+    in.fail("format", std::string("expected \"") + kShardFormat + "\"");
+  (void)in.text(in.at(d, "", "build"), "build");
+  (void)in.text(in.at(in.at(d, "", "model"), "model", "sha256"), "model.sha256", 64);
+  (void)in.count(in.at(in.at(d, "", "output"), "output", "token"), "output.token", 0, 1 << 30);
+  (void)in.count(in.at(in.at(d, "", "output"), "output", "channel"), "output.channel", 0, 1 << 30);
+  for (const char* side : {"A", "B"})
+    (void)in.texts(in.at(in.at(d, "", "partition"), "partition", side), std::string("partition.") + side, 1 << 20, 64);
+  (void)in.boolean(in.at(d, "", "generic"), "generic");
+  (void)in.count(in.at(d, "", "prime"), "prime", 3, 1ULL << 23);
+  (void)in.count(in.at(d, "", "seed"), "seed", 0, UINT64_MAX);
+  (void)in.count(in.at(d, "", "max_points"), "max_points", 1, 1 << 20);
+  const json& up = in.at(d, "", "upper");
+  if (!up.is_null()) {
+    (void)in.count(in.at(up, "upper", "value"), "upper.value", 0, UINT64_MAX);
+    (void)in.text(in.at(up, "upper", "method"), "upper.method", 64);
+  }
+  const json& layout = in.at(d, "", "layout");
+  if (!layout.is_array() || layout.empty() || layout.size() > (1 << 20))
+    in.fail("layout", "expected a list of blocks, got " + JsonCheck::kind(layout));
+  for (std::size_t k = 0; k < layout.size(); ++k) {
+    const std::string p = JsonCheck::idx("layout", k);
+    if (const json& ad = in.at(layout[k], p, "A_degrees"); !(ad.is_array() && ad.empty()))  // the whole matrix: none
+      (void)in.counts(ad, p + ".A_degrees", 0, 1 << 20, 1 << 20);
+    (void)in.count(in.at(layout[k], p, "cap"), p + ".cap", 0, UINT64_MAX);
+    (void)in.counts(in.at(layout[k], p, "blocks"), p + ".blocks", 0, 1 << 20, 1 << 20);
+  }
+  (void)in.count(in.at(d, "", "classes_mod"), "classes_mod", 0, 120);
+  const json& blocks = in.at(d, "", "blocks");
+  if (!blocks.is_array()) in.fail("blocks", "expected a list, got " + JsonCheck::kind(blocks));
+  for (std::size_t k = 0; k < blocks.size(); ++k) {
+    const std::string p = JsonCheck::idx("blocks", k);
+    const json& b = blocks[k];
+    const auto index = in.count(in.at(b, p, "index"), p + ".index", 0, layout.size() - 1);
+    const auto cap = in.count(in.at(b, p, "cap"), p + ".cap", 0, UINT64_MAX);
+    const auto points = in.count(in.at(b, p, "points"), p + ".points", 0, 1 << 20);
+    const auto rank = in.count(in.at(b, p, "rank"), p + ".rank", 0, std::min(points, cap));
+    const bool reached = in.boolean(in.at(b, p, "reached_cap"), p + ".reached_cap");
+    if (cap != layout[index]["cap"].get<std::uint64_t>() || in.at(b, p, "A_degrees") != layout[index]["A_degrees"])
+      in.fail(p, "block " + std::to_string(index) + "'s A-degrees or cap differ from layout[" + std::to_string(index) + "]");
+    if (reached != (rank == cap))
+      in.fail(p + ".reached_cap", std::string(reached ? "true" : "false") + ", but the rank is " + std::to_string(rank) +
+                                      " and the cap " + std::to_string(cap));
+  }
+  (void)in.boolean(in.at(d, "", "running"), "running");
+  for (const auto& k : kShared) s.same[k] = d[k];
+  return s;
+}
+
+}  // namespace
+
+void run_seprank_merge(const SeprankOptions& o) {
+  if (!o.model.empty()) throw InputError("seprank --merge takes shard files only, not a model (" + o.model + ")");
+  if (!o.options.empty() || !o.partitions.empty() || !o.output.empty() || o.all || o.all_balanced)
+    throw InputError("seprank --merge: the shards say what was analysed; give only the shard files (and --json, -o)");
+  std::vector<Shard> shards;
+  for (const auto& path : o.merge) shards.push_back(read_shard(path));
+  const Shard& first = shards[0];
+  std::map<std::uint64_t, std::string> owner;  // block index -> the file that has it
+  for (const Shard& s : shards) {
+    const JsonCheck in(s.path);
+    for (const auto& k : kShared)
+      if (s.same[k] != first.same[k])
+        in.fail(k, "differs from " + first.path + " (" + clip(s.same[k].dump(), 80) + " against " +
+                       clip(first.same[k].dump(), 80) + "): shards of another " +
+                       (k == "layout" ? std::string("block layout (other methods or --max-points)") : k) +
+                       " cannot be merged");
+    for (std::size_t k = 0; k < s.doc["blocks"].size(); ++k) {
+      const auto index = s.doc["blocks"][k]["index"].get<std::uint64_t>();
+      auto [it, fresh] = owner.emplace(index, s.path);
+      if (!fresh)
+        in.fail(JsonCheck::idx("blocks", k) + ".index",
+                "block " + std::to_string(index) + " is also in " + it->second + ": a block may be merged once");
+    }
+  }
+  const json& layout = first.doc["layout"];
+  std::string missing;
+  std::size_t nmissing = 0;
+  for (std::size_t b = 0; b < layout.size(); ++b)
+    if (!owner.count(b) && ++nmissing <= 20) missing += (missing.empty() ? "" : ", ") + std::to_string(b);
+  if (nmissing)
+    throw InputError("seprank --merge: no shard has block(s) " + missing + (nmissing > 20 ? ", ..." : "") + " of " +
+                     std::to_string(layout.size()) + " (" + std::to_string(nmissing) +
+                     " missing: merge every share of the analysis)");
+  std::size_t lower = 0, caps = 0, below = 0;
+  bool running = false;
+  json blocks = json::array();
+  for (const Shard& s : shards) {
+    running = running || s.doc["running"].get<bool>();
+    for (const auto& b : s.doc["blocks"]) {
+      lower += b["rank"].get<std::size_t>();
+      below += !b["reached_cap"].get<bool>();
+      blocks.push_back(b);
+    }
+  }
+  for (const auto& c : layout) caps += c["cap"].get<std::size_t>();
+  std::sort(blocks.begin(), blocks.end(), [](const json& x, const json& y) { return x["index"] < y["index"]; });
+  Bracket br;
+  br.lower = {lower, "blackbox"};
+  br.upper = {caps, "the sum of the blocks' caps"};
+  const json& up = first.doc["upper"];
+  if (!up.is_null() && up["value"].get<std::size_t>() <= caps)
+    br.upper = {up["value"].get<std::size_t>(), up["method"].get<std::string>()};
+  if (lower > *br.upper.value)
+    throw InputError("seprank --merge: the blocks' ranks sum to " + std::to_string(lower) +
+                     ", above the certified upper bound " + std::to_string(*br.upper.value) + ": the shards are not of one analysis");
+  br.status = lower == *br.upper.value ? BracketStatus::exact : BracketStatus::bracket;
+  const std::string q = std::to_string(first.doc["prime"].get<std::uint64_t>());
+  const std::string how =
+      below == 0 ? "every one of the " + std::to_string(layout.size()) +
+                       " blocks reached its certified cap (ranks mod the small prime " + q + ")"
+                 : "certified lower bound (the blocks' ranks mod the small prime " + q + "; " + std::to_string(below) +
+                       " of " + std::to_string(layout.size()) + " blocks below their caps" +
+                       (running ? ", some shard was stopped before it finished" : "") + ")";
+  json out = {{"merged", o.merge}, {"build", first.doc["build"]}, {"model", first.doc["model"]},
+              {"output", first.doc["output"]}, {"partition", first.doc["partition"]}, {"generic", first.doc["generic"]},
+              {"prime", first.doc["prime"]}, {"seed", first.doc["seed"]}, {"how", how}, {"blocks", blocks}};
+  br.write_ends_json(out);
+  std::ostringstream t;
+  if (o.json) {
+    t << out.dump(1) << "\n";
+  } else {
+    const json& P = first.doc["partition"];
+    t << "netpoly seprank --merge: " << shards.size() << " shard(s), " << layout.size() << " block(s) of model '"
+      << first.doc["model"]["name"].get<std::string>() << "' (sha256 " << first.doc["model"]["sha256"].get<std::string>().substr(0, 12)
+      << "), output " << first.doc["output"]["token"] << "," << first.doc["output"]["channel"] << ", partition A = "
+      << list_text(P["A"]) << ", seed " << first.doc["seed"] << "\n";
+    t << (first.doc["generic"].get<bool>() ? "gsep " : "sep ") << br.compact_text() << " (" << status_name(br.status)
+      << "): " << how << "; lower " << lower << " blackbox, upper " << *br.upper.value << " " << br.upper.method << "\n";
+  }
+  if (o.out.empty() || o.out == "-") std::cout << t.str();
+  else write_output(o.out, t.str());
+}
+
+}  // namespace netpoly::cli
