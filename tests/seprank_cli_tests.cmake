@@ -81,3 +81,17 @@ set_tests_properties(seprank_cli_shards_need_seed PROPERTIES FIXTURES_REQUIRED s
 add_test(NAME seprank_cli_plan_json
   COMMAND sh -c "$<TARGET_FILE:netpoly> seprank '${SEPRANK_MIXER344}' --seed 3 --plan --blocks 1/3 --json | python3 -c 'import json,sys; p=json.load(sys.stdin)[\"plans\"][0][\"plan\"]; assert p[\"sum_of_caps\"]==660 and sum(b[\"cap\"] for b in p[\"blocks\"])==660, p; assert len(p[\"shares\"])==3 and sorted(u for s in p[\"shares\"] for u in s[\"units\"])==list(range(len(p[\"units\"]))), p; print(\"OK\")'")
 set_tests_properties(seprank_cli_plan_json PROPERTIES FIXTURES_REQUIRED small_prime_models PASS_REGULAR_EXPRESSION "OK")
+# The black-box's per-block ranks at --seed 1 (same prime, same points) are
+# those of the build before the batched evaluator's fused products and chunked
+# rows (issue 41 §1; values from the d72faff build): at the large prime with
+# blocks closing below their points, and at the small prime meeting gram.
+macro(seprank_cli_block_ranks name make methods ranks)
+  add_test(NAME ${name}
+    COMMAND sh -c "$<TARGET_FILE:netpoly> make ${make} | $<TARGET_FILE:netpoly> seprank - --seed 1 --json --methods ${methods} | python3 -c 'import json,sys; r=json.load(sys.stdin)[\"results\"][0]; b=[m for m in r[\"methods\"] if m[\"method\"]==\"blackbox\"][0][\"details\"][\"block_ranks\"]; got=[[x[\"rank\"], x[\"points\"]] for x in b]; print(got); assert got == ${ranks}, got'")
+endmacro()
+seprank_cli_block_ranks(seprank_cli_blackbox_ranks_large_prime "attention --layers 2 --width 4 --heads 2 --tokens 4"
+  blackbox "[[1, 1], [10, 16], [52, 64], [40, 64], [4, 8]]")
+seprank_cli_block_ranks(seprank_cli_blackbox_ranks_small_prime "attention --layers 3 --width 3 --heads 1 --tokens 2"
+  support,gram,blackbox "[[1, 1], [6, 6], [15, 15], [28, 28], [45, 45], [66, 66], [91, 91], [105, 105], [78, 78], [55, 55], [36, 36], [21, 21], [10, 10], [3, 3]]")
+seprank_cli_block_ranks(seprank_cli_blackbox_ranks_mixer "mixer --layers 2 --tokens 4 --width 3"
+  blackbox "[[1, 1], [3, 6], [6, 8], [3, 6], [1, 1]]")

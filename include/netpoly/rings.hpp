@@ -131,6 +131,11 @@ struct BatchF64Ring {
   // add exactly before one reduction. Either way the result equals the axpy
   // loop's.
   void lincomb(Elem& r, const std::vector<Scalar>& s, const std::vector<const Elem*>& x) const;
+  // r += sum_k a[k] b[k] elementwise in one pass (attention's products,
+  // detail::addmuls): for lazy_terms() >= 2 the products add exactly in
+  // doubles and are reduced once per lazy_terms() of them; otherwise term by
+  // term as addmul. Either way the result equals the addmul loop's.
+  void addmuls(Elem& r, const std::vector<const Elem*>& a, const std::vector<const Elem*>& b) const;
   std::size_t lazy_terms() const { return lazy_; }      // (2^53 - p) / (p - 1)^2, at most 2^20
   std::size_t remainder_terms() const { return rem_; }  // 2^53 / p - 1 (at least 7 below 2^50), at most 2^20
 

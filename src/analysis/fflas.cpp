@@ -45,6 +45,30 @@ std::string own_directory() {
 }
 const std::string own_dir = own_directory();
 
+// OpenBLAS 0.3.21 (Debian 12) picks its kernels from the CPU model at load
+// time and falls back to its SSE3 "Prescott" kernels on models it does not
+// know (e.g. Xeons newer than Sapphire Rapids), which makes the dense ranks'
+// dgemm about 2x slower on a CPU with AVX-512. When it says Prescott on a CPU
+// with AVX2 and FMA (no real Prescott has them) and the user did not choose a
+// core (OPENBLAS_CORETYPE), it is re-initialised, through its own dynamic
+// initialiser, with the kernels for the CPU's features: SkylakeX (AVX-512
+// F/DQ/BW/VL) or Haswell (AVX2). The kernels only change the speed: the
+// products FFLAS reduces are exact in doubles either way.
+void fix_openblas_core(void* h) {
+  if (std::getenv("OPENBLAS_CORETYPE")) return;
+  using NameFn = char* (*)();
+  using InitFn = void (*)();
+  const auto name = reinterpret_cast<NameFn>(dlsym(h, "openblas_get_corename"));
+  const auto quit = reinterpret_cast<InitFn>(dlsym(h, "gotoblas_dynamic_quit"));
+  const auto init = reinterpret_cast<InitFn>(dlsym(h, "gotoblas_dynamic_init"));
+  if (!name || !quit || !init || std::strcmp(name(), "Prescott") != 0) return;
+  const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+                      __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+  setenv("OPENBLAS_CORETYPE", avx512 ? "SkylakeX" : "Haswell", 0);
+  quit();
+  init();
+}
+
 // The library next to this object (an installed wheel: netpoly/ holds the
 // executable, the Python module and the library; the build tree: build/
 // holds the executable and the library, build/python/netpoly a link to it),
@@ -63,6 +87,7 @@ RankFn load() {
 #endif
     if (!h) h = dlopen(kName, RTLD_NOW | RTLD_LOCAL);
     if (!h) return nullptr;
+    fix_openblas_core(h);
     return reinterpret_cast<RankFn>(dlsym(h, "netpoly_fflas_rank_modp"));
   }();
   return fn;

@@ -170,6 +170,39 @@ NETPOLY_AVX2 void f64_lincomb(double* r, const double* s, const std::vector<doub
   }
 }
 
+// r[i] += sum_k (*a[k])[i] (*b[k])[i] for lazy >= 2: each product below
+// (p-1)^2, `lazy` of them on top of r[i] in [0, p) stay below 2^53, so the
+// fma chain is exact and one reduce4 per `lazy` terms brings it back.
+NETPOLY_AVX2 void f64_addmuls(double* r, const std::vector<double>* const* a, const std::vector<double>* const* b,
+                              std::size_t K, std::size_t n, double p, double pinv, std::size_t lazy) {
+  const __m256d vp = _mm256_set1_pd(p), vpinv = _mm256_set1_pd(pinv);
+  std::size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    __m256d acc = _mm256_loadu_pd(r + i);
+    std::size_t c = 0;
+    for (std::size_t k = 0; k < K; ++k) {
+      acc = _mm256_fmadd_pd(_mm256_loadu_pd(a[k]->data() + i), _mm256_loadu_pd(b[k]->data() + i), acc);
+      if (++c == lazy) {
+        acc = reduce4(acc, vp, vpinv);
+        c = 0;
+      }
+    }
+    _mm256_storeu_pd(r + i, reduce4(acc, vp, vpinv));
+  }
+  for (; i < n; ++i) {
+    double acc = r[i];
+    std::size_t c = 0;
+    for (std::size_t k = 0; k < K; ++k) {
+      acc = std::fma((*a[k])[i], (*b[k])[i], acc);
+      if (++c == lazy) {
+        acc = reduce1(acc, p, pinv);
+        c = 0;
+      }
+    }
+    r[i] = reduce1(acc, p, pinv);
+  }
+}
+
 // (p - 1)^2 and 2^53 - p are exact in long double's 64-bit mantissa for p < 2^32;
 // larger primes leave no room (0).
 std::size_t lazy_terms_for(double p) {
@@ -189,6 +222,14 @@ std::size_t remainder_terms_for(double p) {
 
 void BatchF64Ring::lincomb(Elem& r, const std::vector<Scalar>& s, const std::vector<const Elem*>& x) const {
   f64_lincomb(r.data(), s.data(), x.data(), x.size(), batch, p, pinv, lazy_, rem_);
+}
+
+void BatchF64Ring::addmuls(Elem& r, const std::vector<const Elem*>& a, const std::vector<const Elem*>& b) const {
+  if (lazy_ < 2) {
+    for (std::size_t k = 0; k < a.size(); ++k) addmul(r, *a[k], *b[k]);
+    return;
+  }
+  f64_addmuls(r.data(), a.data(), b.data(), a.size(), batch, p, pinv, lazy_);
 }
 
 BatchF64Ring::BatchF64Ring(ulong prime, std::size_t n) : p(static_cast<double>(prime)), pinv(1.0 / static_cast<double>(prime)), batch(n) {

@@ -258,7 +258,7 @@ struct Attention {
               if (!R.is_zero(h.O(c, a))) R.axpy(s[j], h.O(c, a), Vx[j * da + a]);
           std::vector<E> w(da, R.zero());
           tasks(R, da, [&](std::size_t b) {
-            for (std::size_t j = 0; j < N; ++j) R.addmul(w[b], s[j], Kx[j * da + b]);
+            detail::addmuls(R, w[b], s, 0, 1, Kx, b, da, N);
           }, !worth_threads(R, s[0], Kx[0]));
           for (std::size_t i = 0; i < N; ++i) {
             if (!wanted(need, i * d + c)) continue;
@@ -270,7 +270,7 @@ struct Attention {
       }
       std::vector<E> M(da * da, R.zero());  // M[a][b] = sum_j (V x_j)[a] (K x_j)[b]
       tasks(R, da * da, [&](std::size_t k) {
-        for (std::size_t j = 0; j < N; ++j) R.addmul(M[k], Vx[j * da + k / da], Kx[j * da + k % da]);
+        detail::addmuls(R, M[k], Vx, k / da, da, Kx, k % da, da, N);
       }, !worth_threads(R, Vx[0], Kx[0]));
       for (std::size_t i = 0; i < N; ++i) {
         bool any = false;
@@ -279,7 +279,7 @@ struct Attention {
         auto q = query(i);
         std::vector<E> u(da, R.zero());  // u = M q_i
         tasks(R, da, [&](std::size_t a) {
-          for (std::size_t b = 0; b < da; ++b) R.addmul(u[a], M[a * da + b], q[b]);
+          detail::addmuls(R, u[a], M, a * da, 1, q, 0, 1, da);
         }, !worth_threads(R, M[0], q[0]));
         for (std::size_t c = 0; c < d; ++c)
           if (wanted(need, i * d + c)) affine_row(R, Y[i * d + c], h.O, h.bO, c, u, 0, 1);
@@ -308,7 +308,7 @@ struct Attention {
         }
       detail::tasks(R, N * N, [&](std::size_t x) {
         const std::size_t i = x / N, t = x % N;
-        for (std::size_t a = 0; a < da; ++a) R.addmul(Sm[x], q[i * da + a], k[t * da + a]);
+        detail::addmuls(R, Sm[x], q, i * da, 1, k, t * da, 1, da);
       });
       return Sm;
     };
@@ -318,7 +318,7 @@ struct Attention {
       std::vector<E> Pn(N * N, R.zero());
       detail::tasks(R, N * N, [&](std::size_t x) {
         const std::size_t i = x / N, t = x % N;
-        for (std::size_t u = 0; u < N; ++u) R.addmul(Pn[x], P[i * N + u], Sj[u * N + t]);
+        detail::addmuls(R, Pn[x], P, i * N, 1, Sj, t, N, N);
       });
       P = std::move(Pn);
     }
@@ -334,13 +334,13 @@ struct Attention {
     detail::tasks(R, N * d, [&](std::size_t x) {
       if (!wanted(need, x)) return;
       const std::size_t i = x / d, c = x % d;
-      for (std::size_t t = 0; t < N; ++t) {
-        if (h.C) {
+      if (h.C) {
+        for (std::size_t t = 0; t < N; ++t) {
           const S& w = (*h.C)(t, c);
           if (!R.is_zero(w)) R.axpy(Y[x], w, P[i * N + t]);
-        } else {
-          R.addmul(Y[x], P[i * N + t], v[t * d + c]);
         }
+      } else {
+        detail::addmuls(R, Y[x], P, i * N, 1, v, c, d, N);
       }
       detail::add_bias(R, Y[x], h.bO, c);  // once per head, outside the sum over t
     });

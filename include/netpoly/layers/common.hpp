@@ -159,6 +159,26 @@ bool threads_itself(const Ring& R, const std::vector<E>& a, const std::vector<E>
   return false;
 }
 
+// r += sum_{k < n} a[aoff + k*as] * b[boff + k*bs]: in one fused pass where
+// the ring has one (BatchF64Ring::addmuls), else addmul term by term.
+template <class Ring>
+void addmuls(const Ring& R, typename Ring::Elem& r, const std::vector<typename Ring::Elem>& a, std::size_t aoff,
+             std::size_t as, const std::vector<typename Ring::Elem>& b, std::size_t boff, std::size_t bs,
+             std::size_t n) {
+  if constexpr (requires(std::vector<const typename Ring::Elem*> p) { R.addmuls(r, p, p); }) {
+    thread_local std::vector<const typename Ring::Elem*> pa, pb;
+    pa.clear();
+    pb.clear();
+    for (std::size_t k = 0; k < n; ++k) {
+      pa.push_back(&a[aoff + k * as]);
+      pb.push_back(&b[boff + k * bs]);
+    }
+    if (n) R.addmuls(r, pa, pb);
+    return;
+  }
+  for (std::size_t k = 0; k < n; ++k) R.addmul(r, a[aoff + k * as], b[boff + k * bs]);
+}
+
 // r += sum_k a[k] * b[k]: the products as tasks (side by side for parallel
 // rings), then their sum; a ring with dot_balanced (PolyRing) may instead cut
 // them into equal shares per thread when they do not divide evenly.
@@ -167,6 +187,9 @@ void dot(const Ring& R, typename Ring::Elem& r, const std::vector<typename Ring:
          const std::vector<typename Ring::Elem>& b) {
   const std::size_t n = std::min(a.size(), b.size());
   if (n == 0) return;
+  if constexpr (requires(std::vector<const typename Ring::Elem*> p) { R.addmuls(r, p, p); }) {
+    return addmuls(R, r, a, 0, 1, b, 0, 1, n);
+  }
   if constexpr (requires(std::vector<const typename Ring::Elem*> p) { R.dot_balanced(r, p, p); }) {
     std::vector<const typename Ring::Elem*> pa, pb;
     for (std::size_t k = 0; k < n; ++k) {

@@ -24,23 +24,28 @@ Network<typename BR::Scalar> batch_weights(const Model& m, ulong p) {
 template <class BR>
 class BatchEvalIn final : public BatchEval {
  public:
+  static constexpr std::size_t kChunk = 512;
   BatchEvalIn(const Model& m, ulong p, std::vector<std::size_t> va, std::vector<std::size_t> vb, Need need,
               std::size_t out)
       : p_(p), net_(batch_weights<BR>(m, p)), nin_(m.num_inputs()), va_(std::move(va)), vb_(std::move(vb)),
         need_(std::move(need)), out_(out) {}
+  // In chunks of kChunk points: a forward pass's intermediate batches then
+  // stay in the core's cache instead of streaming whole rows through memory.
   std::vector<ulong> row(const std::vector<ulong>& a, const std::vector<std::vector<ulong>>& B, std::size_t j0,
                          std::size_t k) const override {
-    const std::size_t n = k - j0;
-    const BR R(p_, n);
-    std::vector<typename BR::Elem> X(nin_);
-    for (std::size_t q = 0; q < va_.size(); ++q) X[va_[q]] = R.constant(a[q]);
-    for (std::size_t q = 0; q < vb_.size(); ++q) {
-      X[vb_[q]].resize(n);
-      for (std::size_t j = j0; j < k; ++j) X[vb_[q]][j - j0] = static_cast<typename BR::Elem::value_type>(B[j][q]);
+    std::vector<ulong> r(k - j0);
+    for (std::size_t c0 = j0; c0 < k; c0 += kChunk) {
+      const std::size_t c1 = std::min(k, c0 + kChunk), n = c1 - c0;
+      const BR R(p_, n);
+      std::vector<typename BR::Elem> X(nin_);
+      for (std::size_t q = 0; q < va_.size(); ++q) X[va_[q]] = R.constant(a[q]);
+      for (std::size_t q = 0; q < vb_.size(); ++q) {
+        X[vb_[q]].resize(n);
+        for (std::size_t j = c0; j < c1; ++j) X[vb_[q]][j - c0] = static_cast<typename BR::Elem::value_type>(B[j][q]);
+      }
+      auto y = forward(R, net_, std::move(X), need_);
+      for (std::size_t j = 0; j < n; ++j) r[c0 - j0 + j] = static_cast<ulong>(y[out_][j]);
     }
-    auto y = forward(R, net_, std::move(X), need_);
-    std::vector<ulong> r(n);
-    for (std::size_t j = 0; j < n; ++j) r[j] = static_cast<ulong>(y[out_][j]);
     return r;
   }
   std::string ring() const override { return std::is_same_v<BR, BatchF64Ring> ? "f64-avx2" : "nmod"; }
