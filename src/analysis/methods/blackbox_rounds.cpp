@@ -8,6 +8,7 @@
 
 #include "model/forward.hpp"
 #include "netpoly/parallel.hpp"
+#include "analysis/fflas.hpp"
 #include "analysis/rank.hpp"
 
 namespace netpoly::methods {
@@ -125,6 +126,10 @@ double evaluate_round(const BatchEval& eval, const std::vector<Block*>& open, co
 }  // namespace
 
 std::unique_ptr<BatchEval> make_batch_eval(const Model& m, const Entry& e, const Partition& P, ulong p) {
+  // The dense-rank library is loaded (and OpenBLAS given its kernels, which
+  // sets OPENBLAS_CORETYPE: fflas.cpp) here, on the method's thread, before
+  // the rounds rank blocks side by side on several threads.
+  (void)fflas::available();
   auto va = side_vars(P, true), vb = side_vars(P, false);
   const std::size_t out = e.token * m.output_width() + e.channel;
   if (p >= 3 && p < BatchF64Ring::kMaxPrime && BatchF64Ring::supported())
