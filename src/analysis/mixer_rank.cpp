@@ -1,5 +1,7 @@
 #include "analysis/mixer_rank.hpp"
 
+#include <cmath>
+
 #include <algorithm>
 #include <type_traits>
 #include <variant>
@@ -186,6 +188,16 @@ bool is_mixer(const Model& m, std::string& why) {
 }
 
 Bound mixer_bound(const Model& m, const Entry& e, const Partition& P, const Bidegrees* support_bd) {
+  // Every element carries a bitset of the inputs, and a layer holds an
+  // element per activation: refused before allocating when the inputs and
+  // one layer's activations (at the input's or the output's width) would
+  // need more than 256 MiB of them (a 1024 x 1024 input: about 256 GiB).
+  const double n = static_cast<double>(m.num_inputs()), words = std::ceil(n / 64);
+  const double layer = static_cast<double>(m.tokens) * static_cast<double>(std::max(m.width, m.output_width()));
+  const double bytes = 8 * words * (n + layer);
+  if (bytes > 256.0 * 1024 * 1024)
+    throw RankRing::TooCostly("its variable sets would need about " + std::to_string(static_cast<long long>(bytes / (1 << 20))) +
+                    " MiB (" + std::to_string(m.num_inputs()) + " inputs)");
   RankRing R(P);
   std::vector<RankRing::Elem> X(m.num_inputs());
   for (std::size_t v = 0; v < X.size(); ++v) X[v] = R.variable(v);
