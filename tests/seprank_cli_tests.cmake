@@ -95,3 +95,9 @@ seprank_cli_block_ranks(seprank_cli_blackbox_ranks_small_prime "attention --laye
   support,gram,blackbox "[[1, 1], [6, 6], [15, 15], [28, 28], [45, 45], [66, 66], [91, 91], [105, 105], [78, 78], [55, 55], [36, 36], [21, 21], [10, 10], [3, 3]]")
 seprank_cli_block_ranks(seprank_cli_blackbox_ranks_mixer "mixer --layers 2 --tokens 4 --width 3"
   blackbox "[[1, 1], [3, 6], [6, 8], [3, 6], [1, 1]]")
+# A shard stopped by Ctrl-C exits 130 and keeps the ranks it finished, marked
+# running (tests/scripts/shard_interrupt.sh).
+add_test(NAME seprank_cli_shard_interrupt
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/scripts/shard_interrupt.sh $<TARGET_FILE:netpoly> ${CMAKE_CURRENT_BINARY_DIR}/shard-interrupt)
+set_tests_properties(seprank_cli_shard_interrupt PROPERTIES PASS_REGULAR_EXPRESSION "OK shard_interrupt"
+  FAIL_REGULAR_EXPRESSION "FAIL shard_interrupt" TIMEOUT 120)
