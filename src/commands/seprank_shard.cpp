@@ -17,6 +17,7 @@
 #include "runtime/json_check.hpp"
 #include "runtime/limits.hpp"
 #include "runtime/sha256.hpp"
+#include "runtime/text_escape.hpp"
 
 namespace netpoly::cli {
 
@@ -38,9 +39,10 @@ std::string secs_text(double s) {
   return t.str();
 }
 
+// A list from a model or a shard, for a terminal line (strings escaped: printable).
 std::string list_text(const json& a) {
   std::string s;
-  for (const auto& x : a) s += (s.empty() ? "" : ",") + (x.is_string() ? x.get<std::string>() : x.dump());
+  for (const auto& x : a) s += (s.empty() ? "" : ",") + (x.is_string() ? printable(x.get<std::string>()) : x.dump());
   return s.empty() ? "-" : s;
 }
 
@@ -66,7 +68,7 @@ json plan_document(const Model& m, const std::vector<SepResult>& rs) {
 void print_plan(std::ostream& os, const json& doc) {
   for (const auto& p : doc["plans"]) {
     const json& pl = p["plan"];
-    os << "netpoly seprank --plan: " << (doc["model"].get<std::string>().empty() ? "model" : doc["model"].get<std::string>())
+    os << "netpoly seprank --plan: " << (doc["model"].get<std::string>().empty() ? "model" : printable(doc["model"].get<std::string>()))
        << ", output " << p["output"]["token"] << "," << p["output"]["channel"] << ", partition A = "
        << list_text(p["partition"]["A"]) << "\n";
     os << "black-box: " << pl["blocks"].size() << " block(s) (" << pl["split"].get<std::string>() << "), "
@@ -150,13 +152,16 @@ Shard read_shard(const std::string& path) {
   if (in.text(in.at(d, "", "format"), "format") != kShardFormat)
     in.fail("format", std::string("expected \"") + kShardFormat + "\"");
   (void)in.text(in.at(d, "", "build"), "build");
+  (void)in.text(in.at(in.at(d, "", "model"), "model", "name"), "model.name", 1 << 16);
   (void)in.text(in.at(in.at(d, "", "model"), "model", "sha256"), "model.sha256", 64);
   (void)in.count(in.at(in.at(d, "", "output"), "output", "token"), "output.token", 0, 1 << 30);
   (void)in.count(in.at(in.at(d, "", "output"), "output", "channel"), "output.channel", 0, 1 << 30);
   for (const char* side : {"A", "B"})
     (void)in.texts(in.at(in.at(d, "", "partition"), "partition", side), std::string("partition.") + side, 1 << 20, 64);
   (void)in.boolean(in.at(d, "", "generic"), "generic");
-  (void)in.count(in.at(d, "", "prime"), "prime", 3, 1ULL << 23);
+  // A rank mod a composite is no lower bound of anything: the prime is checked, not trusted.
+  if (const auto q = in.count(in.at(d, "", "prime"), "prime", 3, 1ULL << 23); !n_is_prime(q))
+    in.fail("prime", std::to_string(q) + " is not a prime");
   (void)in.count(in.at(d, "", "seed"), "seed", 0, UINT64_MAX);
   (void)in.count(in.at(d, "", "max_points"), "max_points", 1, 1 << 20);
   const json& up = in.at(d, "", "upper");
@@ -271,11 +276,11 @@ void run_seprank_merge(const SeprankOptions& o) {
   } else {
     const json& P = first.doc["partition"];
     t << "netpoly seprank --merge: " << shards.size() << " shard(s), " << layout.size() << " block(s) of model '"
-      << first.doc["model"]["name"].get<std::string>() << "' (sha256 " << first.doc["model"]["sha256"].get<std::string>().substr(0, 12)
+      << printable(first.doc["model"]["name"].get<std::string>()) << "' (sha256 " << first.doc["model"]["sha256"].get<std::string>().substr(0, 12)
       << "), output " << first.doc["output"]["token"] << "," << first.doc["output"]["channel"] << ", partition A = "
       << list_text(P["A"]) << ", seed " << first.doc["seed"] << "\n";
     t << (first.doc["generic"].get<bool>() ? "gsep " : "sep ") << br.compact_text() << " (" << status_name(br.status)
-      << "): " << how << "; lower " << lower << " blackbox, upper " << *br.upper.value << " " << br.upper.method << "\n";
+      << "): " << how << "; lower " << lower << " blackbox, upper " << *br.upper.value << " " << printable(br.upper.method) << "\n";
   }
   if (o.out.empty() || o.out == "-") std::cout << t.str();
   else write_output(o.out, t.str());

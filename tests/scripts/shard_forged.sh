@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Shards are data: seprank --merge refuses a modulus that is not a prime (a
+# rank mod a composite bounds nothing) and a shard without its model's name
+# (exit 2, naming the file and field, not an internal error), and shows a
+# name carrying terminal escapes escaped. Forged from a real shard of mixer
+# (2,2,2), sep 9. Usage: shard_forged.sh NETPOLY WORKDIR
+set -u
+np=$1 dir=$2
+rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
+"$np" make mixer --layers 2 --tokens 2 --width 2 --seed 1 -o m.json || exit 1
+"$np" seprank m.json --seed 1 --blocks 1/1 -o s.json >/dev/null 2>&1 || { echo "FAIL shard_forged: no shard"; exit 1; }
+python3 - <<'PY' || exit 1
+import json
+j = json.load(open("s.json"))
+a = json.loads(json.dumps(j)); a["prime"] = 4194303  # 2^22 - 1 = 3 * 23 * 89 * 683
+json.dump(a, open("composite.json", "w"))
+b = json.loads(json.dumps(j)); del b["model"]["name"]
+json.dump(b, open("noname.json", "w"))
+c = json.loads(json.dumps(j)); c["model"]["name"] = "evil\x1b[31mred"
+json.dump(c, open("esc.json", "w"))
+PY
+fail() { echo "FAIL shard_forged: $*"; exit 1; }
+out=$("$np" seprank --merge composite.json 2>&1); rc=$?
+[ $rc -eq 2 ] && [[ $out == *"composite.json: prime: 4194303 is not a prime"* ]] || fail "composite: exit $rc: $out"
+out=$("$np" seprank --merge noname.json 2>&1); rc=$?
+[ $rc -eq 2 ] && [[ $out == *"noname.json: model: missing required field \"name\""* ]] || fail "no name: exit $rc: $out"
+out=$("$np" seprank --merge esc.json 2>&1); rc=$?
+[ $rc -eq 0 ] && [[ $out == *"model 'evil\\x1b[31mred'"* ]] && [[ $out != *$'\x1b'* ]] || fail "escape: exit $rc: $out"
+echo "OK shard_forged"
