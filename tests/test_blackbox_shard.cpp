@@ -181,7 +181,13 @@ TEST_CASE("the merge refuses shards of another analysis, duplicated or missing b
     write_json(d.file(name), j);
     return d.file(name);
   };
-  refused(d, {a, edited("prime.json", [](json& j) { j["prime"] = j["prime"].get<std::uint64_t>() + 120; })},
+  refused(d, {a, edited("prime.json", [](json& j) {
+                 // another prime of the small-prime family (= 1 mod 120): a prime, so it is the
+                 // mismatch that is refused, not the modulus
+                 std::uint64_t q = j["prime"].get<std::uint64_t>() + 120;
+                 while (!n_is_prime(q)) q += 120;
+                 j["prime"] = q;
+               })},
           {"prime.json", "prime", "another prime"});
   refused(d, {a, edited("seed.json", [](json& j) { j["seed"] = 8; })}, {"seed.json", "seed", "another seed"});
   refused(d, {a, edited("model.json", [](json& j) { j["model"]["sha256"] = std::string(64, '0'); })},
