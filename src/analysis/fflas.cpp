@@ -10,12 +10,20 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <shared_mutex>
 #include <string>
 
 namespace netpoly::fflas {
 namespace {
 
-using RankFn = std::size_t (*)(const std::uint64_t*, std::size_t, std::size_t, std::size_t, std::uint64_t, int);
+using RankFn = std::size_t (*)(const std::uint64_t*, std::size_t, std::size_t, std::size_t, std::uint64_t);
+using ThreadsFn = void (*)(int);
+
+struct Loaded {
+  RankFn rank = nullptr;
+  ThreadsFn threads = nullptr;  // OpenBLAS's openblas_set_num_threads
+};
 
 constexpr const char* kName = "libnetpoly_fflas.so";
 
@@ -75,31 +83,56 @@ void fix_openblas_core(void* h) {
 // then its path in the build tree where this was compiled (CMakeLists.txt,
 // unless NETPOLY_FFLAS_BUILD_PATH=OFF), then the plain name (the loader's
 // search path); null when the CPU, the environment or the loader says no.
-RankFn load() {
-  static const RankFn fn = []() -> RankFn {
+const Loaded& load() {
+  static const Loaded fn = []() -> Loaded {
     const char* e = std::getenv("NETPOLY_DENSE_RANK");
-    if (e && std::strcmp(e, "flint") == 0) return nullptr;
+    if (e && std::strcmp(e, "flint") == 0) return {};
     __builtin_cpu_init();
-    if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) return nullptr;
+    if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) return {};
     void* h = own_dir.empty() ? nullptr : dlopen((own_dir + kName).c_str(), RTLD_NOW | RTLD_LOCAL);
 #ifdef NETPOLY_FFLAS_LIBRARY
     if (!h) h = dlopen(NETPOLY_FFLAS_LIBRARY, RTLD_NOW | RTLD_LOCAL);
 #endif
     if (!h) h = dlopen(kName, RTLD_NOW | RTLD_LOCAL);
-    if (!h) return nullptr;
+    if (!h) return {};
     fix_openblas_core(h);
-    return reinterpret_cast<RankFn>(dlsym(h, "netpoly_fflas_rank_modp"));
+    Loaded l{reinterpret_cast<RankFn>(dlsym(h, "netpoly_fflas_rank_modp")),
+             reinterpret_cast<ThreadsFn>(dlsym(h, "openblas_set_num_threads"))};
+    if (!l.rank || !l.threads) return {};
+    l.threads(1);  // the setting between calls (see rank_modp)
+    return l;
   }();
   return fn;
 }
 
+// OpenBLAS's thread count is one global setting. Ranks run side by side
+// (several blocks, or several claims of `check --jobs`) with one thread each
+// and share the lock; a call with more threads holds it alone, sets the
+// count, and puts it back to 1, so the count never changes under a
+// running product.
+std::shared_mutex& threads_lock() {
+  static std::shared_mutex mu;
+  return mu;
+}
+
 }  // namespace
 
-bool available() { return load() != nullptr; }
+bool available() { return load().rank != nullptr; }
 
 std::size_t rank_modp(const std::uint64_t* a, std::size_t rows, std::size_t cols, std::size_t stride, std::uint64_t p,
                       int threads) {
-  return load()(a, rows, cols, stride, p, threads);
+  const Loaded& l = load();
+  if (threads <= 1) {
+    std::shared_lock lock(threads_lock());
+    return l.rank(a, rows, cols, stride, p);
+  }
+  std::unique_lock lock(threads_lock());
+  struct Back {
+    ThreadsFn set;
+    ~Back() { set(1); }
+  } back{l.threads};
+  l.threads(threads);
+  return l.rank(a, rows, cols, stride, p);
 }
 
 }  // namespace netpoly::fflas

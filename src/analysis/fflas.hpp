@@ -22,7 +22,9 @@ bool available();
 
 // Rank mod p (2 < p < kMaxPrime; only when available()) of the rows x cols matrix whose entry (i, j)
 // is a[i * stride + j], each in [0, p). `threads` is OpenBLAS's thread count
-// for this call (1 when several ranks run side by side).
+// for this call (1 when several ranks run side by side). OpenBLAS's count is
+// global: calls with one thread run side by side, a call with more runs
+// alone (fflas.cpp), so no call sees the count change under it.
 std::size_t rank_modp(const std::uint64_t* a, std::size_t rows, std::size_t cols, std::size_t stride,
                       std::uint64_t p, int threads);
 

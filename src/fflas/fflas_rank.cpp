@@ -9,19 +9,17 @@
 #include <cstddef>
 #include <cstdint>
 
-extern "C" void openblas_set_num_threads(int);
-
 // The one exported symbol, looked up with dlsym by src/analysis/fflas.cpp
-// after its CPU check; see src/analysis/fflas.hpp for the contract.
+// after its CPU check; see src/analysis/fflas.hpp for the contract. OpenBLAS's
+// thread count is set by the caller (fflas.cpp: rank_modp), never here.
 extern "C" __attribute__((visibility("default"))) std::size_t netpoly_fflas_rank_modp(
-    const std::uint64_t* a, std::size_t rows, std::size_t cols, std::size_t stride, std::uint64_t p, int threads) {
+    const std::uint64_t* a, std::size_t rows, std::size_t cols, std::size_t stride, std::uint64_t p) {
   if (rows == 0 || cols == 0) return 0;
   using Field = Givaro::ModularBalanced<double>;
   const Field F(static_cast<double>(p));
   double* A = FFLAS::fflas_new<double>(rows * cols);
   for (std::size_t i = 0; i < rows; ++i)
     for (std::size_t j = 0; j < cols; ++j) F.init(A[i * cols + j], static_cast<std::uint64_t>(a[i * stride + j]));
-  openblas_set_num_threads(threads < 1 ? 1 : threads);
   const std::size_t r = FFPACK::Rank(F, rows, cols, A, cols);
   FFLAS::fflas_delete(A);
   return r;
