@@ -101,7 +101,8 @@ add_test(NAME seprank_cli_shard_interrupt
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/scripts/shard_interrupt.sh $<TARGET_FILE:netpoly> ${CMAKE_CURRENT_BINARY_DIR}/shard-interrupt)
 set_tests_properties(seprank_cli_shard_interrupt PROPERTIES PASS_REGULAR_EXPRESSION "OK shard_interrupt"
   FAIL_REGULAR_EXPRESSION "FAIL shard_interrupt" TIMEOUT 120)
-# Forged shards: a composite modulus and a missing model name refused (exit 2),
+# Forged shards: a composite modulus and a missing model name refused (exit 2);
+# given the model, a lowered upper bound or cap and another model refused;
 # a name with terminal escapes shown escaped (tests/scripts/shard_forged.sh).
 add_test(NAME seprank_cli_shard_forged
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/scripts/shard_forged.sh $<TARGET_FILE:netpoly> ${CMAKE_CURRENT_BINARY_DIR}/shard-forged)

@@ -44,7 +44,7 @@ std::function<std::vector<std::pair<std::string, std::string>>()> add_analysis_f
 void setup_seprank(CLI::App& app) {
   auto o = std::make_shared<SeprankOptions>();
   auto* s = app.add_subcommand("seprank", "bracket the separation rank sep(y; A, B) of network outputs");
-  s->add_option("model", o->model, "model file (- = stdin); none with --merge");
+  s->add_option("model", o->model, "model file (- = stdin); with --merge, the shards' model: their layout is recomputed from it");
   s->add_option("--output", o->output, "one output entry TOKEN,CHANNEL");
   s->add_flag("--all", o->all, "every output entry (default: the model's output, else all)");
   s->add_option("--partition", o->partitions,
@@ -52,7 +52,7 @@ void setup_seprank(CLI::App& app) {
   s->add_flag("--all-balanced", o->all_balanced, "every balanced partition, each unordered pair once");
   s->add_flag("--json", o->json, "machine-readable output");
   s->add_option("--templates-file", o->templates_file, "grid: JSON file {\"templates\": [[...], ...]} (--templates as rows)");
-  s->add_option("--merge", o->merge, "sum the shards of --blocks runs into the bracket (no model)")->expected(1, -1);
+  s->add_option("--merge", o->merge, "sum the shards of --blocks runs into the bracket (give the model to recompute their layout and caps)")->expected(1, -1);
   s->add_option("-o,--out", o->out, "--blocks: the shard file (rewritten after each round); --merge: the bracket");
   auto given = add_analysis_flags(s);
   s->callback([o, given]() {

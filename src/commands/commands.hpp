@@ -74,7 +74,8 @@ struct SeprankOptions {
   // The analysis options given, (name, text) in the option table's names
   // (netpoly/options.hpp); run_seprank checks each through the table.
   std::vector<std::pair<std::string, std::string>> options;
-  // --merge SHARD...: sum the shards of --blocks runs (no model then); -o:
+  // --merge SHARD...: sum the shards of --blocks runs (with the model, their
+  // layout is recomputed from it and compared: seprank_shard.cpp); -o:
   // where the shard (--blocks) or the merged bracket goes (default: stdout).
   std::vector<std::string> merge;
   std::string out;

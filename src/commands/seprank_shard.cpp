@@ -4,14 +4,20 @@
 // into the bracket.
 #include "seprank_shard.hpp"
 
+#include <algorithm>
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
 #include "netpoly/error.hpp"
 #include "netpoly/model.hpp"
+#include "netpoly/options.hpp"
+#include "netpoly/partition.hpp"
+#include "netpoly/request.hpp"
+#include "netpoly/seprank.hpp"
 #include "netpoly/version.hpp"
 #include "runtime/io.hpp"
 #include "runtime/json_check.hpp"
@@ -135,8 +141,8 @@ struct Shard {
   json same;  // build, model, output, partition, generic, prime, seed, max_points, upper, layout
 };
 
-const std::vector<std::string> kShared = {"build", "model", "output", "partition", "generic", "prime",
-                                          "seed", "max_points", "upper", "classes_mod", "layout"};
+const std::vector<std::string> kShared = {"build", "model", "output",      "partition", "generic",    "prime",
+                                          "seed",  "max_points", "upper", "classes_mod", "layout", "share_count"};
 
 Shard read_shard(const std::string& path) {
   Shard s{path, {}, {}};
@@ -196,17 +202,107 @@ Shard read_shard(const std::string& path) {
       in.fail(p + ".reached_cap", std::string(reached ? "true" : "false") + ", but the rank is " + std::to_string(rank) +
                                       " and the cap " + std::to_string(cap));
   }
+  const json& share = in.at(d, "", "share");
+  const auto count = in.count(in.at(share, "share", "count"), "share.count", 1, 1 << 20);
+  (void)in.count(in.at(share, "share", "index"), "share.index", 1, count);
   (void)in.boolean(in.at(d, "", "running"), "running");
   for (const auto& k : kShared) s.same[k] = d[k];
+  s.same["share_count"] = count;
   return s;
+}
+
+// seprank MODEL --merge SHARD...: the layout the shards state (the units'
+// A-degrees, caps and components, the classes mod m, the best certified
+// upper bound, the small prime) recomputed from the model, as `--plan` lays
+// it out with the shards' seed, --max-points and share count, and compared.
+// The model must be the shards' (its sha256). What this cannot recompute
+// without the work itself are the ranks: each stays a claim of its shard,
+// bounded by its recomputed cap and its points.
+std::string check_against_model(const SeprankOptions& o, const Shard& first) {
+  const json& d = first.doc;
+  const JsonCheck in(first.path);
+  const Model m = read_model(o.model);
+  const std::string sha = sha256_hex(write_model(m));
+  if (sha != d["model"]["sha256"].get<std::string>())
+    in.fail("model.sha256", clip(d["model"]["sha256"].get<std::string>(), 64) + ", but " + o.model + " has " + sha +
+                                ": the shards are of another model (or of another version of it)");
+  SepOptions sep = seprank_options(o);
+  // The shards' own flags may be given again (scripts/slurm-sep passes the
+  // same flags to the tasks and the merge), with the shards' values.
+  auto given = [&](const char* name) {
+    return std::any_of(o.options.begin(), o.options.end(), [&](const auto& g) { return g.first == name; });
+  };
+  auto same = [&](const char* name, bool ok, const json& stated) {
+    if (given(name) && !ok)
+      throw InputError("seprank --merge: " + option_spelling(*find_option(name), Spelling::cli) +
+                       " differs from the shards' (" + clip(stated.dump(), 40) + ")");
+  };
+  if (sep.plan || sep.share_count)
+    throw InputError("seprank --merge: --plan and --blocks are for the tasks; the merge takes the shards");
+  same("seed", sep.blackbox_seed == d["seed"].get<std::uint64_t>(), d["seed"]);
+  same("max_points", sep.max_points == d["max_points"].get<std::size_t>(), d["max_points"]);
+  same("generic", sep.generic == d["generic"].get<bool>(), d["generic"]);
+  sep.plan = true;
+  sep.blackbox_seed = d["seed"].get<std::uint64_t>();
+  sep.max_points = d["max_points"].get<std::size_t>();
+  sep.generic = d["generic"].get<bool>();
+  sep.share_count = d["share"]["count"].get<std::size_t>();
+  sep.share_index = 1;
+  set_threads(sep.threads);
+  const Entry e{d["output"]["token"].get<std::size_t>(), d["output"]["channel"].get<std::size_t>()};
+  if (e.token >= m.tokens || e.channel >= m.output_width())
+    in.fail("output", e.name() + " is not an output of " + o.model);
+  std::string spec = "A=";
+  for (const auto& a : d["partition"]["A"]) spec += (spec.size() > 2 ? "," : "") + a.get<std::string>();
+  std::optional<Partition> P;
+  try {
+    P = parse_partition(spec, m.tokens, m.width);
+  } catch (const InputError& x) {
+    in.fail("partition.A", std::string(x.what()) + " (against " + o.model + ")");
+  }
+  if (json(P->b_names()) != d["partition"]["B"]) in.fail("partition.B", "is not the complement of partition.A in " + o.model);
+  if (!o.output.empty() && parse_entry(o.output, "--output") != e)
+    throw InputError("seprank --merge: --output " + o.output + " differs from the shards' (" + e.name() + ")");
+  if (!o.partitions.empty() || o.all_balanced) {
+    std::vector<std::string> specs = o.partitions;
+    if (o.all_balanced) specs.push_back("all-balanced");
+    const auto given_parts = request_partitions(m, specs);
+    if (given_parts.size() != 1 || given_parts[0].label() != P->label())
+      throw InputError("seprank --merge: the partition given differs from the shards' (" + printable(P->label()) + ")");
+  }
+  const auto rs = analyse_network(m, {e}, {*P}, sep);
+  const MethodRun* run = rs.empty() ? nullptr : blackbox_run(rs[0], "plan");
+  if (!run) throw InputError("seprank --merge: " + o.model + ": the black-box lays out no blocks for this pair");
+  const json& plan = run->details["plan"];
+  auto differ = [&](const std::string& field, const json& stated, const json& again) {
+    in.fail(field, "states " + clip(stated.dump(), 80) + ", but " + o.model + " gives " + clip(again.dump(), 80) +
+                       ": the shard's layout is not the model's (forged, or other options: give the model the "
+                       "options the shards were run with)");
+  };
+  if (plan["prime"] != d["prime"]) differ("prime", d["prime"], plan["prime"]);
+  if (plan["upper"] != d["upper"]) differ("upper", d["upper"], plan["upper"]);
+  if (plan["classes_mod"] != d["classes_mod"]) differ("classes_mod", d["classes_mod"], plan["classes_mod"]);
+  const json& units = plan["units"];
+  const json& layout = d["layout"];
+  if (units.size() != layout.size()) differ("layout", json(layout.size()), json(units.size()));
+  for (std::size_t u = 0; u < units.size(); ++u)
+    for (const char* k : {"A_degrees", "cap", "blocks"})
+      if (units[u][k] != layout[u][k]) differ(JsonCheck::idx("layout", u) + "." + k, layout[u][k], units[u][k]);
+  return "layout, caps, upper bound and prime recomputed from " + printable(o.model) + " (sha256 " + sha.substr(0, 12) +
+         "); the ranks are the shards'";
 }
 
 }  // namespace
 
 void run_seprank_merge(const SeprankOptions& o) {
-  if (!o.model.empty()) throw InputError("seprank --merge takes shard files only, not a model (" + o.model + ")");
-  if (!o.options.empty() || !o.partitions.empty() || !o.output.empty() || o.all || o.all_balanced)
-    throw InputError("seprank --merge: the shards say what was analysed; give only the shard files (and --json, -o)");
+  if (o.model.empty() && (!o.partitions.empty() || !o.output.empty() || o.all || o.all_balanced))
+    throw InputError("seprank --merge: the shards say which output and partition were analysed; give the shard files "
+                     "(with the model to recompute their layout, and --json, -o)");
+  if (o.all) throw InputError("seprank --merge: --all: a shard is of one output");
+  if (o.model.empty() && !o.options.empty())
+    throw InputError("seprank --merge: options are for recomputing the shards' layout from the model: seprank MODEL "
+                     "--merge SHARD... [the options the shards were run with]");
+
   std::vector<Shard> shards;
   for (const auto& path : o.merge) shards.push_back(read_shard(path));
   const Shard& first = shards[0];
@@ -227,6 +323,7 @@ void run_seprank_merge(const SeprankOptions& o) {
                 "block " + std::to_string(index) + " is also in " + it->second + ": a block may be merged once");
     }
   }
+  const std::string recomputed = o.model.empty() ? std::string() : check_against_model(o, first);
   const json& layout = first.doc["layout"];
   std::string missing;
   std::size_t nmissing = 0;
@@ -266,7 +363,9 @@ void run_seprank_merge(const SeprankOptions& o) {
                  : "certified lower bound (the blocks' ranks mod the small prime " + q + "; " + std::to_string(below) +
                        " of " + std::to_string(layout.size()) + " blocks below their caps" +
                        (running ? ", some shard was stopped before it finished" : "") + ")";
-  json out = {{"merged", o.merge}, {"build", first.doc["build"]}, {"model", first.doc["model"]},
+  const std::string checked =
+      recomputed.empty() ? "layout and caps as the shards state them (give the model to recompute them)" : recomputed;
+  json out = {{"merged", o.merge}, {"checked", checked}, {"build", first.doc["build"]}, {"model", first.doc["model"]},
               {"output", first.doc["output"]}, {"partition", first.doc["partition"]}, {"generic", first.doc["generic"]},
               {"prime", first.doc["prime"]}, {"seed", first.doc["seed"]}, {"how", how}, {"blocks", blocks}};
   br.write_ends_json(out);
@@ -281,6 +380,7 @@ void run_seprank_merge(const SeprankOptions& o) {
       << list_text(P["A"]) << ", seed " << first.doc["seed"] << "\n";
     t << (first.doc["generic"].get<bool>() ? "gsep " : "sep ") << br.compact_text() << " (" << status_name(br.status)
       << "): " << how << "; lower " << lower << " blackbox, upper " << *br.upper.value << " " << printable(br.upper.method) << "\n";
+    t << checked << "\n";
   }
   if (o.out.empty() || o.out == "-") std::cout << t.str();
   else write_output(o.out, t.str());

@@ -3,7 +3,12 @@
 # rank mod a composite bounds nothing) and a shard without its model's name
 # (exit 2, naming the file and field, not an internal error), and shows a
 # name carrying terminal escapes escaped. Forged from a real shard of mixer
-# (2,2,2), sep 9. Usage: shard_forged.sh NETPOLY WORKDIR
+# (2,2,2), sep 9 (caps 3 + 3 + 3, support 9). A shard whose upper bound and
+# one cap are lowered by one (its block's rank and points with them) merges
+# alone as a false "sep 8 (exact)": given the model, the merge recomputes the
+# layout and refuses it (exit 2, naming the field), refuses the shard against
+# another model (sha256), and accepts the real shard.
+# Usage: shard_forged.sh NETPOLY WORKDIR
 set -u
 np=$1 dir=$2
 rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
@@ -18,7 +23,14 @@ b = json.loads(json.dumps(j)); del b["model"]["name"]
 json.dump(b, open("noname.json", "w"))
 c = json.loads(json.dumps(j)); c["model"]["name"] = "evil\x1b[31mred"
 json.dump(c, open("esc.json", "w"))
+d = json.loads(json.dumps(j)); assert d["upper"]["value"] == 9 and d["layout"][2]["cap"] == 3
+d["upper"]["value"] = 8; d["layout"][2]["cap"] = 2
+d["blocks"][2].update(cap=2, rank=2, points=2)
+json.dump(d, open("lowered.json", "w"))
+e = json.loads(json.dumps(j)); e["layout"][1]["cap"] = 2; e["blocks"][1].update(cap=2, rank=2, points=2)
+json.dump(e, open("cap.json", "w"))
 PY
+"$np" make mixer --layers 2 --tokens 2 --width 2 --seed 2 -o other.json || exit 1
 fail() { echo "FAIL shard_forged: $*"; exit 1; }
 out=$("$np" seprank --merge composite.json 2>&1); rc=$?
 [ $rc -eq 2 ] && [[ $out == *"composite.json: prime: 4194303 is not a prime"* ]] || fail "composite: exit $rc: $out"
@@ -26,4 +38,16 @@ out=$("$np" seprank --merge noname.json 2>&1); rc=$?
 [ $rc -eq 2 ] && [[ $out == *"noname.json: model: missing required field \"name\""* ]] || fail "no name: exit $rc: $out"
 out=$("$np" seprank --merge esc.json 2>&1); rc=$?
 [ $rc -eq 0 ] && [[ $out == *"model 'evil\\x1b[31mred'"* ]] && [[ $out != *$'\x1b'* ]] || fail "escape: exit $rc: $out"
+out=$("$np" seprank --merge lowered.json 2>&1); rc=$?
+[ $rc -eq 0 ] && [[ $out == *"sep 8 (exact)"* ]] && [[ $out == *"as the shards state them"* ]] || fail "lowered, no model: exit $rc: $out"
+out=$("$np" seprank m.json --merge lowered.json 2>&1); rc=$?
+[ $rc -eq 2 ] && [[ $out == *"lowered.json: upper: states"* ]] && [[ $out == *"but m.json gives"* ]] || fail "lowered, model: exit $rc: $out"
+out=$("$np" seprank m.json --merge cap.json 2>&1); rc=$?
+[ $rc -eq 2 ] && [[ $out == *"cap.json: layout[1].cap: states 2, but m.json gives 3"* ]] || fail "cap, model: exit $rc: $out"
+out=$("$np" seprank other.json --merge s.json 2>&1); rc=$?
+[ $rc -eq 2 ] && [[ $out == *"s.json: model.sha256:"*"another model"* ]] || fail "other model: exit $rc: $out"
+out=$("$np" seprank m.json --merge s.json --seed 3 2>&1); rc=$?
+[ $rc -eq 2 ] && [[ $out == *"--seed differs from the shards' (1)"* ]] || fail "--seed: exit $rc: $out"
+out=$("$np" seprank m.json --merge s.json 2>&1); rc=$?
+[ $rc -eq 0 ] && [[ $out == *"sep 9 (exact)"* ]] && [[ $out == *"recomputed from m.json"* ]] || fail "model: exit $rc: $out"
 echo "OK shard_forged"
