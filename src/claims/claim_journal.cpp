@@ -314,11 +314,8 @@ std::vector<ClaimJournalEntry> read_claim_journal(const std::vector<std::string>
   std::vector<ClaimJournalEntry> out;
   for (std::size_t n = 1; n <= lines.size(); ++n) {
     try {
-      // At most 32 levels: an entry is 5 deep; nothing deeper is read (or destroyed recursively).
-      const json j = json::parse(lines[n - 1], [](int depth, json::parse_event_t, json&) {
-        if (depth > 32) throw InputError("nested deeper than 32 levels");
-        return true;
-      });
+      // At most 32 levels (an entry is 5 deep), no key twice: JsonCheck::parse.
+      const json j = JsonCheck("").parse(lines[n - 1]);
       ClaimJournalEntry e;
       e.line = n;
       e.file = j.contains("file_hex") ? unhex(text(j, "", "file_hex"), "file_hex") : text(j, "", "file");

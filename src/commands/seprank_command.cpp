@@ -13,6 +13,7 @@
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
 #include "runtime/io.hpp"
+#include "runtime/json_check.hpp"
 #include "runtime/limits.hpp"
 #include "netpoly/options.hpp"
 #include "netpoly/request.hpp"
@@ -30,12 +31,7 @@ namespace {
 // (checked by the option table; widths by the grid).
 nlohmann::json read_templates(const std::string& path) {
   const std::string text = read_text_file(path, "the templates file");
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(path + ": invalid JSON: " + e.what());
-  }
+  const nlohmann::json j = JsonCheck(path).parse(text);
   if (!j.is_object() || !j.contains("templates") || !j["templates"].is_array() || j["templates"].empty())
     throw InputError(path + ": expected {\"templates\": [[...], ...]} with at least one template");
   return j["templates"];

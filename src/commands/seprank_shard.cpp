@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <iomanip>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -147,12 +148,8 @@ const std::vector<std::string> kShared = {"build", "model", "output",      "part
 Shard read_shard(const std::string& path) {
   Shard s{path, {}, {}};
   const std::string text = read_text_file(path, "a shard");
-  try {
-    s.doc = json::parse(text);
-  } catch (const json::exception& e) {
-    throw InputError(path + ": invalid JSON: " + e.what());
-  }
   const JsonCheck in(path);
+  s.doc = in.parse(text);
   const json& d = s.doc;
   if (!d.is_object()) in.fail("", "expected a shard (a JSON object), got " + JsonCheck::kind(d));
   if (in.text(in.at(d, "", "format"), "format") != kShardFormat)
@@ -194,6 +191,8 @@ Shard read_shard(const std::string& path) {
     const auto index = in.count(in.at(b, p, "index"), p + ".index", 0, layout.size() - 1);
     const auto cap = in.count(in.at(b, p, "cap"), p + ".cap", 0, UINT64_MAX);
     const auto points = in.count(in.at(b, p, "points"), p + ".points", 0, 1 << 20);
+    if (points > d["max_points"].get<std::uint64_t>())
+      in.fail(p + ".points", std::to_string(points) + " points, beyond the shard's max_points " + d["max_points"].dump());
     const auto rank = in.count(in.at(b, p, "rank"), p + ".rank", 0, std::min(points, cap));
     const bool reached = in.boolean(in.at(b, p, "reached_cap"), p + ".reached_cap");
     if (cap != layout[index]["cap"].get<std::uint64_t>() || in.at(b, p, "A_degrees") != layout[index]["A_degrees"])
@@ -218,7 +217,8 @@ Shard read_shard(const std::string& path) {
 // The model must be the shards' (its sha256). What this cannot recompute
 // without the work itself are the ranks: each stays a claim of its shard,
 // bounded by its recomputed cap and its points.
-std::string check_against_model(const SeprankOptions& o, const Shard& first) {
+std::string check_against_model(const SeprankOptions& o, const std::vector<Shard>& shards) {
+  const Shard& first = shards[0];
   const json& d = first.doc;
   const JsonCheck in(first.path);
   const Model m = read_model(o.model);
@@ -226,6 +226,12 @@ std::string check_against_model(const SeprankOptions& o, const Shard& first) {
   if (sha != d["model"]["sha256"].get<std::string>())
     in.fail("model.sha256", clip(d["model"]["sha256"].get<std::string>(), 64) + ", but " + o.model + " has " + sha +
                                 ": the shards are of another model (or of another version of it)");
+  if (d["model"]["name"].get<std::string>() != m.name)
+    in.fail("model.name", "is '" + printable(clip(d["model"]["name"].get<std::string>(), 80)) + "', but " + o.model +
+                              " is '" + printable(m.name) + "'");
+  if (d["build"].get<std::string>() != netpoly_build())
+    in.fail("build", "is " + printable(clip(d["build"].get<std::string>(), 80)) + ", not this netpoly's " +
+                         netpoly_build() + ": recomputing the layout takes the build that made the shards");
   SepOptions sep = seprank_options(o);
   // The shards' own flags may be given again (scripts/slurm-sep passes the
   // same flags to the tasks and the merge), with the shards' values.
@@ -274,10 +280,15 @@ std::string check_against_model(const SeprankOptions& o, const Shard& first) {
   const MethodRun* run = rs.empty() ? nullptr : blackbox_run(rs[0], "plan");
   if (!run) throw InputError("seprank --merge: " + o.model + ": the black-box lays out no blocks for this pair");
   const json& plan = run->details["plan"];
+  // The partition as the analysis writes it (the names in order, how it splits).
+  if (const json again = pair_json(rs[0])["partition"]; again != d["partition"])
+    in.fail("partition", "states " + clip(d["partition"].dump(), 80) + ", but " + o.model + " gives " +
+                             clip(again.dump(), 80));
   auto differ = [&](const std::string& field, const json& stated, const json& again) {
     in.fail(field, "states " + clip(stated.dump(), 80) + ", but " + o.model + " gives " + clip(again.dump(), 80) +
                        ": the shard's layout is not the model's (forged, or other options: give the model the "
-                       "options the shards were run with)");
+                       "options the shards were run with; a method a task skipped under a small --budget changes "
+                       "it too)");
   };
   if (plan["prime"] != d["prime"]) differ("prime", d["prime"], plan["prime"]);
   if (plan["upper"] != d["upper"]) differ("upper", d["upper"], plan["upper"]);
@@ -288,6 +299,18 @@ std::string check_against_model(const SeprankOptions& o, const Shard& first) {
   for (std::size_t u = 0; u < units.size(); ++u)
     for (const char* k : {"A_degrees", "cap", "blocks"})
       if (units[u][k] != layout[u][k]) differ(JsonCheck::idx("layout", u) + "." + k, layout[u][k], units[u][k]);
+  // Each shard holds exactly its share's units (share_blocks: the plan's shares).
+  for (const Shard& sh : shards) {
+    const std::size_t i = sh.doc["share"]["index"].get<std::size_t>();
+    json held = json::array();
+    for (const auto& b : sh.doc["blocks"]) held.push_back(b["index"]);
+    std::sort(held.begin(), held.end());
+    const json& want = plan["shares"][i - 1]["units"];
+    if (held != want)
+      JsonCheck(sh.path).fail("blocks", "holds units " + clip(held.dump(), 60) + ", but share " + std::to_string(i) + "/" +
+                                            std::to_string(plan["shares"].size()) + " of " + o.model + " is units " +
+                                            clip(want.dump(), 60));
+  }
   return "layout, caps, upper bound and prime recomputed from " + printable(o.model) + " (sha256 " + sha.substr(0, 12) +
          "); the ranks are the shards'";
 }
@@ -323,7 +346,7 @@ void run_seprank_merge(const SeprankOptions& o) {
                 "block " + std::to_string(index) + " is also in " + it->second + ": a block may be merged once");
     }
   }
-  const std::string recomputed = o.model.empty() ? std::string() : check_against_model(o, first);
+  const std::string recomputed = o.model.empty() ? std::string() : check_against_model(o, shards);
   const json& layout = first.doc["layout"];
   std::string missing;
   std::size_t nmissing = 0;
@@ -344,7 +367,12 @@ void run_seprank_merge(const SeprankOptions& o) {
       blocks.push_back(b);
     }
   }
-  for (const auto& c : layout) caps += c["cap"].get<std::size_t>();
+  for (const auto& c : layout) {  // a sum past 2^64 is no bound
+    const std::size_t cap = c["cap"].get<std::size_t>();
+    if (cap > std::numeric_limits<std::size_t>::max() - caps)
+      throw InputError("seprank --merge: " + first.path + ": the blocks' caps sum past 2^64: not a layout of any model");
+    caps += cap;
+  }
   std::sort(blocks.begin(), blocks.end(), [](const json& x, const json& y) { return x["index"] < y["index"]; });
   Bracket br;
   br.lower = {lower, "blackbox"};
@@ -365,7 +393,9 @@ void run_seprank_merge(const SeprankOptions& o) {
                        (running ? ", some shard was stopped before it finished" : "") + ")";
   const std::string checked =
       recomputed.empty() ? "layout and caps as the shards state them (give the model to recompute them)" : recomputed;
-  json out = {{"merged", o.merge}, {"checked", checked}, {"build", first.doc["build"]}, {"model", first.doc["model"]},
+  json merged = json::array();
+  for (const auto& path : o.merge) merged.push_back(printable(path));  // valid UTF-8, as every string of --json
+  json out = {{"merged", merged}, {"checked", checked}, {"build", first.doc["build"]}, {"model", first.doc["model"]},
               {"output", first.doc["output"]}, {"partition", first.doc["partition"]}, {"generic", first.doc["generic"]},
               {"prime", first.doc["prime"]}, {"seed", first.doc["seed"]}, {"how", how}, {"blocks", blocks}};
   br.write_ends_json(out);

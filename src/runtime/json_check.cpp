@@ -7,6 +7,102 @@
 
 namespace netpoly {
 
+namespace {
+
+// The DOM of a document, refusing depth beyond a limit and duplicate keys
+// (the model reader's rules, src/model/model.cpp, without its big integers).
+class StrictBuilder : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  explicit StrictBuilder(std::size_t max_depth) : max_depth_(max_depth) {}
+  nlohmann::json root;
+  std::string error;
+
+  bool null() override { return put(nullptr); }
+  bool boolean(bool v) override { return put(v); }
+  bool number_integer(number_integer_t v) override { return put(v); }
+  bool number_unsigned(number_unsigned_t v) override { return put(v); }
+  bool number_float(number_float_t v, const string_t&) override { return put(v); }
+  bool string(string_t& v) override { return put(v); }
+  bool binary(binary_t&) override { return put(nullptr); }
+  bool start_object(std::size_t) override { return open(nlohmann::json::object()); }
+  bool start_array(std::size_t) override { return open(nlohmann::json::array()); }
+  bool end_object() override { return close(); }
+  bool end_array() override { return close(); }
+  bool key(string_t& k) override {
+    if (stack_.back()->contains(k)) {
+      error = (path_.back().empty() ? std::string("(top level)") : path_.back()) + ": duplicate key \"" +
+              clip(k, 64) + "\"";
+      return false;
+    }
+    key_ = k;
+    return true;
+  }
+  bool parse_error(std::size_t pos, const std::string&, const nlohmann::detail::exception& ex) override {
+    error = "invalid JSON at byte " + std::to_string(pos) + ": " + clip(ex.what(), 203);
+    return false;
+  }
+
+ private:
+  nlohmann::json* place(nlohmann::json v) {
+    if (stack_.empty()) {
+      root = std::move(v);
+      return &root;
+    }
+    nlohmann::json& top = *stack_.back();
+    if (top.is_array()) {
+      top.push_back(std::move(v));
+      return &top.back();
+    }
+    top[key_] = std::move(v);
+    return &top[key_];
+  }
+  bool put(nlohmann::json v) {
+    place(std::move(v));
+    return true;
+  }
+  bool open(nlohmann::json v) {
+    if (stack_.size() >= max_depth_) {
+      error = "invalid JSON: nested deeper than " + std::to_string(max_depth_) + " levels";
+      return false;
+    }
+    std::string path;
+    if (!stack_.empty()) {
+      const std::string& at = path_.back();
+      if (stack_.back()->is_array()) path = at + "[" + std::to_string(stack_.back()->size()) + "]";
+      else path = at.empty() ? key_ : at + "." + key_;
+    }
+    stack_.push_back(place(std::move(v)));
+    path_.push_back(std::move(path));
+    return true;
+  }
+  bool close() {
+    stack_.pop_back();
+    path_.pop_back();
+    return true;
+  }
+  std::size_t max_depth_;
+  std::vector<nlohmann::json*> stack_;
+  std::vector<std::string> path_;
+  std::string key_;
+};
+
+}  // namespace
+
+nlohmann::json JsonCheck::parse(const std::string& text, std::size_t max_depth) const {
+  StrictBuilder b(max_depth);
+  bool ok = false;
+  try {
+    ok = nlohmann::json::sax_parse(text, &b, nlohmann::json::input_format_t::json, true);
+  } catch (const nlohmann::json::exception& e) {  // e.g. a number beyond a double
+    b.error = "invalid JSON: " + clip(e.what(), 203);
+  }
+  if (!ok) {
+    // (A partial DOM is at most max_depth deep: its destruction recurses no further.)
+    throw InputError((source_.empty() ? std::string() : source_ + ": ") + (b.error.empty() ? "invalid JSON" : b.error));
+  }
+  return std::move(b.root);
+}
+
 using json = nlohmann::json;
 
 void JsonCheck::fail(const std::string& path, const std::string& what) const {

@@ -19,6 +19,12 @@ class JsonCheck {
   explicit JsonCheck(std::string source) : source_(std::move(source)) {}
   const std::string& source() const { return source_; }
 
+  // The document `text`, parsed strictly: at most max_depth levels of nesting
+  // (a deeper one is refused before anything recurses over it), no key twice
+  // in one object, nothing after the value. Else an InputError
+  // "SOURCE: invalid JSON ...", or "SOURCE: PATH: duplicate key ...".
+  nlohmann::json parse(const std::string& text, std::size_t max_depth = 32) const;
+
   [[noreturn]] void fail(const std::string& path, const std::string& what) const;
   // "a float", "the integer -1", "a string", ... for messages.
   static std::string kind(const nlohmann::json& v);

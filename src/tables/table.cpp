@@ -109,9 +109,9 @@ std::vector<TableRow> journal_rows(const std::string& path) {
     const std::string where = path + ":" + std::to_string(i + 1);
     json j;
     try {
-      j = json::parse(lines[i]);
-    } catch (const json::exception&) {
-      throw InputError(where + ": not a JSON line (only a journal's last line may be torn)");
+      j = JsonCheck(where).parse(lines[i]);
+    } catch (const InputError& e) {
+      throw InputError(std::string(e.what()) + " (not a JSON line; only a journal's last line may be torn)");
     }
     rows.push_back(TableRow::from_json(j, JsonCheck(where), ""));
   }
@@ -128,13 +128,8 @@ std::vector<TableRow> read_rows(const std::string& path) {
   if (ends_with(path, ".jsonl")) return journal_rows(path);
   if (ends_with(path, ".json")) {
     const std::string text = read_text_file(path, "the table");
-    json j;
-    try {
-      j = json::parse(text);
-    } catch (const json::exception& e) {
-      throw InputError(path + ": invalid JSON table: " + e.what());
-    }
     const JsonCheck in(path);
+    const json j = in.parse(text);
     const json& rs = in.at(j, "", "rows");
     if (!rs.is_array()) in.fail("rows", "expected the list of the table's rows, got " + JsonCheck::kind(rs));
     const json& t = j.contains("timings") && j["timings"].is_object() ? j["timings"] : json::object();
@@ -165,7 +160,8 @@ std::vector<TableRow> resumed_rows(const Journal& jf, const SweepSpec& s, const 
     TableRow r;
     ++line_no;
     try {
-      r = TableRow::from_json(json::parse(line), JsonCheck(journal + ":" + std::to_string(line_no)), "");
+      const JsonCheck in(journal + ":" + std::to_string(line_no));
+      r = TableRow::from_json(in.parse(line), in, "");
     } catch (const json::exception& e) {
       throw InputError(journal + ":" + std::to_string(line_no) + ": not a JSON line (" + std::string(e.what()) +
                        "); drop --resume to start afresh");

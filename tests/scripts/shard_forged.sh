@@ -29,7 +29,18 @@ d["blocks"][2].update(cap=2, rank=2, points=2)
 json.dump(d, open("lowered.json", "w"))
 e = json.loads(json.dumps(j)); e["layout"][1]["cap"] = 2; e["blocks"][1].update(cap=2, rank=2, points=2)
 json.dump(e, open("cap.json", "w"))
+t = json.dumps(j)  # 200,000 levels of nesting once crashed the merge (a recursion per level)
+open("deep.json", "w").write(t.replace('"upper": {', '"x": ' + "[" * 200000 + "]" * 200000 + ', "upper": {', 1))
+open("dup.json", "w").write(t.replace('"seed": 1', '"seed": 99, "seed": 1', 1))
+f = json.loads(t)  # caps summing past 2^64 wrapped into a false "exact"
+for k, c in ((0, 2**63), (1, 2**63 + 10)):
+    f["layout"][k]["cap"] = c; f["blocks"][k].update(cap=c, reached_cap=False)
+f["upper"] = None
+json.dump(f, open("over.json", "w"))
+g = json.loads(t); g["model"]["name"] = "bogus"; json.dump(g, open("name.json", "w"))
+h = json.loads(t); h["share"] = {"index": 1, "count": 2}; json.dump(h, open("share.json", "w"))
 PY
+cp s.json "$(printf 's\377.json')" || exit 1
 "$np" make mixer --layers 2 --tokens 2 --width 2 --seed 2 -o other.json || exit 1
 fail() { echo "FAIL shard_forged: $*"; exit 1; }
 out=$("$np" seprank --merge composite.json 2>&1); rc=$?
@@ -50,4 +61,16 @@ out=$("$np" seprank m.json --merge s.json --seed 3 2>&1); rc=$?
 [ $rc -eq 2 ] && [[ $out == *"--seed differs from the shards' (1)"* ]] || fail "--seed: exit $rc: $out"
 out=$("$np" seprank m.json --merge s.json 2>&1); rc=$?
 [ $rc -eq 0 ] && [[ $out == *"sep 9 (exact)"* ]] && [[ $out == *"recomputed from m.json"* ]] || fail "model: exit $rc: $out"
+out=$("$np" seprank --merge deep.json 2>&1); rc=$?
+[ $rc -eq 2 ] && [[ $out == *"deep.json: invalid JSON: nested deeper than 32 levels"* ]] || fail "deep: exit $rc: $out"
+out=$("$np" seprank --merge dup.json 2>&1); rc=$?
+[ $rc -eq 2 ] && [[ $out == *"dup.json: (top level): duplicate key \"seed\""* ]] || fail "duplicate key: exit $rc: $out"
+out=$("$np" seprank --merge over.json 2>&1); rc=$?
+[ $rc -eq 2 ] && [[ $out == *"caps sum past 2^64"* ]] || fail "caps overflow: exit $rc: $out"
+out=$("$np" seprank m.json --merge name.json 2>&1); rc=$?
+[ $rc -eq 2 ] && [[ $out == *"name.json: model.name: is 'bogus'"* ]] || fail "model name: exit $rc: $out"
+out=$("$np" seprank m.json --merge share.json 2>&1); rc=$?
+[ $rc -eq 2 ] && [[ $out == *"share.json: blocks: holds units [0,1,2], but share 1/2"* ]] || fail "share: exit $rc: $out"
+out=$("$np" seprank m.json --merge "$(printf 's\377.json')" --json 2>&1); rc=$?
+[ $rc -eq 0 ] && [[ $out == *'"merged": ['*'s\\xff.json'* ]] || fail "non-UTF-8 path: exit $rc: $out"
 echo "OK shard_forged"
