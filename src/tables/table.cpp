@@ -109,9 +109,9 @@ std::vector<TableRow> journal_rows(const std::string& path) {
     const std::string where = path + ":" + std::to_string(i + 1);
     json j;
     try {
-      j = JsonCheck(where).parse(lines[i]);
+      j = JsonCheck("").parse(lines[i]);
     } catch (const InputError& e) {
-      throw InputError(std::string(e.what()) + " (not a JSON line; only a journal's last line may be torn)");
+      throw InputError(where + ": not a JSON line (" + std::string(e.what()) + "; only a journal's last line may be torn)");
     }
     rows.push_back(TableRow::from_json(j, JsonCheck(where), ""));
   }
@@ -161,7 +161,13 @@ std::vector<TableRow> resumed_rows(const Journal& jf, const SweepSpec& s, const 
     ++line_no;
     try {
       const JsonCheck in(journal + ":" + std::to_string(line_no));
-      r = TableRow::from_json(in.parse(line), in, "");
+      json j;
+      try {
+        j = JsonCheck("").parse(line);
+      } catch (const InputError& e) {
+        throw InputError(in.source() + ": not a JSON line (" + std::string(e.what()) + ")");
+      }
+      r = TableRow::from_json(j, in, "");
     } catch (const json::exception& e) {
       throw InputError(journal + ":" + std::to_string(line_no) + ": not a JSON line (" + std::string(e.what()) +
                        "); drop --resume to start afresh");
