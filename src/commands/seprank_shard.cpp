@@ -142,6 +142,8 @@ struct Shard {
   json same;  // build, model, output, partition, generic, prime, seed, max_points, upper, layout
 };
 
+// The fields every shard of one analysis shares (read_shard fills `same`
+// with them, the share count from share.count).
 const std::vector<std::string> kShared = {"build", "model", "output",      "partition", "generic",    "prime",
                                           "seed",  "max_points", "upper", "classes_mod", "layout", "share_count"};
 
@@ -205,8 +207,7 @@ Shard read_shard(const std::string& path) {
   const auto count = in.count(in.at(share, "share", "count"), "share.count", 1, 1 << 20);
   (void)in.count(in.at(share, "share", "index"), "share.index", 1, count);
   (void)in.boolean(in.at(d, "", "running"), "running");
-  for (const auto& k : kShared) s.same[k] = d[k];
-  s.same["share_count"] = count;
+  for (const auto& k : kShared) s.same[k] = k == "share_count" ? json(count) : d.at(k);
   return s;
 }
 
