@@ -11,6 +11,8 @@
 #include "runtime/io.hpp"
 #include "netpoly/model.hpp"
 
+#include "runtime/json_check.hpp"
+
 namespace netpoly {
 
 using json = nlohmann::json;
@@ -73,76 +75,6 @@ std::string quote_huge_integers(const std::string& text) {
   }
   return changed ? out : text;
 }
-
-class DomBuilder : public nlohmann::json_sax<json> {
- public:
-  json root;
-  std::string error;
-
-  bool null() override { return put(json(nullptr)); }
-  bool boolean(bool v) override { return put(json(v)); }
-  bool number_integer(number_integer_t v) override { return put(json(v)); }
-  bool number_unsigned(number_unsigned_t v) override { return put(json(v)); }
-  bool number_float(number_float_t v, const string_t& s) override {
-    bool integral = !s.empty();
-    for (std::size_t i = 0; i < s.size(); ++i)
-      if (!(std::isdigit(static_cast<unsigned char>(s[i])) || (i == 0 && s[i] == '-'))) integral = false;
-    return put(integral ? json(kBigInt + s) : json(v));
-  }
-  bool string(string_t& v) override { return put(json(v)); }
-  bool binary(binary_t&) override { return put(json(nullptr)); }
-  bool start_object(std::size_t) override { return open(json::object()); }
-  bool key(string_t& k) override {
-    if (stack_.back()->contains(k)) {
-      error = (path_.back().empty() ? std::string("(top level)") : path_.back()) + ": duplicate key \"" + k + "\"";
-      return false;
-    }
-    key_ = k;
-    return true;
-  }
-  bool end_object() override { stack_.pop_back(); path_.pop_back(); return true; }
-  bool start_array(std::size_t) override { return open(json::array()); }
-  bool end_array() override { stack_.pop_back(); path_.pop_back(); return true; }
-  bool parse_error(std::size_t pos, const std::string&, const nlohmann::detail::exception& ex) override {
-    std::string what = ex.what();
-    what = clip(what, 203);  // the parser quotes the whole token
-    error = "invalid JSON at byte " + std::to_string(pos) + ": " + what;
-    return false;
-  }
-
- private:
-  json* place(json v) {
-    if (stack_.empty()) { root = std::move(v); return &root; }
-    json& top = *stack_.back();
-    if (top.is_array()) { top.push_back(std::move(v)); return &top.back(); }
-    top[key_] = std::move(v);
-    return &top[key_];
-  }
-  bool put(json v) { place(std::move(v)); return true; }
-  bool open(json v) {
-    // Deeper documents are never models, and printing one (in an error
-    // message) would recurse once per level: refuse them here.
-    if (stack_.size() >= kMaxDepth) {
-      error = "invalid JSON: nested deeper than " + std::to_string(kMaxDepth) + " levels";
-      return false;
-    }
-    // The JSON path of the new container, named in duplicate-key errors.
-    std::string path;
-    if (!stack_.empty()) {
-      const std::string& at = path_.back();
-      if (stack_.back()->is_array()) path = at + "[" + std::to_string(stack_.back()->size()) + "]";
-      else path = at.empty() ? key_ : at + "." + key_;
-    }
-    json* p = place(std::move(v));
-    stack_.push_back(p);
-    path_.push_back(std::move(path));
-    return true;
-  }
-  static constexpr std::size_t kMaxDepth = 64;
-  std::vector<json*> stack_;
-  std::vector<std::string> path_;  // JSON path of each open container
-  std::string key_;
-};
 
 // Walks the document with the current JSON path, throwing InputErrors.
 class Reader {
@@ -363,10 +295,10 @@ bool parse_rational(const std::string& s, Fmpq& out) {
 }
 
 Model parse_model(const std::string& text, const std::string& source) {
-  DomBuilder b;
-  bool ok = json::sax_parse(quote_huge_integers(text), &b, json::input_format_t::json, true);
-  if (!ok) throw InputError(source + ": " + (b.error.empty() ? "invalid JSON" : b.error));
-  const json& j = b.root;
+  // At most 64 levels (deeper documents are never models, and printing one
+  // in a message would recurse once per level), no key twice, big integers
+  // kept as digits (JsonCheck::parse).
+  const json j = JsonCheck(source).parse(quote_huge_integers(text), 64, kBigInt);
   Reader r(source);
   r.keys(j, "", {"format", "name", "input", "layers", "output"}, {"format", "input", "layers"});
   if (j["format"] != "netpoly-model/1")

@@ -1,5 +1,6 @@
 #include "runtime/json_check.hpp"
 
+#include <cctype>
 #include <cmath>
 #include <sstream>
 
@@ -9,11 +10,11 @@ namespace netpoly {
 
 namespace {
 
-// The DOM of a document, refusing depth beyond a limit and duplicate keys
-// (the model reader's rules, src/model/model.cpp, without its big integers).
+// The DOM of a document, refusing depth beyond a limit and duplicate keys;
+// with a marker, integer literals beyond 64 bits become marker + digits.
 class StrictBuilder : public nlohmann::json_sax<nlohmann::json> {
  public:
-  explicit StrictBuilder(std::size_t max_depth) : max_depth_(max_depth) {}
+  StrictBuilder(std::size_t max_depth, std::string big_int) : max_depth_(max_depth), big_int_(std::move(big_int)) {}
   nlohmann::json root;
   std::string error;
 
@@ -21,7 +22,12 @@ class StrictBuilder : public nlohmann::json_sax<nlohmann::json> {
   bool boolean(bool v) override { return put(v); }
   bool number_integer(number_integer_t v) override { return put(v); }
   bool number_unsigned(number_unsigned_t v) override { return put(v); }
-  bool number_float(number_float_t v, const string_t&) override { return put(v); }
+  bool number_float(number_float_t v, const string_t& s) override {
+    bool integral = !big_int_.empty() && !s.empty();  // digits only: an integer beyond 64 bits
+    for (std::size_t i = 0; integral && i < s.size(); ++i)
+      integral = std::isdigit(static_cast<unsigned char>(s[i])) || (i == 0 && s[i] == '-');
+    return integral ? put(big_int_ + s) : put(v);
+  }
   bool string(string_t& v) override { return put(v); }
   bool binary(binary_t&) override { return put(nullptr); }
   bool start_object(std::size_t) override { return open(nlohmann::json::object()); }
@@ -81,6 +87,7 @@ class StrictBuilder : public nlohmann::json_sax<nlohmann::json> {
     return true;
   }
   std::size_t max_depth_;
+  std::string big_int_;
   std::vector<nlohmann::json*> stack_;
   std::vector<std::string> path_;
   std::string key_;
@@ -88,8 +95,8 @@ class StrictBuilder : public nlohmann::json_sax<nlohmann::json> {
 
 }  // namespace
 
-nlohmann::json JsonCheck::parse(const std::string& text, std::size_t max_depth) const {
-  StrictBuilder b(max_depth);
+nlohmann::json JsonCheck::parse(const std::string& text, std::size_t max_depth, const std::string& big_int) const {
+  StrictBuilder b(max_depth, big_int);
   bool ok = false;
   try {
     ok = nlohmann::json::sax_parse(text, &b, nlohmann::json::input_format_t::json, true);

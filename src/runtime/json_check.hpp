@@ -22,8 +22,10 @@ class JsonCheck {
   // The document `text`, parsed strictly: at most max_depth levels of nesting
   // (a deeper one is refused before anything recurses over it), no key twice
   // in one object, nothing after the value. Else an InputError
-  // "SOURCE: invalid JSON ...", or "SOURCE: PATH: duplicate key ...".
-  nlohmann::json parse(const std::string& text, std::size_t max_depth = 32) const;
+  // "SOURCE: invalid JSON ...", or "SOURCE: PATH: duplicate key ...". With
+  // a `big_int` marker, an integer literal beyond 64 bits is kept as the
+  // string marker + its digits (the model reader's big integers).
+  nlohmann::json parse(const std::string& text, std::size_t max_depth = 32, const std::string& big_int = "") const;
 
   [[noreturn]] void fail(const std::string& path, const std::string& what) const;
   // "a float", "the integer -1", "a string", ... for messages.
