@@ -1,15 +1,18 @@
-// The black-box's batched evaluator (methods/blackbox_rounds.hpp: BatchEval,
-// over BatchF64Ring with its fused products and chunked rows) against an
-// independent path: one point at a time over ModpRing (scalar nmod
-// arithmetic, no batches, no lazy sums). Same prime, same points: the same
+// The black-box's batched evaluator (methods/blackbox_rounds.hpp: BatchEval;
+// the compiled forward pass of blackbox_tape.hpp with each instruction set
+// this CPU has, and the portable BatchModpRing) against an independent path:
+// one point at a time over ModpRing (scalar nmod arithmetic, no batches, no
+// lazy sums). Same prime, same points: the same
 // residues, on random models of every layer kind (attention with heads,
 // residuals and biases, token and channel mixers, products, permutations,
 // branches) and on the presets.
 #include <catch2/catch.hpp>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "analysis/methods/blackbox_rounds.hpp"
+#include "analysis/methods/blackbox_tape.hpp"
 #include "analysis/methods/method.hpp"
 #include "model/forward.hpp"
 #include "netpoly/model.hpp"
@@ -43,23 +46,50 @@ std::vector<ulong> scalar_row(const Model& m, const Entry& e, const Partition& P
 // The batched row against the scalar one at `n` random points (more than a
 // chunk of the batched evaluator, so its chunk boundary is crossed), from
 // column j0 on.
-void check_rows(const Model& m, const Partition& P, ulong p, SplitMix64& g, std::size_t n) {
+// The kernels this CPU can run (blackbox_tape.hpp: simd_choice), and the
+// ring each makes the evaluator report.
+std::vector<std::pair<std::string, std::string>> simd_kinds() {
+  std::vector<std::pair<std::string, std::string>> k{{"portable", "nmod"}};
+  if (BatchF64Ring::supported()) k.push_back({"avx2", "f64-avx2"});
+  if (BatchF64Ring::supported() && __builtin_cpu_supports("avx512f")) k.push_back({"", "f64-avx512"});
+  return k;
+}
+
+// Sets NETPOLY_SIMD for one scope.
+struct SimdEnv {
+  explicit SimdEnv(const std::string& v) {
+    if (v.empty()) unsetenv("NETPOLY_SIMD");
+    else setenv("NETPOLY_SIMD", v.c_str(), 1);
+  }
+  ~SimdEnv() { unsetenv("NETPOLY_SIMD"); }
+};
+
+// With `edge`, every point's inputs are p - 2 or (p - 3) / 2 (odd residues
+// near the largest and the largest centred ones), else random.
+void check_rows(const Model& m, const Partition& P, ulong p, SplitMix64& g, std::size_t n, bool edge = false) {
   const Entry e{g.below(m.tokens), g.below(m.output_width())};
-  const auto eval = methods::make_batch_eval(m, e, P, p);
   const std::size_t na = methods::side_vars(P, true).size(), nb = methods::side_vars(P, false).size();
+  const auto draw = [&] { return edge ? (g.below(2) ? p - 2 : (p - 3) / 2) : g.below(p); };
   std::vector<ulong> a(na);
-  for (auto& x : a) x = g.below(p);
+  for (auto& x : a) x = draw();
   std::vector<std::vector<ulong>> B(n, std::vector<ulong>(nb));
   for (auto& b : B)
-    for (auto& x : b) x = g.below(p);
+    for (auto& x : b) x = draw();
   const std::size_t j0 = g.below(3);
   const auto want = scalar_row(m, e, P, p, a, std::vector<std::vector<ulong>>(B.begin() + static_cast<long>(j0), B.end()));
-  const auto got = eval->row(a, B, j0, n);
-  INFO(m.name << ", p = " << p << ", output " << e.token << "," << e.channel << ", ring " << eval->ring());
-  REQUIRE(got.size() == want.size());
-  std::size_t differ = 0;
-  for (std::size_t j = 0; j < got.size(); ++j) differ += got[j] != want[j];
-  CHECK(differ == 0);
+  for (const auto& [simd, ring] : simd_kinds()) {
+    SimdEnv env(simd);
+    const auto eval = methods::make_batch_eval(m, e, P, p);
+    INFO(m.name << ", p = " << p << ", output " << e.token << "," << e.channel << ", ring " << eval->ring());
+    if (p < BatchF64Ring::kMaxPrime) CHECK(eval->ring() == ring);
+    methods::Columns cols(B, nb);
+    eval->prepare(cols);
+    const auto got = eval->row(a, cols, j0, n);
+    REQUIRE(got.size() == want.size());
+    std::size_t differ = 0;
+    for (std::size_t j = 0; j < got.size(); ++j) differ += got[j] != want[j];
+    CHECK(differ == 0);
+  }
 }
 
 // The small-prime phase's prime (lazy sums) and one from the large primes' range.
@@ -149,4 +179,98 @@ TEST_CASE("the black-box's batched rows equal point-by-point residues on the ben
       for (const ulong p : {kSmall, kLarge}) check_rows(m, P, p, g, 530);
     }
   }
+}
+
+TEST_CASE("the compiled forward pass is exact at the largest residues and across its reduction counts", "[batch_eval]") {
+  // Weights (p - 3) / 2 (centred, near the largest magnitude p/2) and -1,
+  // inputs p - 2 and (p - 3) / 2, all odd (a sum of odd products past 2^53
+  // is inexact, where even ones could stay exact), and channel maps of 700
+  // terms: for the small prime a lazy sum takes about 220 products of up to
+  // p^2 / 2, and 700 such products of one sign pass 2^53 (p^2 is about
+  // 2^45.2), so a count too large by 4 breaks the first row; squares on top
+  // (products of reduced values). The large prime takes the remainder path.
+  for (const ulong p : {kSmall, kLarge}) {
+    const std::size_t d = 700;
+    const std::string big = std::to_string((p - 3) / 2);
+    std::string W = "[";
+    for (std::size_t i = 0; i < 2; ++i) {
+      W += i ? ",[" : "[";
+      for (std::size_t k = 0; k < d; ++k) W += (k ? "," : "") + (i == 0 || k % 3 ? big : std::string("-1"));
+      W += "]";
+    }
+    W += "]";
+    const std::string text = R"({"format": "netpoly-model/1", "name": "edge", "input": {"tokens": 2, "width": )" +
+                             std::to_string(d) + R"(}, "layers": [{"type": "channel_mix", "W": )" + W +
+                             R"(, "activation": "square"}, {"type": "token_mix", "W": [[)" + big + R"(, -1], [1, )" +
+                             big + R"(]], "activation": "square"}], "output": {"token": 0, "channel": 0}})";
+    const Model m = parse_model(text, "edge");
+    SplitMix64 g(p);
+    for (const char* spec : {"half", "interleaved"}) {
+      const Partition P = parse_partition(spec, m.tokens, m.width);
+      check_rows(m, P, p, g, 130, true);
+      check_rows(m, P, p, g, 70, true);
+      check_rows(m, P, p, g, 70, false);
+    }
+  }
+}
+
+TEST_CASE("the compiled forward pass keeps only what the entry needs and runs each side's own work once",
+          "[batch_eval]") {
+  // Attention (3,4,2,4), output y0_0, tokens {0,1} | {2,3}: the last layer's
+  // other entries are not computed; the first layer's projections of side A's
+  // tokens run once per row (A) and those of side B once per set of columns
+  // (B); what is left per chunk (M) still equals the point-by-point residues
+  // (the tests above, with and without the split).
+  if (!BatchF64Ring::supported()) return;
+  const Model m = make_preset(PresetOptions{.shape = {.arch = parse_arch("attention"), .layers = 3, .width = 4,
+                                                      .heads = 2, .tokens = 4}});
+  const Partition P = parse_partition("half", m.tokens, m.width);
+  SimdEnv env("avx2");
+  const auto eval = methods::make_batch_eval(m, Entry{0, 0}, P, kSmall);
+  const auto st = methods::tape_stats(*eval), whole = methods::tape_stats(*eval, false);
+  INFO("recorded " << st.recorded << "; A " << st.a_ops << ", B " << st.b_ops << ", M " << st.m_ops << " in "
+                   << st.m_slots << " slots; without the split M " << whole.m_ops);
+  CHECK(st.a_ops > 0);
+  CHECK(st.b_ops > 0);
+  CHECK(whole.a_ops == st.a_ops);
+  CHECK(whole.b_ops == 0);
+  CHECK(whole.m_ops == st.m_ops + st.b_ops);
+  CHECK(st.a_ops + st.b_ops + st.m_ops < st.recorded * 2 / 3);
+  // Slots are reused: far fewer than the instructions per chunk.
+  CHECK(st.m_slots < st.m_ops / 2);
+}
+
+TEST_CASE("the compiled forward pass equals the point-by-point residues without its side-B split", "[batch_eval]") {
+  // The split is dropped when side B's values would not fit beside the
+  // columns (blackbox_tape.cpp: kMaxPrepared); that variant is run here
+  // directly, on random real models (Gaussian ones map their weights first).
+  if (!BatchF64Ring::supported()) return;
+  std::size_t tried = 0;
+  for (std::uint64_t s = 1; s <= 40; ++s) {
+    const Model m = parse_model(test_models::random_model(4100 + s).dump(), "random-" + std::to_string(s));
+    if (m.tokens * m.width < 2 || m.gaussian()) continue;
+    const Partition P = parse_partition("half", m.tokens, m.width);
+    SplitMix64 g(s);
+    for (const ulong p : {kSmall, kLarge}) {
+      const Entry e{g.below(m.tokens), g.below(m.output_width())};
+      const auto va = methods::side_vars(P, true), vb = methods::side_vars(P, false);
+      const auto eval = methods::make_tape_eval(prepare(BatchF64Ring(p, 1), m), p, va, vb, methods::single_need(m, e),
+                                                e.token * m.output_width() + e.channel);
+      REQUIRE(eval);
+      std::vector<ulong> a(va.size());
+      for (auto& x : a) x = g.below(p);
+      std::vector<std::vector<ulong>> B(150, std::vector<ulong>(vb.size()));
+      for (auto& b : B)
+        for (auto& x : b) x = g.below(p);
+      methods::Columns whole(B, vb.size());
+      methods::prepare_without_split(*eval, whole);
+      CHECK(whole.variant == 1);
+      const auto want = scalar_row(m, e, P, p, a, B);
+      const auto got = eval->row(a, whole, 0, B.size());
+      INFO(m.name << ", p = " << p);
+      CHECK(got == want);
+      ++tried;
+    }
+  }
+  CHECK(tried > 30);
 }

@@ -1,5 +1,6 @@
 // The black-box's doubling driver (blackbox_rounds.hpp).
 #include "blackbox_rounds.hpp"
+#include "blackbox_tape.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -32,8 +33,7 @@ class BatchEvalIn final : public BatchEval {
         need_(std::move(need)), out_(out) {}
   // In chunks of kChunk points: a forward pass's intermediate batches then
   // stay in the core's cache instead of streaming whole rows through memory.
-  std::vector<ulong> row(const std::vector<ulong>& a, const std::vector<std::vector<ulong>>& B, std::size_t j0,
-                         std::size_t k) const override {
+  std::vector<ulong> row(const std::vector<ulong>& a, const Columns& B, std::size_t j0, std::size_t k) const override {
     std::vector<ulong> r(k - j0);
     for (std::size_t c0 = j0; c0 < k; c0 += kChunk) {
       const std::size_t c1 = std::min(k, c0 + kChunk), n = c1 - c0;
@@ -42,14 +42,14 @@ class BatchEvalIn final : public BatchEval {
       for (std::size_t q = 0; q < va_.size(); ++q) X[va_[q]] = R.constant(a[q]);
       for (std::size_t q = 0; q < vb_.size(); ++q) {
         X[vb_[q]].resize(n);
-        for (std::size_t j = c0; j < c1; ++j) X[vb_[q]][j - c0] = static_cast<typename BR::Elem::value_type>(B[j][q]);
+        for (std::size_t j = c0; j < c1; ++j) X[vb_[q]][j - c0] = static_cast<typename BR::Elem::value_type>(B.input(q)[j]);
       }
       auto y = forward(R, net_, std::move(X), need_);
       for (std::size_t j = 0; j < n; ++j) r[c0 - j0 + j] = static_cast<ulong>(y[out_][j]);
     }
     return r;
   }
-  std::string ring() const override { return std::is_same_v<BR, BatchF64Ring> ? "f64-avx2" : "nmod"; }
+  std::string ring() const override { return "nmod"; }
 
  private:
   ulong p_;
@@ -86,6 +86,12 @@ double evaluate_round(const BatchEval& eval, const std::vector<Block*>& open, co
   std::size_t K = 0;
   for (const Block* c : open) K = std::max(K, c->want);
   const std::size_t s = t.size();
+  Columns cols(B, K ? B[0].size() : 0, K);
+  eval.prepare(cols);
+  // A block's value sum_l W[l] y_l adds in 64 bits, reduced once, where the
+  // s products of residues fit (the small prime); else term by term.
+  const bool wide = static_cast<long double>(s) * static_cast<long double>(mod.n - 1) * static_cast<long double>(mod.n - 1) <
+                    0x1p64L;
   std::atomic<std::size_t> pairs{0};
   // A round can take minutes: a cancellation (the caller's time spent) is
   // polled per row, the rows left are skipped and the round is dropped.
@@ -106,7 +112,7 @@ double evaluate_round(const BatchEval& eval, const std::vector<Block*>& open, co
     std::vector<ulong> ta(na);
     for (std::size_t l = 0; l < s; ++l) {
       for (std::size_t q = 0; q < na; ++q) ta[q] = nmod_mul(t[l], A[i][q], mod);
-      ys[l] = eval.row(ta, B, j0, k);
+      ys[l] = eval.row(ta, cols, j0, k);
     }
     pairs += (k - j0) * s;
     for (std::size_t b = 0; b < open.size(); ++b) {
@@ -114,7 +120,12 @@ double evaluate_round(const BatchEval& eval, const std::vector<Block*>& open, co
       if (i >= c->want) continue;
       for (std::size_t j = i < old[b] ? old[b] : 0; j < c->want; ++j) {
         ulong v = 0;
-        for (std::size_t l = 0; l < s; ++l) v = nmod_addmul(v, c->weights[l], ys[l][j - j0], mod);
+        if (wide) {
+          for (std::size_t l = 0; l < s; ++l) v += c->weights[l] * ys[l][j - j0];
+          v %= mod.n;
+        } else {
+          for (std::size_t l = 0; l < s; ++l) v = nmod_addmul(v, c->weights[l], ys[l][j - j0], mod);
+        }
         c->E->at(static_cast<slong>(i), static_cast<slong>(j)) = v;
       }
     }
@@ -125,6 +136,12 @@ double evaluate_round(const BatchEval& eval, const std::vector<Block*>& open, co
 
 }  // namespace
 
+Columns::Columns(const std::vector<std::vector<ulong>>& B, std::size_t nb_, std::size_t count)
+    : n(std::min(count, B.size())), nb(nb_), v(n * nb_) {
+  for (std::size_t j = 0; j < n; ++j)
+    for (std::size_t q = 0; q < nb; ++q) v[q * n + j] = B[j].at(q);
+}
+
 std::unique_ptr<BatchEval> make_batch_eval(const Model& m, const Entry& e, const Partition& P, ulong p) {
   // The dense-rank library is loaded (and OpenBLAS given its kernels, which
   // sets OPENBLAS_CORETYPE: fflas.cpp) here, on the method's thread, before
@@ -133,7 +150,7 @@ std::unique_ptr<BatchEval> make_batch_eval(const Model& m, const Entry& e, const
   auto va = side_vars(P, true), vb = side_vars(P, false);
   const std::size_t out = e.token * m.output_width() + e.channel;
   if (p >= 3 && p < BatchF64Ring::kMaxPrime && BatchF64Ring::supported())
-    return std::make_unique<BatchEvalIn<BatchF64Ring>>(m, p, std::move(va), std::move(vb), single_need(m, e), out);
+    if (auto tape = make_tape_eval(batch_weights<BatchF64Ring>(m, p), p, va, vb, single_need(m, e), out)) return tape;
   return std::make_unique<BatchEvalIn<BatchModpRing>>(m, p, std::move(va), std::move(vb), single_need(m, e), out);
 }
 

@@ -12,21 +12,41 @@
 
 namespace netpoly::methods {
 
+// The side-B points transposed (input q of point j at v[q * n + j]): built
+// once per round, read by every row's passes; and what the evaluator
+// computes from side B alone, once per round (BatchEval::prepare).
+struct Columns {
+  std::size_t n = 0, nb = 0;
+  std::vector<ulong> v;
+  const void* prepared_by = nullptr;  // the evaluator that filled `pre` (nullptr: none)
+  std::size_t variant = 0, width = 0;
+  std::vector<double> pre;
+  Columns() = default;
+  // The first `count` points of B (each with nb inputs).
+  Columns(const std::vector<std::vector<ulong>>& B, std::size_t nb, std::size_t count = static_cast<std::size_t>(-1));
+  const ulong* input(std::size_t q) const { return v.data() + q * n; }
+};
+
 // Batched forward passes mod p of one output entry: the side-A inputs fixed
-// at one point, the side-B inputs at n points. Over BatchF64Ring when the
-// prime and the CPU allow it, else over BatchModpRing; both give the same
-// residues.
+// at one point, the side-B inputs at n points. Compiled (blackbox_tape.hpp)
+// when the prime and the CPU allow it, else over BatchModpRing; both give the
+// same residues.
 class BatchEval {
  public:
   virtual ~BatchEval() = default;
-  // y(a, b_j) mod p for j in [j0, k), with a = (a_q) on the variables va and b_j = B[j] on vb.
-  virtual std::vector<ulong> row(const std::vector<ulong>& a, const std::vector<std::vector<ulong>>& B, std::size_t j0,
-                                 std::size_t k) const = 0;
+  // y(a, b_j) mod p for j in [j0, k), with a = (a_q) on the variables va and
+  // b_j = (B.input(q)[j])_q on vb.
+  virtual std::vector<ulong> row(const std::vector<ulong>& a, const Columns& B, std::size_t j0, std::size_t k) const = 0;
+  // Computes, once per set of columns, what every row would otherwise
+  // repeat (the compiled pass: the values of side B alone); row() then
+  // needs the columns prepared by this evaluator.
+  virtual void prepare(Columns&) const {}
   virtual std::string ring() const = 0;
 };
 
-// A batch evaluator of entry e of m's output mod p (BatchF64Ring where the
-// prime and the CPU allow it, else BatchModpRing).
+// A batch evaluator of entry e of m's output mod p: the compiled forward
+// pass (blackbox_tape.hpp) where the prime and the CPU allow it, else
+// BatchModpRing.
 std::unique_ptr<BatchEval> make_batch_eval(const Model& m, const Entry& e, const Partition& P, ulong p);
 
 // One block of the coefficient matrix as the black-box sees it: the values
