@@ -375,9 +375,9 @@ Split compile(std::vector<RecOp> ops, int regs, const std::vector<std::size_t>& 
   m_in = a_out;
   const std::vector<int>& bm = split_b ? b_out : b_in_m;
   m_in.insert(m_in.end(), bm.begin(), bm.end());
-  std::vector<char> keep_in(m_in.size(), 0);
-  for (std::size_t q = 0; q < a_out.size(); ++q) keep_in[q] = 1;
-  sp.M = allocate(lm, regs, m_in, keep_in, {out});
+  // M's inputs keep their slots: A's are filled once per row, and B's point
+  // into the prepared columns (a slot reused there would write into them).
+  sp.M = allocate(lm, regs, m_in, std::vector<char>(m_in.size(), 1), {out});
   sp.a_width = a_out.size();
   sp.b_width = bm.size();
   return sp;
@@ -406,13 +406,24 @@ void centre(Program& prog, ulong p) {
   for (std::size_t k = 0; k < prog.coef.size(); ++k) prog.coef[k] = centred(res(prog.coef[k]), p);
 }
 
-// A 64-byte aligned scratch of at least `cells` doubles, one per thread and `which`.
-double* scratch(std::size_t which, std::size_t cells) {
+// The first 64-byte aligned double of v (which has 8 to spare).
+double* aligned(std::vector<double>& v) {
+  const auto addr = reinterpret_cast<std::uintptr_t>(v.data());
+  return v.data() + ((64 - addr % 64) % 64) / sizeof(double);
+}
+
+// A thread's slots for a program of n slots (one per thread and `which`):
+// kLanes doubles each, 64-byte aligned, and their addresses.
+double* const* scratch(std::size_t which, std::size_t n) {
   thread_local std::vector<double> buf[2];
+  thread_local std::vector<double*> at[2];
   auto& b = buf[which];
-  if (b.size() < cells + 8) b.resize(cells + 8);
-  const auto addr = reinterpret_cast<std::uintptr_t>(b.data());
-  return b.data() + ((64 - addr % 64) % 64) / sizeof(double);
+  if (b.size() < n * kLanes + 8) b.resize(n * kLanes + 8);
+  double* base = aligned(b);
+  auto& a = at[which];
+  a.resize(n);
+  for (std::size_t s = 0; s < n; ++s) a[s] = base + s * kLanes;
+  return a.data();
 }
 
 // Side B's values kept per set of columns at most this large; beyond it B's
@@ -437,25 +448,25 @@ class TapeEval final : public BatchEval {
   void prepare_variant(Columns& C, std::size_t v) const {
     const Split& s = sp_[v];
     const std::size_t chunks = (C.n + kLanes - 1) / kLanes;
-    C.pre.assign(chunks * s.b_width * kLanes, 0.0);
+    C.pre.assign(chunks * s.b_width * kLanes + 8, 0.0);
+    double* pre = aligned(C.pre);
     C.variant = v;
     C.width = s.b_width;
     C.prepared_by = this;
-    double* base = scratch(0, std::max<std::size_t>(s.B.slots, 1) * kLanes);
+    double* const* slot = scratch(0, s.B.slots);
     for (std::size_t ch = 0; ch < chunks; ++ch) {
       const std::size_t c0 = ch * kLanes, n = std::min(kLanes, C.n - c0);
       for (std::size_t q = 0; q < nb_; ++q) {
         const std::int64_t sl = s.B.in_slot[q];
         if (sl < 0) continue;
-        double* x = base + static_cast<std::size_t>(sl) * kLanes;
+        double* x = slot[sl];
         const ulong* b = C.input(q) + c0;
         for (std::size_t j = 0; j < n; ++j) x[j] = static_cast<double>(b[j]);
         std::fill(x + n, x + kLanes, 0.0);
       }
-      run(s.B, base);
+      run(s.B, slot);
       for (std::size_t u = 0; u < s.b_width; ++u)
-        std::memcpy(C.pre.data() + (ch * s.b_width + u) * kLanes, base + std::size_t{s.B.out_slot[u]} * kLanes,
-                    kLanes * sizeof(double));
+        std::memcpy(pre + (ch * s.b_width + u) * kLanes, slot[s.B.out_slot[u]], kLanes * sizeof(double));
     }
   }
 
@@ -464,27 +475,28 @@ class TapeEval final : public BatchEval {
     const Split& s = sp_[C.variant];
     std::vector<ulong> r(k - j0);
     // A, once: side A's inputs in every lane, then its values into M's kept slots.
-    double* ba = scratch(0, std::max<std::size_t>(s.A.slots, 1) * kLanes);
+    double* const* sa = scratch(0, s.A.slots);
     for (std::size_t q = 0; q < na_; ++q) {
       const std::int64_t sl = s.A.in_slot[q];
-      if (sl >= 0) std::fill_n(ba + static_cast<std::size_t>(sl) * kLanes, kLanes, static_cast<double>(a[q]));
+      if (sl >= 0) std::fill_n(sa[sl], kLanes, static_cast<double>(a[q]));
     }
-    run(s.A, ba);
-    double* base = scratch(1, std::max<std::size_t>(s.M.slots, 1) * kLanes);
+    run(s.A, sa);
+    double* const* sm = scratch(1, s.M.slots);
     for (std::size_t u = 0; u < s.a_width; ++u) {
       const std::int64_t sl = s.M.in_slot[u];
-      if (sl >= 0) std::fill_n(base + static_cast<std::size_t>(sl) * kLanes, kLanes, ba[std::size_t{s.A.out_slot[u]} * kLanes]);
+      if (sl >= 0) std::fill_n(sm[sl], kLanes, sa[s.A.out_slot[u]][0]);
     }
-    // M per chunk of the prepared columns.
+    // M per chunk of the prepared columns: B's values read where they are.
+    auto* bslot = const_cast<double**>(sm);
     for (std::size_t ch = j0 / kLanes; ch * kLanes < k; ++ch) {
-      const double* pre = C.pre.data() + ch * s.b_width * kLanes;
+      double* pre = aligned(const_cast<std::vector<double>&>(C.pre)) + ch * s.b_width * kLanes;
       for (std::size_t u = 0; u < s.b_width; ++u) {
         const std::int64_t sl = s.M.in_slot[s.a_width + u];
-        if (sl >= 0) std::memcpy(base + static_cast<std::size_t>(sl) * kLanes, pre + u * kLanes, kLanes * sizeof(double));
+        if (sl >= 0) bslot[sl] = pre + u * kLanes;
       }
-      run(s.M, base);
+      run(s.M, sm);
       // Back to [0, p): |y| < p.
-      const double* y = base + std::size_t{s.M.out_slot[0]} * kLanes;
+      const double* y = sm[s.M.out_slot[0]];
       const std::size_t lo = std::max(j0, ch * kLanes), hi = std::min(k, (ch + 1) * kLanes);
       for (std::size_t j = lo; j < hi; ++j) {
         const double v = y[j - ch * kLanes];
@@ -497,8 +509,8 @@ class TapeEval final : public BatchEval {
   const std::array<Split, 2>& splits() const { return sp_; }
 
  private:
-  void run(const Program& prog, double* base) const {
-    (avx512_ ? run_avx512 : run_avx2)(prog.ops.data(), prog.ops.size(), prog.src.data(), prog.coef.data(), base, ar_);
+  void run(const Program& prog, double* const* slot) const {
+    (avx512_ ? run_avx512 : run_avx2)(prog.ops.data(), prog.ops.size(), prog.src.data(), prog.coef.data(), slot, ar_);
   }
   std::array<Split, 2> sp_;  // with side B's values prepared, and without
   ulong p_;

@@ -11,8 +11,8 @@ namespace {
 struct V {
   using T = __m256d;
   static constexpr std::size_t W = 4;
-  static T load(const double* x) { return _mm256_load_pd(x); }
-  static void store(double* x, T v) { _mm256_store_pd(x, v); }
+  static T load(const double* x) { return _mm256_loadu_pd(x); }
+  static void store(double* x, T v) { _mm256_storeu_pd(x, v); }
   static T set1(double c) { return _mm256_set1_pd(c); }
   static T zero() { return _mm256_setzero_pd(); }
   static T add(T a, T b) { return _mm256_add_pd(a, b); }
@@ -27,8 +27,8 @@ struct V {
 
 }  // namespace
 
-void run_avx2(const Op* ops, std::size_t n, const std::uint32_t* src, const double* coef, double* base, const Arith& a) {
-  run_any<V>(ops, n, src, coef, base, a);
+void run_avx2(const Op* ops, std::size_t n, const std::uint32_t* src, const double* coef, double* const* slot, const Arith& a) {
+  run_any<V>(ops, n, src, coef, slot, a);
 }
 
 }  // namespace netpoly::methods::tape

@@ -11,8 +11,8 @@ namespace {
 struct V {
   using T = __m512d;
   static constexpr std::size_t W = 8;
-  static T load(const double* x) { return _mm512_load_pd(x); }
-  static void store(double* x, T v) { _mm512_store_pd(x, v); }
+  static T load(const double* x) { return _mm512_loadu_pd(x); }
+  static void store(double* x, T v) { _mm512_storeu_pd(x, v); }
   static T set1(double c) { return _mm512_set1_pd(c); }
   static T zero() { return _mm512_setzero_pd(); }
   static T add(T a, T b) { return _mm512_add_pd(a, b); }
@@ -28,9 +28,9 @@ struct V {
 
 }  // namespace
 
-void run_avx512(const Op* ops, std::size_t n, const std::uint32_t* src, const double* coef, double* base,
+void run_avx512(const Op* ops, std::size_t n, const std::uint32_t* src, const double* coef, double* const* slot,
                 const Arith& a) {
-  run_any<V>(ops, n, src, coef, base, a);
+  run_any<V>(ops, n, src, coef, slot, a);
 }
 
 }  // namespace netpoly::methods::tape

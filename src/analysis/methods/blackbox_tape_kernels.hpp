@@ -13,7 +13,7 @@
 // One instruction over kLanes lanes, four vectors of lanes at a time (four
 // independent sums, so the additions do not wait on each other).
 template <class V, bool Lazy>
-static inline void sum_kernel(double* base, const Op& o, const std::uint32_t* src, const double* coef, const Arith& ar) {
+static inline void sum_kernel(double* const* slot, const Op& o, const std::uint32_t* src, const double* coef, const Arith& ar) {
   using T = typename V::T;
   constexpr std::size_t W = V::W, S = 4 * W;
   const T p = V::set1(ar.p), pinv = V::set1(ar.pinv), c0 = V::set1(o.c);
@@ -22,7 +22,7 @@ static inline void sum_kernel(double* base, const Op& o, const std::uint32_t* sr
     const T h = V::mul(a, b), l = V::fmsub(a, b, h);
     return V::add(V::fnmadd(V::round(V::mul(h, pinv)), p, h), l);
   };
-  double* r = base + std::size_t{o.dst} * kLanes;
+  double* r = slot[o.dst];
   const std::uint32_t* pairs = src + o.nlin;
   for (std::size_t i = 0; i < kLanes; i += S) {
     T a0 = c0, a1 = c0, a2 = c0, a3 = c0;
@@ -32,7 +32,7 @@ static inline void sum_kernel(double* base, const Op& o, const std::uint32_t* sr
     }
     std::size_t c = 0;
     for (std::uint32_t k = 0; k < o.nlin; ++k) {
-      const double* x = base + std::size_t{src[k]} * kLanes + i;
+      const double* x = slot[src[k]] + i;
       const T y = V::set1(coef[k]);
       if constexpr (Lazy) {
         a0 = V::fma(V::load(x), y, a0), a1 = V::fma(V::load(x + W), y, a1);
@@ -47,8 +47,8 @@ static inline void sum_kernel(double* base, const Op& o, const std::uint32_t* sr
       }
     }
     for (std::uint32_t k = 0; k < o.npair; ++k) {
-      const double* x = base + std::size_t{pairs[2 * k]} * kLanes + i;
-      const double* y = base + std::size_t{pairs[2 * k + 1]} * kLanes + i;
+      const double* x = slot[pairs[2 * k]] + i;
+      const double* y = slot[pairs[2 * k + 1]] + i;
       if constexpr (Lazy) {
         a0 = V::fma(V::load(x), V::load(y), a0), a1 = V::fma(V::load(x + W), V::load(y + W), a1);
         a2 = V::fma(V::load(x + 2 * W), V::load(y + 2 * W), a2), a3 = V::fma(V::load(x + 3 * W), V::load(y + 3 * W), a3);
@@ -68,11 +68,11 @@ static inline void sum_kernel(double* base, const Op& o, const std::uint32_t* sr
 }
 
 template <class V>
-static inline void run_any(const Op* ops, std::size_t n, const std::uint32_t* src, const double* coef, double* base,
-                           const Arith& ar) {
+static inline void run_any(const Op* ops, std::size_t n, const std::uint32_t* src, const double* coef,
+                           double* const* slot, const Arith& ar) {
   if (ar.lazy) {
-    for (std::size_t j = 0; j < n; ++j) sum_kernel<V, true>(base, ops[j], src + ops[j].off, coef + ops[j].off, ar);
+    for (std::size_t j = 0; j < n; ++j) sum_kernel<V, true>(slot, ops[j], src + ops[j].off, coef + ops[j].off, ar);
   } else {
-    for (std::size_t j = 0; j < n; ++j) sum_kernel<V, false>(base, ops[j], src + ops[j].off, coef + ops[j].off, ar);
+    for (std::size_t j = 0; j < n; ++j) sum_kernel<V, false>(slot, ops[j], src + ops[j].off, coef + ops[j].off, ar);
   }
 }

@@ -19,7 +19,7 @@ struct Op {
   double c;
 };
 
-// Points per run of a program: each slot holds kLanes doubles, 64-byte aligned.
+// Points per run of a program: each slot holds kLanes doubles.
 constexpr std::size_t kLanes = 64;
 
 // The arithmetic. Every value a slot holds is an integer of magnitude below
@@ -34,9 +34,13 @@ struct Arith {
   bool lazy;
 };
 
-// Runs ops[0..n) on the slots at base (kLanes doubles each, base 64-byte aligned).
-void run_avx2(const Op* ops, std::size_t n, const std::uint32_t* src, const double* coef, double* base, const Arith& a);
-void run_avx512(const Op* ops, std::size_t n, const std::uint32_t* src, const double* coef, double* base,
+// Runs ops[0..n) on the slots: slot s is kLanes doubles at slot[s] (64-byte
+// aligned where the evaluator owns them; a slot the program only reads may
+// point into memory it does not own, side B's values prepared beside the
+// columns: the kernels load unaligned).
+void run_avx2(const Op* ops, std::size_t n, const std::uint32_t* src, const double* coef, double* const* slot,
+              const Arith& a);
+void run_avx512(const Op* ops, std::size_t n, const std::uint32_t* src, const double* coef, double* const* slot,
                 const Arith& a);
 
 }  // namespace netpoly::methods::tape
