@@ -234,10 +234,18 @@ TEST_CASE("the compiled forward pass keeps only what the entry needs and runs ea
   CHECK(st.b_ops > 0);
   CHECK(whole.a_ops == st.a_ops);
   CHECK(whole.b_ops == 0);
-  CHECK(whole.m_ops == st.m_ops + st.b_ops);
+  // (Without the split, B's instructions run in M, where some are inlined.)
+  CHECK(whole.m_ops <= st.m_ops + st.b_ops);
+  CHECK(whole.m_ops > st.m_ops);
   CHECK(st.a_ops + st.b_ops + st.m_ops < st.recorded * 2 / 3);
-  // Slots are reused: far fewer than the instructions per chunk.
-  CHECK(st.m_slots < st.m_ops / 2);
+  // Slots are reused: M's slots beyond its inputs (which keep theirs) are far
+  // fewer than its instructions per chunk.
+  CHECK(st.m_slots - st.a_width - st.b_width < st.m_ops / 2);
+  // M's linear instructions read once linearly are inlined into their
+  // readers: attention's output projection and residual sums, 56 of the 215
+  // instructions M had without it (measured on this network), so M keeps
+  // under 3/4 of them.
+  CHECK(st.m_ops < 215 * 3 / 4);
 }
 
 TEST_CASE("the compiled forward pass equals the point-by-point residues without its side-B split", "[batch_eval]") {

@@ -7,7 +7,9 @@
 // number domain. The program is then simplified — constants folded (a
 // known zero drops a term, a known factor turns a product into a linear
 // term, `r += ...` on a known r becomes an assignment), instructions the
-// entry does not need removed — and split by what each value depends on:
+// entry does not need removed, linear instructions of M inlined into those
+// that read them linearly (where that adds no terms) — and split by what
+// each value depends on:
 // side A's inputs alone (run once per row), side B's alone (once per set of
 // columns, kept beside them: BatchEval::prepare), and both (per chunk of 64
 // columns). Registers get slots that are reused once their value is dead, so
@@ -44,10 +46,11 @@ std::unique_ptr<BatchEval> make_tape_eval(const Network<double>& net, ulong p, s
 
 // The compiled pass's size (tests): instructions recorded, kept in each
 // program (A once per row, B once per set of columns, M per chunk of
-// columns), M's slots and the values B hands to M; `split`: with B's values
-// prepared (else B's instructions run in M). Zeros for another evaluator.
+// columns), M's slots and the values A and B hand to M (M's inputs, which
+// keep their slots); `split`: with B's values prepared (else B's
+// instructions run in M). Zeros for another evaluator.
 struct TapeStats {
-  std::size_t recorded = 0, a_ops = 0, b_ops = 0, m_ops = 0, m_slots = 0, b_width = 0;
+  std::size_t recorded = 0, a_ops = 0, b_ops = 0, m_ops = 0, m_slots = 0, a_width = 0, b_width = 0;
 };
 TapeStats tape_stats(const BatchEval& e, bool split = true);
 

@@ -10,6 +10,7 @@ namespace {
 
 struct V {
   using T = __m256d;
+  static constexpr std::size_t U = 4;  // vectors per step (16 registers: four sums and their operands)
   static constexpr std::size_t W = 4;
   static T load(const double* x) { return _mm256_loadu_pd(x); }
   static void store(double* x, T v) { _mm256_storeu_pd(x, v); }

@@ -10,6 +10,7 @@ namespace {
 
 struct V {
   using T = __m512d;
+  static constexpr std::size_t U = 8;  // vectors per step: all 64 lanes at once
   static constexpr std::size_t W = 8;
   static T load(const double* x) { return _mm512_loadu_pd(x); }
   static void store(double* x, T v) { _mm512_storeu_pd(x, v); }

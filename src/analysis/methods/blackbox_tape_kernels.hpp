@@ -10,12 +10,14 @@
 // + l exactly (h = fl(a b), l = fmsub(a, b, h)), then (h - q p) + l with q =
 // round(h pinv), exact and in (-p, p) for |a|, |b| < p.
 
-// One instruction over kLanes lanes, four vectors of lanes at a time (four
-// independent sums, so the additions do not wait on each other).
+// One instruction over kLanes lanes, U vectors of lanes at a time (U
+// independent sums, so the additions do not wait on each other, and the
+// operands' addresses and coefficients are read once per U vectors).
 template <class V, bool Lazy>
 static inline void sum_kernel(double* const* slot, const Op& o, const std::uint32_t* src, const double* coef, const Arith& ar) {
   using T = typename V::T;
-  constexpr std::size_t W = V::W, S = 4 * W;
+  constexpr std::size_t W = V::W, U = V::U, S = U * W;
+  static_assert(kLanes % S == 0);
   const T p = V::set1(ar.p), pinv = V::set1(ar.pinv), c0 = V::set1(o.c);
   const auto reduce = [&](T x) { return V::fnmadd(V::round(V::mul(x, pinv)), p, x); };
   const auto mulrem = [&](T a, T b) {
@@ -25,45 +27,37 @@ static inline void sum_kernel(double* const* slot, const Op& o, const std::uint3
   double* r = slot[o.dst];
   const std::uint32_t* pairs = src + o.nlin;
   for (std::size_t i = 0; i < kLanes; i += S) {
-    T a0 = c0, a1 = c0, a2 = c0, a3 = c0;
-    if (o.acc) {
-      a0 = V::add(a0, V::load(r + i)), a1 = V::add(a1, V::load(r + i + W));
-      a2 = V::add(a2, V::load(r + i + 2 * W)), a3 = V::add(a3, V::load(r + i + 3 * W));
-    }
+    T a[U];
+#pragma GCC unroll 16
+    for (std::size_t u = 0; u < U; ++u) a[u] = o.acc ? V::add(c0, V::load(r + i + u * W)) : c0;
     std::size_t c = 0;
     for (std::uint32_t k = 0; k < o.nlin; ++k) {
       const double* x = slot[src[k]] + i;
       const T y = V::set1(coef[k]);
-      if constexpr (Lazy) {
-        a0 = V::fma(V::load(x), y, a0), a1 = V::fma(V::load(x + W), y, a1);
-        a2 = V::fma(V::load(x + 2 * W), y, a2), a3 = V::fma(V::load(x + 3 * W), y, a3);
-      } else {
-        a0 = V::add(a0, mulrem(V::load(x), y)), a1 = V::add(a1, mulrem(V::load(x + W), y));
-        a2 = V::add(a2, mulrem(V::load(x + 2 * W), y)), a3 = V::add(a3, mulrem(V::load(x + 3 * W), y));
-      }
+#pragma GCC unroll 16
+      for (std::size_t u = 0; u < U; ++u)
+        a[u] = Lazy ? V::fma(V::load(x + u * W), y, a[u]) : V::add(a[u], mulrem(V::load(x + u * W), y));
       if (++c == ar.every) {
-        a0 = reduce(a0), a1 = reduce(a1), a2 = reduce(a2), a3 = reduce(a3);
+#pragma GCC unroll 16
+        for (std::size_t u = 0; u < U; ++u) a[u] = reduce(a[u]);
         c = 0;
       }
     }
     for (std::uint32_t k = 0; k < o.npair; ++k) {
       const double* x = slot[pairs[2 * k]] + i;
       const double* y = slot[pairs[2 * k + 1]] + i;
-      if constexpr (Lazy) {
-        a0 = V::fma(V::load(x), V::load(y), a0), a1 = V::fma(V::load(x + W), V::load(y + W), a1);
-        a2 = V::fma(V::load(x + 2 * W), V::load(y + 2 * W), a2), a3 = V::fma(V::load(x + 3 * W), V::load(y + 3 * W), a3);
-      } else {
-        a0 = V::add(a0, mulrem(V::load(x), V::load(y))), a1 = V::add(a1, mulrem(V::load(x + W), V::load(y + W)));
-        a2 = V::add(a2, mulrem(V::load(x + 2 * W), V::load(y + 2 * W)));
-        a3 = V::add(a3, mulrem(V::load(x + 3 * W), V::load(y + 3 * W)));
-      }
+#pragma GCC unroll 16
+      for (std::size_t u = 0; u < U; ++u)
+        a[u] = Lazy ? V::fma(V::load(x + u * W), V::load(y + u * W), a[u])
+                    : V::add(a[u], mulrem(V::load(x + u * W), V::load(y + u * W)));
       if (++c == ar.every) {
-        a0 = reduce(a0), a1 = reduce(a1), a2 = reduce(a2), a3 = reduce(a3);
+#pragma GCC unroll 16
+        for (std::size_t u = 0; u < U; ++u) a[u] = reduce(a[u]);
         c = 0;
       }
     }
-    V::store(r + i, reduce(a0)), V::store(r + i + W, reduce(a1));
-    V::store(r + i + 2 * W, reduce(a2)), V::store(r + i + 3 * W, reduce(a3));
+#pragma GCC unroll 16
+    for (std::size_t u = 0; u < U; ++u) V::store(r + i + u * W, reduce(a[u]));
   }
 }
 
