@@ -934,3 +934,35 @@ TEST_CASE("a black-box stopped between its rounds keeps the certified bound of t
   // test sees a bound from the middle of the method, not its end.
   CHECK(*b.value < *full[0].lower.value);
 }
+
+TEST_CASE("the small prime's phase goes straight to the caps in one round when the probe leaves every block full rank",
+          "[seprank][blackbox]") {
+  // Mixer (3,4,4), half: support's bound 660 equals the exact rank of the
+  // coefficient matrix (the exact method below, a second path). After the
+  // probe (256 points, every block still full rank) the black-box takes one
+  // round to every block's cap; its ranks sum to the exact rank.
+  const Model m = make_preset(preset("mixer", 3, 4, 4));
+  const Partition P = parse_partition("half", m.tokens, m.width);
+  SepOptions o;
+  o.blackbox_seed = 1;
+  o.methods = {Method::support, Method::blackbox};
+  std::vector<std::string> lines;
+  AnalysisContext run;
+  run.threads = 2;
+  run.progress = [&](const std::string& s) { lines.push_back(s); };
+  const auto r = analyse_network(m, {Entry{0, 0}}, {P}, o, {}, run);
+  SepOptions ex = o;
+  ex.methods = {Method::exact};
+  const auto full = analyse_network(m, {Entry{0, 0}}, {P}, ex, {}, AnalysisContext{});
+  REQUIRE(full.at(0).lower.value);
+  REQUIRE(r.at(0).lower.value);
+  CHECK(*r[0].lower.value == *full[0].lower.value);
+  CHECK(r[0].status == BracketStatus::exact);
+  // The straight line, then exactly one round's line.
+  const auto it = std::find_if(lines.begin(), lines.end(),
+                               [](const std::string& s) { return s.rfind("blackbox: every block to its cap", 0) == 0; });
+  REQUIRE(it != lines.end());
+  std::size_t rounds = 0;
+  for (auto j = it + 1; j != lines.end(); ++j) rounds += j->rfind("blackbox: rank >=", 0) == 0;
+  CHECK(rounds == 1);
+}

@@ -219,7 +219,7 @@ bool small_prime_phase(MethodContext& ctx, const Layout& L, std::vector<Block>& 
   auto t = set_weights(L, blocks, q, g);
   if (!t) return false;
   Points pts;
-  Goal goal{static_cast<std::size_t>(target), ctx.o.budget};
+  Goal goal{.target = static_cast<std::size_t>(target), .budget = ctx.o.budget};
   goal.on_round = tell_provisional(ctx, out, q, !L.as.empty());
   out.rounds = double_points(*eval, blocks, *t, q, g, na, nb, std::min<std::size_t>(cap, 256), ctx.o, ctx.run, goal, pts);
   const auto open = [](const std::vector<Block>& bs) {
@@ -228,12 +228,15 @@ bool small_prime_phase(MethodContext& ctx, const Layout& L, std::vector<Block>& 
   std::vector<Block>* run_on = &blocks;
   if (!out.rounds.gave_up && open(blocks) && cap > 256) {
     std::size_t mm = 0;
-    if (L.as.size() > 2 && potential(blocks, cap) >= target) {
-      const auto [ev, rk] = measure_rates(*eval, na, nb, q, g, ctx.run.threads);
-      mm = choose_classes(L, blocks, cap, ev, rk);
-    }
     Goal rest = goal;
     rest.budget -= out.rounds.spent;
+    if (potential(blocks, cap) >= target) {  // every block still full rank: straight to the caps, if it fits
+      // (Its points from g where the classes follow, as before; else from a copy, so the points stay.)
+      SplitMix64 copy = g;
+      const auto [ev, rk] = measure_rates(*eval, na, nb, q, L.as.size() > 2 ? g : copy, ctx.run.threads);
+      if (L.as.size() > 2) mm = choose_classes(L, blocks, cap, ev, rk);
+      rest.straight_ev = ev, rest.straight_rk = rk;
+    }
     const double spent = out.rounds.spent;
     if (mm) {  // the classes start afresh, at new points
       auto [C, classes] = classes_mod(L, blocks, mm);
@@ -287,7 +290,7 @@ std::optional<Outcome> blackbox_rounds(MethodContext& ctx, const Layout& L, std:
   const auto eval = make_batch_eval(ctx.weights_for(bp.p), ctx.e, ctx.P, bp.p);
   const double spent = out.rounds.spent;
   Points pts;
-  Goal goal{0, ctx.o.budget - spent, 1.5};
+  Goal goal{.target = 0, .budget = ctx.o.budget - spent, .growth = 1.5};
   goal.on_round = tell_provisional(ctx, out, bp.p, !L.as.empty());
   out.rounds = double_points(*eval, blocks, *t, bp.p, g, na, nb, cap, ctx.o, ctx.run, goal, pts);
   out.rounds.spent += spent;

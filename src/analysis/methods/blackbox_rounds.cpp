@@ -134,6 +134,52 @@ double evaluate_round(const BatchEval& eval, const std::vector<Block*>& open, co
   return static_cast<double>(pairs.load());
 }
 
+// The goal's straight round: every open block's want set to its cap (and
+// `cap`) when that one round's estimate, with a margin, fits the budget and
+// its matrices fit the memory bound; otherwise the wants stay (doubling).
+void go_straight(std::vector<Block>& blocks, std::size_t passes, std::size_t cap, const SepOptions& o,
+                 const AnalysisContext& run, const Goal& goal) {
+  double kn = 0, cubes = 0, cells = 0, biggest = 0, open = 0;
+  for (const auto& c : blocks)
+    if (!c.done && !c.exact) {
+      const double w = static_cast<double>(std::min(c.cap, cap));
+      kn = std::max(kn, w);
+      cubes += w * w * w;
+      cells += w * w;
+      biggest = std::max(biggest, w * w);
+      ++open;
+    }
+  const double est = goal.straight_ev * static_cast<double>(passes) * kn * kn + goal.straight_rk * cubes;
+  const double bytes = (cells + biggest * std::min<double>(open, run.threads)) * 8;
+  std::string unused;
+  // (With a margin: a round cut short by the budget is dropped whole,
+  // where the doubling would have kept its earlier rounds.)
+  if (open > 0 && 1.5 * est <= std::min({o.budget, goal.budget, run.budget_left()}) &&
+      !round_over_memory(run, bytes, 0, static_cast<std::size_t>(kn), unused)) {
+    for (auto& c : blocks)
+      if (!c.done && !c.exact) c.want = std::min(c.cap, cap);
+    run.progress("blackbox: every block to its cap, " + std::to_string(static_cast<std::size_t>(kn)) +
+                 " points, in about " + fmt_g(est) + " s");
+  }
+}
+
+// The open blocks' dense ranks side by side, the largest first (the threads
+// take indices in order), one BLAS thread each; a block whose n^3 is at
+// least the others' together first, alone, with every thread.
+void rank_blocks(const std::vector<Block*>& open, unsigned threads) {
+  std::vector<Block*> by_size = open;
+  std::stable_sort(by_size.begin(), by_size.end(), [](const Block* a, const Block* b) { return a->want > b->want; });
+  double rest = 0;
+  for (std::size_t b = 1; b < by_size.size(); ++b) rest += std::pow(static_cast<double>(by_size[b]->want), 3);
+  std::size_t from = 0;
+  if (!by_size.empty() && std::pow(static_cast<double>(by_size[0]->want), 3) >= rest) {
+    by_size[0]->rank = rank_dense_modp(*by_size[0]->E, static_cast<int>(std::max(1u, threads)));
+    from = 1;
+  }
+  parallel_for(by_size.size() - from,
+               [&](std::size_t b) { by_size[from + b]->rank = rank_dense_modp(*by_size[from + b]->E, 1); });
+}
+
 }  // namespace
 
 Columns::Columns(const std::vector<std::vector<ulong>>& B, std::size_t nb_, std::size_t count)
@@ -186,6 +232,7 @@ Rounds double_points(const BatchEval& eval, std::vector<Block>& blocks, const st
   Rounds out;
   for (auto& c : blocks) c.want = std::min({c.want, c.cap, cap});
   double eval_rate = 0, rank_rate = 0;  // seconds per forward-pass value, per n^3 of rank
+  if (goal.straight_ev > 0) go_straight(blocks, t.size(), cap, o, run, goal);
   while (true) {
     run.check_cancelled();
     std::vector<Block*> open;
@@ -212,12 +259,7 @@ Rounds double_points(const BatchEval& eval, std::vector<Block>& blocks, const st
     auto t0 = std::chrono::steady_clock::now();
     const double values = evaluate_round(eval, open, t, mod, A, B, na, old, run);
     const double eval_secs = seconds_since(t0);
-    // The open blocks' dense ranks side by side, the largest first (the
-    // threads take indices in order); one block gets every BLAS thread.
-    const int blas = open.size() == 1 ? static_cast<int>(std::max(1u, run.threads)) : 1;
-    std::vector<Block*> by_size = open;
-    std::stable_sort(by_size.begin(), by_size.end(), [](const Block* a, const Block* b) { return a->want > b->want; });
-    parallel_for(by_size.size(), [&](std::size_t b) { by_size[b]->rank = rank_dense_modp(*by_size[b]->E, blas); });
+    rank_blocks(open, run.threads);
     const double secs = seconds_since(t0), rank_secs = secs - eval_secs;
     double cubes = 0;
     for (Block* c : open) cubes += std::pow(static_cast<double>(c->want), 3);

@@ -88,9 +88,17 @@ struct Goal {
   // `growth` of rank + 1) at the price of more rounds: worth it where the
   // eliminations are dear (the large prime, FLINT).
   double growth = 2;
+  // Seconds per forward-pass value and per n^3 of rank measured before the
+  // first round (0: none). With them, the first round goes straight to every
+  // open block's cap (and `cap`) when its estimate fits the budget and
+  // memory: one elimination per block instead of one per doubling, all of
+  // them side by side. Worth it where the caps are expected to be met (the
+  // small prime's phase after a probe found every block full rank); a block
+  // below its cap then costs its whole square.
+  double straight_ev = 0, straight_rk = 0;
   // After each round: the blocks' certified rank sum so far and the points
   // per side (none: nothing is told).
-  std::function<void(std::size_t rank, std::size_t points)> on_round;
+  std::function<void(std::size_t rank, std::size_t points)> on_round = {};
 };
 
 // The random points per side so far (a block's matrix is the top-left square
@@ -110,7 +118,7 @@ void hand_over(std::vector<Block>& blocks);
 double potential(const std::vector<Block>& blocks, std::size_t cap);
 
 // The doubling driver. Each open block is seen at its `want` points per side
-// (8, 16, ... unless a hint set it); after its rank mod p it is exact (rank =
+// (8, 16, ... unless a hint or the goal's straight rates set it); after its rank mod p it is exact (rank =
 // cap), closed (rank < points), or doubles (up to its cap and `cap`). Rounds
 // go on while a block is open, the next round's estimate fits the budget and
 // --max-memory, and the goal is still reachable. The values of earlier rounds
