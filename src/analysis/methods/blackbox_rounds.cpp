@@ -195,7 +195,8 @@ std::unique_ptr<BatchEval> make_batch_eval(const Model& m, const Entry& e, const
   (void)fflas::available();
   auto va = side_vars(P, true), vb = side_vars(P, false);
   const std::size_t out = e.token * m.output_width() + e.channel;
-  if (p >= 3 && p < BatchF64Ring::kMaxPrime && BatchF64Ring::supported())
+  // (The weights as BatchF64Ring's scalars exist only where the pass is compiled.)
+  if (tape_applies(p))
     if (auto tape = make_tape_eval(batch_weights<BatchF64Ring>(m, p), p, va, vb, single_need(m, e), out)) return tape;
   return std::make_unique<BatchEvalIn<BatchModpRing>>(m, p, std::move(va), std::move(vb), single_need(m, e), out);
 }

@@ -19,7 +19,7 @@ struct Columns {
   std::size_t n = 0, nb = 0;
   std::vector<ulong> v;
   const void* prepared_by = nullptr;  // the evaluator that filled `pre` (nullptr: none)
-  std::size_t variant = 0, width = 0;
+  std::size_t variant = 0;  // which of the evaluator's programs `pre` is for
   std::vector<double> pre;
   Columns() = default;
   // The first `count` points of B (each with nb inputs).

@@ -168,7 +168,6 @@ class TapeEval final : public BatchEval {
     C.pre.assign(chunks * s.b_width * kLanes + 8, 0.0);
     double* pre = aligned(C.pre);
     C.variant = v;
-    C.width = s.b_width;
     C.prepared_by = this;
     double* const* slot = scratch(0, s.B.slots);
     for (std::size_t ch = 0; ch < chunks; ++ch) {
@@ -246,10 +245,12 @@ std::string simd_choice() {
   return "avx2";
 }
 
+bool tape_applies(ulong p) { return p >= 3 && p < BatchF64Ring::kMaxPrime && simd_choice() != "portable"; }
+
 std::unique_ptr<BatchEval> make_tape_eval(const Network<double>& net, ulong p, std::vector<std::size_t> va,
                                           std::vector<std::size_t> vb, const Need& need, std::size_t out) {
+  if (!tape_applies(p)) return nullptr;
   const std::string simd = simd_choice();
-  if (p < 3 || p >= BatchF64Ring::kMaxPrime || simd == "portable") return nullptr;
   tape::Recorder rec;
   tape::recording = &rec;
   struct Reset {

@@ -36,11 +36,15 @@ namespace netpoly::methods {
 // the same on each.
 std::string simd_choice();
 
+// Whether make_tape_eval compiles a pass for p here: AVX2 and FMA
+// (BatchF64Ring::supported()), 3 <= p < 2^50 (kMaxPrime) and simd_choice()
+// other than "portable".
+bool tape_applies(ulong p);
+
 // A BatchEval of entry `out` (token * width + channel) of `net` (its weights
 // mod p as doubles, as BatchF64Ring's scalars), side A on the inputs `va`,
-// side B on `vb`; `need` marks the last layer's entries wanted. Needs AVX2
-// and FMA and p < 2^50 (BatchF64Ring::supported(), kMaxPrime), and
-// simd_choice() other than "portable": nullptr otherwise.
+// side B on `vb`; `need` marks the last layer's entries wanted; nullptr
+// unless tape_applies(p).
 std::unique_ptr<BatchEval> make_tape_eval(const Network<double>& net, ulong p, std::vector<std::size_t> va,
                                           std::vector<std::size_t> vb, const Need& need, std::size_t out);
 
