@@ -178,12 +178,13 @@ std::tuple<int, int, int> check_random_mixers(std::uint64_t first, int count, st
   return {mixers, pairs, sharp};
 }
 
-Model l2_mixer(std::size_t N, std::size_t d, std::uint64_t seed = 1) {
+Model l2_mixer(std::size_t N, std::size_t d, std::uint64_t seed = 1, bool residual = false) {
   NetworkShape s;
   s.arch = Arch::mixer;
   s.layers = 2;
   s.tokens = N;
   s.width = d;
+  s.residual = residual;
   return make_preset(preset_options(s, seed, 0, WeightDist::generic));
 }
 
@@ -228,6 +229,56 @@ TEST_CASE("mixer ring: blocks, linear forms and squares worked by hand", "[mixer
   CHECK(mixer_rank::sym_dim(0, 0).str() == "1");
   CHECK(mixer_rank::sym_dim(0, 3).str() == "0");
   CHECK(mixer_rank::sym_dim(4, 2).str() == "10");
+}
+
+TEST_CASE("mixer ring: a value and its copy share their linear forms (a residual branch)", "[mixer]") {
+  // s = x0_1 + x1_0 (A = token 0) is one form a side; z = x0_0 + s^2 lies in
+  // the polynomials of {x0_0, s_A} and {s_B}: m_A(z) = 2, m_B(z) = 1.
+  // y = z + u with u a copy of z (a residual branch beside the mixing one):
+  // the same names, so m_A(y) = 2, m_B(y) = 1 (counts added would give 4, 2).
+  const Partition P = partition_from_tokens({0}, 2, 2);  // x0_0, x0_1 in A; x1_0, x1_1 in B
+  const mixer_rank::RankRing R(P);
+  auto s = R.variable(1);
+  R.add(s, R.variable(2));
+  auto z = R.variable(0);
+  R.add(z, R.mul(s, s));
+  CHECK(z.mA == 2);
+  CHECK(z.mB == 1);
+  const auto u = z;
+  auto y = z;
+  R.add(y, u);
+  CHECK(y.mA == 2);
+  CHECK(y.mB == 1);
+  // The caps repeat: t = x0_0 + x1_0 + x1_1 has one form a side. After x1_1
+  // the (0,1) block has ranks 1 + 1, capped by D(m_A, 0) = 1; only then does
+  // the span cap (sum_a r_a1 = 1) bring m_B from 2 (its variables) to 1.
+  auto t = R.variable(0);
+  R.add(t, R.variable(2));
+  R.add(t, R.variable(3));
+  CHECK(t.mA == 1);
+  CHECK(t.mB == 1);
+}
+
+TEST_CASE("mixer at depth 2 with residuals: the exact rank on every N and d measured, both partitions", "[mixer]") {
+  // Residual depth-2 mixers (issue 42; docs/findings.md): with the linear
+  // forms named, a value's residual copy shares its forms with its mixing
+  // branch; the bound meets the exact rank (counts alone gave 13 against 9
+  // at N = 4, d = 2). From N = 4 on it is (d + 2)(d + 3)/2 - 1, as without
+  // residuals.
+  for (std::size_t N = 2; N <= 6; ++N)
+    for (std::size_t d = 1; d <= 3; ++d)
+      for (const char* part : {"half", "interleaved"}) {
+        if (N * d > 15) continue;
+        INFO("N = " << N << ", d = " << d << ", " << part);
+        const Model m = l2_mixer(N, d, 2, true);
+        const std::vector<Partition> P{parse_partition(part, N, d)};
+        const auto mix = method_values(m, P, Method("mixer"));
+        const auto sup = method_values(m, P, Method::support);
+        REQUIRE(mix[0]);
+        CHECK(*mix[0] == exact_ranks(m, P)[0]);
+        CHECK(*mix[0] <= *sup[0]);
+        if (N >= 4 && std::string(part) == "half") CHECK(*mix[0] == closed_form_l2(d));
+      }
 }
 
 TEST_CASE("mixer at depth 2: (d + 2)(d + 3)/2 - 1 for every N, the exact rank, below support", "[mixer]") {

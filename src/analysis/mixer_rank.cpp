@@ -24,14 +24,21 @@ void bits_or(std::vector<std::uint64_t>& r, const std::vector<std::uint64_t>& x)
   for (std::size_t w = 0; w < x.size(); ++w) r[w] |= x[w];
 }
 
-// Variables of f on side A (a) or B: the popcount of f's bitset within mask A or outside it.
-std::size_t side_count(const std::vector<std::uint64_t>& vars, const std::vector<std::uint64_t>& maskA, bool a) {
+std::size_t popcount(const std::vector<std::uint64_t>& x) {
   std::size_t n = 0;
+  for (const std::uint64_t w : x) n += static_cast<std::size_t>(__builtin_popcountll(w));
+  return n;
+}
+
+// The variables of one side as a bitset.
+std::vector<std::uint64_t> side_bits(const std::vector<std::uint64_t>& vars, const std::vector<std::uint64_t>& maskA,
+                                     bool a) {
+  std::vector<std::uint64_t> r(vars.size());
   for (std::size_t w = 0; w < vars.size(); ++w) {
     const std::uint64_t m = w < maskA.size() ? maskA[w] : 0;
-    n += static_cast<std::size_t>(__builtin_popcountll(vars[w] & (a ? m : ~m)));
+    r[w] = vars[w] & (a ? m : ~m);
   }
-  return n;
+  return r;
 }
 
 bool block_less(const RankRing::Block& x, const RankRing::Block& y) {
@@ -44,9 +51,20 @@ void min_into(Fmpz& r, const Fmpz& cap) {
 
 }  // namespace
 
-RankRing::RankRing(const Partition& P) : maskA((P.in_A.size() + 63) / 64, 0) {
+RankRing::RankRing(const Partition& P)
+    : maskA((P.in_A.size() + 63) / 64, 0), next_name(std::make_shared<std::atomic<std::size_t>>(P.in_A.size())) {
   for (std::size_t v = 0; v < P.in_A.size(); ++v)
     if (P.in_A[v]) maskA[v / 64] |= std::uint64_t{1} << (v % 64);
+}
+
+// k new names (numbered after the input variables).
+std::vector<std::uint64_t> RankRing::fresh(std::size_t k) const {
+  const std::size_t first = next_name->fetch_add(k);
+  if (first + k > max_names)
+    throw TooCostly("its linear forms need more than " + std::to_string(max_names) + " names");
+  std::vector<std::uint64_t> g((first + k + 63) / 64, 0);
+  for (std::size_t n = first; n < first + k; ++n) g[n / 64] |= std::uint64_t{1} << (n % 64);
+  return g;
 }
 
 RankRing::Elem RankRing::variable(std::size_t v) const {
@@ -56,6 +74,7 @@ RankRing::Elem RankRing::variable(std::size_t v) const {
   (a ? e.mA : e.mB) = 1;
   e.vars.assign(v / 64 + 1, 0);
   e.vars[v / 64] = std::uint64_t{1} << (v % 64);
+  (a ? e.gA : e.gB) = e.vars;  // the variable names itself
   return e;
 }
 
@@ -65,28 +84,47 @@ RankRing::Elem RankRing::one() const {
   return e;
 }
 
-// The caps of docs/math.md: m_A <= the A-variables f depends on; when f has
-// A-degree at most 1, L_A is spanned by the linear forms of its blocks
-// (a = 1), at most sum_b r_1b of them; r_ab <= dim Sym^a(L_A), dim Sym^b(L_B).
+// The caps of docs/math.md, repeated until none lowers anything: G_A is
+// replaced by the A-variables f depends on, or, when f has A-degree at most
+// 1 (L_A then spanned by the linear forms of its blocks at a = 1, at most
+// sum_b r_1b of them), by that many fresh names, whichever is strictly
+// smaller; r_ab <= dim Sym^a(L_A), dim Sym^b(L_B). (A span cap may follow a
+// block cap: the order of the sums must not matter.)
 void RankRing::normalize(Elem& e) const {
-  e.mA = std::min(e.mA, side_count(e.vars, maskA, true));
-  e.mB = std::min(e.mB, side_count(e.vars, maskA, false));
-  for (const bool side_a : {true, false}) {
-    std::size_t top = 0;
-    Fmpz linear;
-    for (const Block& k : e.blocks) {
-      const std::size_t deg = side_a ? k.a : k.b;
-      top = std::max(top, deg);
-      if (deg == 1) fmpz_add(linear.get(), linear.get(), k.r.get());
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const bool side_a : {true, false}) {
+      auto& g = side_a ? e.gA : e.gB;
+      std::size_t m = popcount(g);
+      auto own = side_bits(e.vars, maskA, side_a);
+      if (const std::size_t n = popcount(own); n < m) {
+        g = std::move(own);
+        m = n;
+        changed = true;
+      }
+      std::size_t top = 0;
+      Fmpz linear;
+      for (const Block& k : e.blocks) {
+        const std::size_t deg = side_a ? k.a : k.b;
+        top = std::max(top, deg);
+        if (deg == 1) fmpz_add(linear.get(), linear.get(), k.r.get());
+      }
+      if (top <= 1 && fmpz_cmp_ui(linear.get(), m) < 0) {
+        g = fresh(fmpz_get_ui(linear.get()));
+        changed = true;
+      }
     }
-    std::size_t& m = side_a ? e.mA : e.mB;
-    if (top <= 1 && fmpz_cmp_ui(linear.get(), m) < 0) m = fmpz_get_ui(linear.get());
+    const std::size_t mA = popcount(e.gA), mB = popcount(e.gB);
+    for (Block& k : e.blocks)
+      for (const Fmpz& cap : {sym_dim(mA, k.a), sym_dim(mB, k.b)})
+        if (fmpz_cmp(cap.get(), k.r.get()) < 0) {
+          k.r = cap;
+          changed = true;
+        }
+    std::erase_if(e.blocks, [](const Block& k) { return k.r.is_zero(); });
   }
-  for (Block& k : e.blocks) {
-    min_into(k.r, sym_dim(e.mA, k.a));
-    min_into(k.r, sym_dim(e.mB, k.b));
-  }
-  std::erase_if(e.blocks, [](const Block& k) { return k.r.is_zero(); });
+  e.mA = popcount(e.gA);
+  e.mB = popcount(e.gB);
 }
 
 void RankRing::add(Elem& r, const Elem& x) const {
@@ -105,8 +143,8 @@ void RankRing::add(Elem& r, const Elem& x) const {
     }
   }
   r.blocks = std::move(merged);
-  r.mA += x.mA;  // L_A(f + g) within L_A(f) + L_A(g)
-  r.mB += x.mB;
+  bits_or(r.gA, x.gA);  // L_A(f + g) within L_A(f) + L_A(g): the names of both
+  bits_or(r.gB, x.gB);
   bits_or(r.vars, x.vars);
   normalize(r);
 }
@@ -142,8 +180,10 @@ RankRing::Elem RankRing::mul(const Elem& x, const Elem& y) const {
     }
   Elem r;
   for (auto& [ab, rank] : acc) r.blocks.push_back({ab.first, ab.second, std::move(rank)});
-  r.mA = square ? x.mA : x.mA + y.mA;  // L_A(f g) within L_A(f) + L_A(g)
-  r.mB = square ? x.mB : x.mB + y.mB;
+  r.gA = x.gA;  // L_A(f g) within L_A(f) + L_A(g)
+  bits_or(r.gA, y.gA);
+  r.gB = x.gB;
+  bits_or(r.gB, y.gB);
   r.vars = x.vars;
   bits_or(r.vars, y.vars);
   normalize(r);

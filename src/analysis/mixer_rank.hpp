@@ -2,20 +2,26 @@
 // a forward pass over RankRing, whose element stands for a polynomial f with
 //   - per bidegree (a, b) a bound r_ab on the rank of f's bihomogeneous
 //     component f_ab (a separable sum of at most r_ab terms), and
-//   - per side a bound m_A (m_B) on the dimension of a space L_A of linear
-//     forms in A's variables such that f is a polynomial in L_A and L_B, and
-//     the input variables f may depend on.
-// Sums add ranks and spans, products multiply ranks, the square of a block of
-// r terms has r(r + 1)/2, and every block is capped by the dimension of the
-// polynomials of its degrees in m_A (m_B) linear forms. The output's blocks
+//   - per side a set G_A (G_B) of named linear forms in A's (B's) variables
+//     such that f is a polynomial in their span L_A and in L_B (m_A =
+//     |G_A| bounds dim L_A), and the input variables f may depend on. A name
+//     is an input variable or a fresh one for one fixed form (a basis vector
+//     of the linear part of one element of A-degree at most 1), so the copies
+//     of one value (a residual branch and the mixing branch) share names.
+// Sums add ranks and join the name sets, products multiply ranks, the square
+// of a block of r terms has r(r + 1)/2, and every block is capped by the
+// dimension of the polynomials of its degrees in m_A (m_B) linear forms; the
+// caps repeat until none lowers anything. The output's blocks
 // then bound sep by a minimum cut of the bidegree graph whose A-degree a is
 // weighted by the span of its rows, B-degree b likewise, and each bidegree by
 // its block's rank (support_bound with edge capacities). Integer counting
 // only; no expansion.
 #pragma once
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -38,7 +44,8 @@ struct RankRing : PatternRing {
   };
   struct Elem {
     std::vector<Block> blocks;     // sorted by (a, b); empty: f = 0
-    std::size_t mA = 0, mB = 0;    // dim L_A, dim L_B
+    std::size_t mA = 0, mB = 0;    // |G_A| >= dim L_A, |G_B| >= dim L_B
+    std::vector<std::uint64_t> gA, gB;  // the names of G_A, G_B (bitsets; names below the inputs' count: variables)
     std::vector<std::uint64_t> vars;  // the input variables f may depend on (bitset)
     bool empty() const { return blocks.empty(); }
   };
@@ -46,6 +53,11 @@ struct RankRing : PatternRing {
   std::size_t max_degree = 1 << 12;  // beyond: TooCostly
   double max_work = 4e8;             // block products over the pass; beyond: TooCostly
   mutable double work = 0;
+  std::size_t max_names = std::size_t{1} << 20;  // fresh names over the pass; beyond: TooCostly
+  // The next fresh name (shared by copies of the ring; layers may run in
+  // parallel, and only the sizes of the name sets enter the bound, so their
+  // numbering does not).
+  std::shared_ptr<std::atomic<std::size_t>> next_name;
 
   explicit RankRing(const Partition& P);
   Elem variable(std::size_t v) const;  // x_v: rank 1 at (1, 0) or (0, 1), one linear form
@@ -62,6 +74,7 @@ struct RankRing : PatternRing {
 
  private:
   void normalize(Elem& e) const;
+  std::vector<std::uint64_t> fresh(std::size_t k) const;
 };
 
 // Whether the bound is offered by default: networks of token_mix,
