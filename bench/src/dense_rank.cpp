@@ -15,6 +15,7 @@
 #include <givaro/modular-balanced.h>
 
 extern "C" void openblas_set_num_threads(int);
+extern "C" char* openblas_get_corename();
 
 namespace {
 
@@ -30,6 +31,7 @@ void fill(nmod_mat_t A, ulong p, flint_rand_t st) {
 
 int main(int argc, char** argv) {
   const ulong big = 564156461550613UL, small = 6251881UL;  // seed 1's primes
+  std::printf("OpenBLAS kernels: %s\n", openblas_get_corename());
   std::printf("%7s  %-30s %9s %9s %7s\n", "n", "method", "wall s", "CPU s", "rank");
   for (int a = 1; a < argc; ++a) {
     const slong n = std::atol(argv[a]);
