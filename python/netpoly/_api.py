@@ -51,6 +51,89 @@ def path_arg(p, where: str) -> bytes:
     return os.fsencode(s)
 
 
+def unicode_ok(s: str) -> bool:
+    """Whether a str is text the library can take (UTF-8): no lone surrogates (as ``"\\ud800"``)."""
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def text_arg(v, where: str, *, empty: bool = True) -> str:
+    """A str argument passed on to the library: a str of valid Unicode text without NUL characters
+    (``empty=False``: not empty either), else an InputError starting with ``where``."""
+    if not isinstance(v, str):
+        raise InputError(f"{where} expected a str, got {_short(v)}")
+    if not unicode_ok(v):
+        raise InputError(f"{where} {_short(v)}: not valid Unicode text (a lone surrogate)")
+    if "\0" in v:
+        raise InputError(f"{where} {_short(v)}: a NUL character is refused")
+    if not empty and not v:
+        raise InputError(f"{where} expected a non-empty str")
+    return v
+
+
+def names_arg(v, where: str, what: str) -> list:
+    """A list of names passed to the library as one comma-separated list (``--columns``, ``--bounds``):
+    None (the default: an empty list), one name as a str, or a list or tuple of str. Each name is
+    non-empty, has no comma and no spaces around it, so that joining them with commas gives back exactly
+    these names (``"L,d"`` would become two columns, ``""`` would mean the default)."""
+    if v is None:
+        return []
+    names = [v] if isinstance(v, str) else v
+    if not isinstance(names, (list, tuple)):
+        raise InputError(f"{where} expected a list of {what} names (or None for the default), got {_short(v)}")
+    if not names:
+        raise InputError(f"{where} expected at least one {what} name (None for the default {what}s)")
+    for n in names:
+        text_arg(n, f"{where} a {what} name:")
+        if not n.strip():
+            raise InputError(f"{where} {_short(n)}: an empty {what} name (None for the default {what}s)")
+        if "," in n:
+            hint = f" (a list gives several: {[x.strip() for x in n.split(',')]!r})" if isinstance(v, str) else ""
+            raise InputError(f"{where} {_short(n)}: a {what} name cannot contain a comma{hint}")
+        if n != n.strip():
+            raise InputError(f"{where} {_short(n)}: a {what} name with spaces around it")
+    return list(names)
+
+
+def json_data(o, where: str, max_depth: int = 64) -> str:
+    """``o`` as JSON text for the library: plain data only (dicts with str keys, lists, tuples, str,
+    finite floats, ints of at most 64 bits, bools, None), nested at most ``max_depth`` deep (a cycle
+    is refused as too deep), without recursion. Else an InputError starting with ``where`` that names
+    the place, e.g. ``[0]["json"]["seconds"]``."""
+    import json
+    import math
+    stack = [(o, "", 0)]
+    while stack:
+        x, at, depth = stack.pop()
+        if depth > max_depth:
+            raise InputError(f"{where} nested more than {max_depth} deep at {at or 'the top'} (or cyclic)")
+        if x is None or isinstance(x, bool):
+            continue
+        if isinstance(x, str):
+            if not unicode_ok(x):
+                raise InputError(f"{where}{at}: {_short(x)} is not valid Unicode text (a lone surrogate)")
+        elif isinstance(x, int):
+            if not -2**63 <= x < 2**64:
+                raise InputError(f"{where}{at}: {_short(x)}: an integer beyond 64 bits")
+        elif isinstance(x, float):
+            if not math.isfinite(x):
+                raise InputError(f"{where}{at}: {x}: NaN and infinities are not JSON numbers")
+        elif isinstance(x, dict):
+            for k, v in x.items():
+                if not isinstance(k, str) or not unicode_ok(k):
+                    raise InputError(f"{where}{at}: the key {_short(k)}: expected str keys")
+                stack.append((v, f"{at}[{k!r}]", depth + 1))
+        elif isinstance(x, (list, tuple)):
+            stack.extend((v, f"{at}[{i}]", depth + 1) for i, v in enumerate(x))
+        else:
+            raise InputError(f"{where}{at}: {_short(x)}: expected JSON data (dict, list, str, number, bool or "
+                             f"None), got {type(x).__name__}")
+    return json.dumps(o, allow_nan=False)
+
+
 def _whole(v) -> bool:
     if is_bool(v):
         return False
@@ -83,6 +166,24 @@ def _check_of(annotation):
     return test, expected
 
 
+_PATHS = ("path", "paths")  # file names: kept as the file system's bytes (path_arg), surrogates included
+
+
+def _check_text(name: str, k: str, v, keywords: bool) -> None:
+    """Text the library reads as UTF-8: a str argument, or a str in a list, tuple or dict of them (one
+    level; **keywords: each value), with a lone surrogate is an InputError naming the argument (the
+    binding layer would fail to convert it, which is no message for the user)."""
+    if keywords:
+        for kk, vv in v.items():
+            _check_text(name, kk, vv, False)
+        return
+    items = [v] if isinstance(v, str) else list(v.values()) if isinstance(v, dict) else v \
+        if isinstance(v, (list, tuple)) else []
+    for x in items:
+        if isinstance(x, str) and not unicode_ok(x):
+            raise InputError(f"{name}: {k}=: {_short(x)} is not valid Unicode text (a lone surrogate)")
+
+
 def api(fn):
     """Gives ``fn`` the boundary described in this module's docstring."""
     sig = inspect.signature(fn)
@@ -105,6 +206,9 @@ def api(fn):
         for k, (test, expected) in checks.items():
             if k in bound.arguments and not test(bound.arguments[k]):
                 raise InputError(f"{name}: {k}=: expected {expected}, got {_short(bound.arguments[k])}")
+        for k, v in bound.arguments.items():
+            if k not in _PATHS and k != "self":
+                _check_text(name, k, v, sig.parameters[k].kind == inspect.Parameter.VAR_KEYWORD)
         try:
             return fn(*args, **kwargs)
         except (Error, KeyboardInterrupt):

@@ -4,6 +4,7 @@ ways to get one from netpoly: ``make`` (a preset), ``load`` (a model file) and `
 from __future__ import annotations
 
 import json
+import re
 from fractions import Fraction
 from typing import Iterable
 
@@ -29,10 +30,12 @@ class Layer:
         for weights ``a+bi``), ``heads`` as a list of dicts, ``branches`` as lists of Layers.
     """
 
+    @api
     def __init__(self, d: dict):
+        _layer_dict(d, "Layer: d=")
         self.type = d["type"]
         self.residual = bool(d.get("residual", False))
-        self.fields = {k: _exact_tree(k, v) for k, v in d.items() if k not in ("type", "residual")}
+        self.fields = {k: _exact_tree(k, v, f"Layer: d=[{k!r}]") for k, v in d.items() if k not in ("type", "residual")}
 
     def __getitem__(self, k):
         return self.fields[k]
@@ -46,29 +49,62 @@ class Layer:
         return f"<netpoly.Layer {self.type}{', residual' if self.residual else ''}{extra}>"
 
 
-def _number(x):
-    if isinstance(x, int):
+def _layer_dict(d, where: str) -> None:
+    if not isinstance(d, dict) or not isinstance(d.get("type"), str):
+        raise InputError(f"{where}: expected a layer as the model format writes it (a dict with its 'type'), "
+                         f"got {_short(d)}")
+    if not isinstance(d.get("residual", False), bool):
+        raise InputError(f"{where}['residual']: expected True or False, got {_short(d['residual'])}")
+
+
+_RATIONAL = re.compile(r"[+-]?[0-9]+(/[0-9]+)?", re.ASCII)
+_GAUSS = re.compile(r"(?:([+-]?[0-9]+(?:/[0-9]+)?)(?=[+-]))?([+-]?(?:[0-9]+(?:/[0-9]+)?)?)i", re.ASCII)
+
+
+def _number(x, where: str):
+    """A weight of the model format (an integer, "p/q" or "a+bi") as a Fraction or GaussianRational."""
+    if isinstance(x, int) and not isinstance(x, bool):
         return Fraction(x)
-    if isinstance(x, str) and x.endswith("i"):
-        from ._poly import GaussianRational as G
-        body = x[:-1]
-        k = max(body.rfind("+"), body.rfind("-"))
-        re, im = (body[:k], body[k:]) if k > 0 else ("0", body)
-        im = {"": "1", "+": "1", "-": "-1"}.get(im, im)
-        return G(parse_rational(re), parse_rational(im))
-    return parse_rational(x) if isinstance(x, str) else x
+    if not isinstance(x, str):
+        return x
+    try:
+        if x.endswith("i"):
+            from ._poly import GaussianRational as G
+            m = _GAUSS.fullmatch(x)
+            if not m:
+                raise ValueError
+            im = {"": "1", "+": "1", "-": "-1"}.get(m.group(2), m.group(2))
+            return G(parse_rational(m.group(1) or "0"), parse_rational(im))
+        if not _RATIONAL.fullmatch(x):
+            raise ValueError
+        return parse_rational(x)
+    except (ValueError, ZeroDivisionError):
+        raise InputError(f"{where}: {_short(x)}: expected a number as the model format writes it (an integer, "
+                         "p/q or a+bi)") from None
 
 
-def _exact_tree(key, v):
+def _exact_tree(key, v, where: str):
+    def items(kind):
+        if not isinstance(v, list):
+            raise InputError(f"{where}: expected a list of {kind}, got {_short(v)}")
+        return v
     if key == "branches":
-        return [[Layer(l) for l in b] for b in v]
-    if key == "heads":
-        return [{k: _exact_tree(k, x) for k, x in h.items()} for h in v]
-    if key == "extra":
-        return [{k: _exact_tree(k, x) for k, x in e.items()} for e in v]
+        out = []
+        for i, b in enumerate(items("branches (lists of layers)")):
+            if not isinstance(b, list):
+                raise InputError(f"{where}[{i}]: expected a list of layers, got {_short(b)}")
+            out.append([Layer(l) for l in b])
+        return out
+    if key in ("heads", "extra"):
+        out = []
+        for i, h in enumerate(items("dicts")):
+            if not isinstance(h, dict):
+                raise InputError(f"{where}[{i}]: expected a dict, got {_short(h)}")
+            out.append({k: _exact_tree(k, x, f"{where}[{i}][{k!r}]") for k, x in h.items()})
+        return out
     if isinstance(v, list):
-        return [_exact_tree(key, x) for x in v]
-    return _number(v) if key not in ("activation", "perm", "degree") else v
+        return [_exact_tree(key, x, f"{where}[{i}]") for i, x in enumerate(v)]
+    return _number(v, where) if key not in ("activation", "perm", "degree") else v
 
 
 class Network:
@@ -95,7 +131,11 @@ class Network:
         Whether some weight is a Gaussian rational ``a+bi``.
     """
 
+    @api
     def __init__(self, model: _netpoly.Model):
+        if not isinstance(model, _netpoly.Model):
+            raise InputError(f"Network: model=: expected the library's model (netpoly.make, load, from_json or "
+                             f"from_numpy make Networks), got {_short(model)}")
         self._m = model
         self._layers = None
         self._params = None  # the source module's parameter count (from_torch)

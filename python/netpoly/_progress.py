@@ -82,6 +82,11 @@ class Progress:
 def progress_for(what: str, progress):
     """The display a call uses: ``progress=None`` shows it on a terminal or in a notebook, ``False``
     never, ``True`` always (on stderr outside notebooks), or any callable of one argument."""
+    if not (progress is None or isinstance(progress, bool) or callable(progress)):
+        from ._api import _short
+        from ._netpoly import InputError
+        raise InputError(f"{what}: progress=: expected True, False, None or a callable of one argument, got "
+                         f"{_short(progress)}")
     if progress is False:
         return None
     if callable(progress) and progress is not True:

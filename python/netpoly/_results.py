@@ -2,13 +2,41 @@
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
-from ._api import optional
+from ._api import _short, api, json_data, names_arg, optional, text_arg
+from ._netpoly import InputError
 
 
 def _fmt(x) -> str:
     return "-" if x is None else f"{x:,}"
+
+
+def _want(ok: bool, where: str, expected: str, got) -> None:
+    if not ok:
+        raise InputError(f"{where}: expected {expected}, got {_short(got)}")
+
+
+def _is_count(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+
+def _is_real(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _optional(d: dict, key: str, test, where: str, expected: str) -> None:
+    """d[key], when present and not None, passes test (else an InputError naming where and key)."""
+    if d.get(key) is not None:
+        _want(test(d[key]), f"{where}[{key!r}]", expected, d[key])
+
+
+def _items(it, name: str, what: str) -> list:
+    """The items of a list given to a list type's constructor (a str is not a list of rows)."""
+    if isinstance(it, (str, bytes, dict)) or not hasattr(it, "__iter__"):
+        raise InputError(f"{name}: expected a list of {what}, got {_short(it)}")
+    return list(it)
 
 
 def _html(s: str) -> str:
@@ -43,7 +71,9 @@ class Result:
         sep of the layers with every weight an indeterminate; printed as ``gsep``).
     """
 
+    @api
     def __init__(self, d: dict):
+        _check_result(d)
         self.json = d
         self.status = d["status"]
         self.lower = d.get("lower", {}).get("value")
@@ -97,10 +127,49 @@ class Result:
         return rf"$\mathrm{{{n}}} \in [{self.lower}, {hi}]$ (certified)"
 
 
+def _check_result(d) -> None:
+    """The JSON of a result as netpoly writes it (``Result.json``, ``netpoly seprank --json``): the fields
+    a Result reads, each of its type, else an InputError naming the field."""
+    w = "Result: d="
+    _want(isinstance(d, dict), w, "the JSON of a result (a dict, as netpoly seprank --json writes)", d)
+    _want(d.get("status") in ("exact", "probabilistic", "bracket", "error"), f"{w}['status']",
+          "'exact', 'probabilistic', 'bracket' or 'error'", d.get("status"))
+    for end in ("lower", "upper"):
+        if end in d:
+            _want(isinstance(d[end], dict), f"{w}[{end!r}]", "a dict with the end's 'value'", d[end])
+            _optional(d[end], "value", _is_count, f"{w}[{end!r}]", "a whole number >= 0 or None")
+    if d["status"] == "probabilistic":
+        _want(_is_real(d.get("failure_probability")), f"{w}['failure_probability']",
+              "a number (a probabilistic result's failure probability)", d.get("failure_probability"))
+    _optional(d, "failure_probability", _is_real, w, "a number or None")
+    if "output" in d:
+        o = d["output"]
+        _want(isinstance(o, dict) and _is_count(o.get("token")) and _is_count(o.get("channel")), f"{w}['output']",
+              "{'token': int, 'channel': int}", o)
+    _optional(d, "partition", lambda p: isinstance(p, dict) and isinstance(p.get("A"), list) and
+              all(isinstance(x, str) for x in p["A"]), w, "{'A': [variable names], ...}")
+    _optional(d, "timings", lambda t: isinstance(t, dict), w, "a dict")
+    _optional(d, "quantity", lambda q: isinstance(q, str), w, "a str")
+    _optional(d, "methods", lambda m: isinstance(m, list), w, "a list of each method's run")
+    for i, m in enumerate(d.get("methods") or []):
+        at = f"{w}['methods'][{i}]"
+        _want(isinstance(m, dict) and isinstance(m.get("method"), str), at, "a dict with the 'method' (a str)", m)
+        _optional(m, "details", lambda x: isinstance(x, dict), at, "a dict")
+        for k in ("how", "kind", "note"):
+            _optional(m, k, lambda x: isinstance(x, str), at, "a str")
+        _optional(m, "value", _is_count, at, "a whole number >= 0 or None")
+
+
 class Results(list):
     """Results of several (output, partition) pairs; ``.sup`` / ``.inf`` as certified brackets (NB 4.2)."""
 
+    @api
+    def __init__(self, results=()):
+        super().__init__(_items(results, "Results", "netpoly.Result objects"))
+
     def _extreme(self, f):
+        for i, r in enumerate(self):
+            _want(isinstance(r, Result), f"Results[{i}]", "a netpoly.Result", r)
         lo = [r.lower for r in self]
         hi = [r.upper for r in self]
         lower = f(x for x in lo if x is not None) if any(x is not None for x in lo) else None
@@ -114,6 +183,7 @@ class Results(list):
 
     @property
     def inf(self) -> dict:
+        self._extreme(min)  # each a Result
         if any(r.lower is None for r in self):
             return {"lower": None, "upper": self._extreme(min)["upper"], "status": "bracket"}
         return self._extreme(min)
@@ -135,14 +205,30 @@ class Bound:
         Whether the statement's regime condition holds for this shape.
     """
 
+    @api
     def __init__(self, d: dict):
+        w = "Bound: d="
+        _want(isinstance(d, dict), w, "the JSON of a bound (a dict, as netpoly bounds --json writes)", d)
+        for k in ("id", "kind", "source", "formula", "condition", "note"):
+            _want(isinstance(d.get(k), str), f"{w}[{k!r}]", "a str", d.get(k))
+        for k in ("in_regime", "defined", "floored"):
+            _want(isinstance(d.get(k), bool), f"{w}[{k!r}]", "True or False", d.get(k))
+        _optional(d, "value_kind", lambda x: isinstance(x, str), w, "a str or None")
+        v = d.get("value")
+        ok = v is None or (isinstance(v, int) and not isinstance(v, bool)) or \
+            (isinstance(v, str) and v.lstrip("-").isdigit() and v.isascii() and len(v) <= 10_001)
+        _want(ok, f"{w}['value']", "an integer (or its decimal digits, at most 10,000) or None", v)
+        lg = d.get("log3")
+        ok = lg is None or (isinstance(lg, (int, float)) and not isinstance(lg, bool)) or \
+            (isinstance(lg, str) and lg.strip().lower() in ("inf", "-inf", "nan"))
+        _want(ok, f"{w}['log3']", "a number, 'inf', '-inf' or None", lg)
         self.json = d
         self.id, self.kind, self.source = d["id"], d["kind"], d["source"]
         self.formula, self.condition, self.note = d["formula"], d["condition"], d["note"]
         self.in_regime, self.defined, self.floored = d["in_regime"], d["defined"], d["floored"]
         self.value_kind = d.get("value_kind")
-        self.value = int(d["value"]) if d["value"] is not None else None
-        self.log3 = float(d["log3"]) if d.get("log3") is not None else None
+        self.value = int(v) if isinstance(v, str) else v
+        self.log3 = float(lg) if lg is not None else None
 
     @property
     def holds(self) -> bool:
@@ -160,19 +246,26 @@ class Report:
     """One claim's outcome: verdict (``"PASS"``, ``"FAIL"``, ...), notes and the CLI's JSON.
     ``str(report)`` (and ``print``) is the text ``netpoly check`` prints for the claim."""
 
+    @api
     def __init__(self, d: dict):
+        w = "Report: d="
+        _want(isinstance(d, dict), w, "the JSON of a claim's outcome (a dict, as netpoly check --json writes)", d)
+        for k in ("title", "verdict", "text"):
+            _optional(d, k, lambda x: isinstance(x, str), w, "a str or None")
+        _optional(d, "notes", lambda x: isinstance(x, list), w, "a list of notes")
+        _optional(d, "failure_probability", _is_real, w, "a number or None")
         self.json = d
         self.title = d.get("title")
         self.verdict = d.get("verdict")
         self.passed = self.verdict in ("PASS", "PASS (probabilistic)")
-        self.notes = d.get("notes", [])
+        self.notes = d.get("notes") or []
         self.eps = d.get("failure_probability")
 
     def __repr__(self) -> str:
         return f"<netpoly.Report {self.verdict}: {self.title!r}>"
 
     def __str__(self) -> str:
-        return self.json.get("text", repr(self)).rstrip("\n")
+        return (self.json.get("text") or repr(self)).rstrip("\n")
 
 
 def _number(v):
@@ -186,6 +279,10 @@ class Rows(list):
     """Table rows as dicts of numbers: ``sep_lower``/``sep_upper`` ints, each bound's exact ``value``
     (int or None) and ``log3`` (float or None), ``params`` an int. ``json`` keeps the CLI's row."""
 
+    @api
+    def __init__(self, rows=()):
+        super().__init__(_items(rows, "Rows", "rows (dicts, as netpoly.table returns them)"))
+
     @staticmethod
     def _row(r: dict) -> dict:
         out = {k: v for k, v in r.items() if k not in ("bounds", "params", "second_draw")}
@@ -198,33 +295,57 @@ class Rows(list):
                           "log3": b.get("log3")} for b in r.get("bounds", [])]
         return out
 
+    def _rows_json(self, name: str) -> str:
+        """The rows' JSON (the CLI's rows) as one JSON text, each row checked to be one of netpoly.table's
+        (a dict with its ``json``) and plain JSON data."""
+        parts = []
+        for i, r in enumerate(self):
+            if not isinstance(r, dict) or not isinstance(r.get("json"), dict):
+                raise InputError(f"{name}: row {i}: expected a row of netpoly.table (a dict with the CLI's row "
+                                 f"as its 'json'), got {_short(r)}")
+            parts.append(json_data(r["json"], f"{name}: row {i}: its json"))
+        return "[" + ",".join(parts) + "]"
+
+    @api
     def to_pandas(self):
         """A DataFrame: one row per table row, one column per bound's log3 (pandas needed)."""
         pandas = optional("pandas", "Rows.to_pandas")
         flat = []
-        for r in self:
+        for i, r in enumerate(self):
+            at = f"Rows.to_pandas: row {i}"
+            _want(isinstance(r, dict) and isinstance(r.get("bounds"), list), at,
+                  "a row of netpoly.table (a dict with its 'bounds')", r)
             d = {k: v for k, v in r.items() if k not in ("bounds", "json")}
-            for b in r["bounds"]:
-                d[b["id"]] = b["value"] if b["value"] is not None else (3 ** b["log3"] if b["log3"] is not None
-                                                                        and b["log3"] < 600 else None)
+            for j, b in enumerate(r["bounds"]):
+                _want(isinstance(b, dict) and isinstance(b.get("id"), str), f"{at}['bounds'][{j}]",
+                      "a dict with the bound's 'id'", b)
+                v, lg = b.get("value"), b.get("log3")
+                _want(v is None or (isinstance(v, int) and not isinstance(v, bool)), f"{at}['bounds'][{j}]['value']",
+                      "an int or None", v)
+                _want(lg is None or (isinstance(lg, (int, float)) and not isinstance(lg, bool)),
+                      f"{at}['bounds'][{j}]['log3']", "a number or None", lg)
+                d[b["id"]] = v if v is not None else (3 ** lg if lg is not None and lg < 600 else None)
             flat.append(d)
         return pandas.DataFrame(flat)
 
-    def _render(self, fmt: str, title: str, bounds, columns) -> str:
+    def _render(self, name: str, fmt: str, title, bounds, columns) -> str:
         from . import _netpoly
-        import json
-        bounds = [bounds] if isinstance(bounds, str) else list(bounds or [])
-        columns = [columns] if isinstance(columns, str) else list(columns or [])
-        return _netpoly.render_rows(json.dumps([r["json"] for r in self]), fmt, title, ",".join(bounds),
-                                    ",".join(columns))
+        text_arg(title, f"{name}: title=:")
+        bound_ids = names_arg(bounds, f"{name}: bounds=:", "bound")
+        column_names = names_arg(columns, f"{name}: columns=:", "column")
+        return _netpoly.render_rows(self._rows_json(name), fmt, title, ",".join(bound_ids), ",".join(column_names))
 
+    @api
     def to_latex(self, title: str = "netpoly table", bounds=None, columns=None) -> str:
         """The table as LaTeX (booktabs, siunitx), exactly as ``netpoly table --format latex`` renders these
         rows; ``bounds`` chooses the bound columns (``--bounds``), e.g. ``["LV Thm 3", "NB Thm 5.5"]``, and
-        ``columns`` the columns before them, in order (``--columns``), e.g. ``["L", "d", "H", "sep"]``."""
-        return self._render("latex", title, bounds, columns)
+        ``columns`` the columns before them, in order (``--columns``), e.g. ``["L", "d", "H", "sep"]``.
+        Each name is one column: a name with a comma, an empty name or an empty list is an InputError
+        (None gives the default columns)."""
+        return self._render("Rows.to_latex", "latex", title, bounds, columns)
 
+    @api
     def to_markdown(self, title: str = "netpoly table", bounds=None, columns=None) -> str:
         """The table as Markdown, as ``netpoly table`` renders these rows (``bounds``, ``columns`` as in
         ``to_latex``)."""
-        return self._render("md", title, bounds, columns)
+        return self._render("Rows.to_markdown", "md", title, bounds, columns)
