@@ -45,6 +45,7 @@ class _Tracer:
     def __init__(self, gm, tokens: int, exact: _Exact):
         self.gm, self.N, self.exact = gm, tokens, exact
         self.node = None  # the node being read, for messages
+        self.att_toks = {}  # id(_Att) -> (the _Att, its layer): one layer per attention value
 
     # ------------------------------------------------------------ messages
     def refuse(self, why: str | None = None):
@@ -82,7 +83,8 @@ class _Tracer:
             if W.shape != (N, h):
                 self.refuse(f"a token MLP's hidden layer has {h} tokens: the map after it must take them back to "
                             f"{N} (a {N} x {h} Linear over the tokens), got {W.shape[0]} x {W.shape[1]}")
-            M = dict(L, W2=W)
+            M = dict(L, W2=W * L["pending_scale"] if "pending_scale" in L else W)
+            M.pop("pending_scale", None)
             if b is not None:
                 M["b2"] = b
             return _Tok(tok.layers[:-1] + (M,), tok.width, tok.vec)
@@ -117,6 +119,9 @@ class _Tracer:
                     M["W2"], M["b2"] = M["W2"] * c, _scale_b(M.get("b2"), c)
                 elif M.get("activation", "none") == "none":
                     M["W"], M["b"] = M["W"] * c, _scale_b(M.get("b"), c)
+                elif t == "token_mix" and _hidden_tokens(tok, self.N) is not None:
+                    # inside a token MLP's hidden layer: the factor goes into the map back (W2), when it comes
+                    M["pending_scale"] = M.get("pending_scale", Fraction(1)) * c
                 else:
                     M["W2"] = _eye(M["W"].shape[0]) * c
                 return _Tok(tok.layers[:-1] + (_clean(M),), tok.width, tok.vec)
@@ -257,6 +262,13 @@ class _Tracer:
         return _Att(a.prefix, a.d, heads, W.shape[0], bias)
 
     def att_layer(self, a: _Att) -> _Tok:
+        """The attention layer of a (made once: q, k and v of a next layer read one activation)."""
+        key = id(a)
+        if key not in self.att_toks:
+            self.att_toks[key] = (a, self._att_layer(a))  # a kept alive with its id
+        return self.att_toks[key][1]
+
+    def _att_layer(self, a: _Att) -> _Tok:
         """The attention layer (and, when its output width m differs from its input width d, the maps
         that make the format's d-to-d layer compute it: zero rows of O and a projection when m < d, the
         input laid into m channels first when m > d)."""
@@ -314,6 +326,8 @@ class _Tracer:
             a = np.array(Fraction(v), dtype=object)
         else:
             return None
+        while a.ndim > len(shape) and a.shape[0] == 1:  # a batch of one, (1, N, d): the same per sample
+            a = a[0]
         try:
             return np.broadcast_to(a, shape)
         except ValueError:

@@ -45,7 +45,7 @@ class _Exact:
         self.seen = {}
         if round_weights is not None:
             if isinstance(round_weights, bool) or not isinstance(round_weights, numbers.Real) or \
-                    not math.isfinite(round_weights):
+                    not isinstance(round_weights, numbers.Rational) and not math.isfinite(round_weights):
                 raise netpoly.InputError(f"from_torch: round_weights={round_weights!r}: expected a finite number > 0")
             eps = Fraction(round_weights)
             if eps <= 0:

@@ -49,7 +49,7 @@ def _json_array(a):
 
 @api
 def from_torch(module, tokens: int, width: int | None = None, name: str = "from-torch", output=(0, 0),
-               round_weights=None):
+               round_weights=None, batch: bool | None = None):
     """The netpoly Network a PyTorch module computes, every weight taken exactly.
 
     ``module`` is traced with torch.fx: ``nn.Linear`` layers (biases included), elementwise squares
@@ -67,17 +67,24 @@ def from_torch(module, tokens: int, width: int | None = None, name: str = "from-
     nearest multiple of 1/D (D the smallest power of two with 1/(2D) <= eps): a faster exact rank
     (small common denominators) of a network within eps of the module, per weight. The returned
     Network's ``rounding`` (a Rounding, or None) says how far the weights moved.
+
+    Before anything is traced the module runs once in torch (its error, if it fails, is the refusal),
+    on an input of shape (N, d) or a batch (1, N, d): the layout it runs on. A module that runs on both
+    must compute one function there, else ``batch=True`` (written for batches (B, N, d)) or
+    ``batch=False`` (for single inputs) says which. The traced network is compared with the module's
+    forward pass (float64, on a copy, where it runs so) at two random dyadic inputs before it is
+    returned; a difference is refused with both values.
     """
     if isinstance(module, dict):
         raise netpoly.InputError("from_torch: a state_dict: load it into the module it was saved from "
                                  "(module.load_state_dict(sd)) and pass the module")
     if not isinstance(module, nn.Module):
         raise netpoly.InputError(f"from_torch: expected a torch.nn.Module, got {type(module).__name__}")
-    if isinstance(module, _LEAVES):
+    if type(module) in _LEAVES:
         module = nn.Sequential(module)  # taken whole, as its layer
     out = entry(output, "from_torch: output=")
     exact = _Exact(round_weights)
-    layers, width, _ = _trace_layers(module, int(tokens), width, exact)
+    layers, width, _ = _trace_layers(module, int(tokens), width, exact, batch)
     doc = {"format": "netpoly-model/1", "name": name, "input": {"tokens": int(tokens), "width": int(width)},
            "layers": [_json(L) for L in layers], "output": {"token": out[0], "channel": out[1]}}
     net = netpoly.from_json(json.dumps(doc), name)

@@ -3,9 +3,11 @@ algebra of traced values (_algebra._Tracer)."""
 
 from __future__ import annotations
 
+import copy
 import dis
 import inspect
 import operator
+import random
 from fractions import Fraction
 
 import numpy as np
@@ -15,11 +17,14 @@ from torch import nn
 
 import netpoly
 
-from . import _heads
+from . import _heads, _verify
 from ._algebra import _Tracer, _hidden_tokens
+from ._args import MISSING, bind, known
 from ._exact import _Exact, _exact_layer
+from ._guards import (OUT_OF_PLACE, UserError, exactly, follow_inplace, guarded, inplace_proxies, is_inplace,
+                      is_leaf, refuse_hooks)
 from ._modules import LEAVES as _LEAVES, Attention, ChannelMix, Product
-from ._values import _Att, _Const, _Gram, _Heads, _T, _Tok, _Zero, _last, _out_width
+from ._values import _Att, _Const, _Gram, _Heads, _Score, _T, _Tok, _Zero, _last, _out_width
 
 
 def _is(target, *names) -> bool:
@@ -29,6 +34,16 @@ def _is(target, *names) -> bool:
             if getattr(mod, name, None) is target:
                 return True
     return False
+
+
+def _op_name(target):
+    """The name of a call_function target that is one of operator's, torch's or torch.nn.functional's
+    functions, else None."""
+    name = getattr(target, "__name__", None)
+    if isinstance(name, str) and any(getattr(mod, name, None) is target
+                                     for mod in (operator, torch, torch.nn.functional)):
+        return name
+    return None
 
 
 def _unpack_count(frame):
@@ -57,15 +72,16 @@ class _FxTracer(torch.fx.Tracer):
         self.record_stack_traces = True  # a refusal names the module's source line
 
     def is_leaf_module(self, m, qualname):
-        return isinstance(m, _LEAVES) or super().is_leaf_module(m, qualname)
+        return is_leaf(m)
 
     def trace(self, root, concrete_args=None):
-        """fx's trace with Proxy.__iter__ replaced by _proxy_iter for its duration, restored after
-        whatever happens."""
+        """fx's trace with Proxy.__iter__ replaced by _proxy_iter and in-place operators recorded as such
+        (_guards.inplace_proxies) for its duration, restored after whatever happens."""
         saved = torch.fx.Proxy.__iter__
         torch.fx.Proxy.__iter__ = _proxy_iter
         try:
-            return super().trace(root, concrete_args)
+            with inplace_proxies():
+                return super().trace(root, concrete_args)
         finally:
             torch.fx.Proxy.__iter__ = saved
 
@@ -87,11 +103,22 @@ class _ShapeRun(torch.fx.Interpreter):
     def run_node(self, n):
         r = super().run_node(n)
         n.meta["netpoly_shape"] = tuple(r.shape) if isinstance(r, torch.Tensor) else None
+        n.meta["netpoly_dtype"] = r.dtype if isinstance(r, torch.Tensor) else None
+        n.meta["netpoly_storage"] = _storages(r)  # which tensors share memory (views, aliases)
         if _concrete(r) and (_reads_shape(n) or all("netpoly_value" in a.meta for a in n.all_input_nodes)):
             n.meta["netpoly_value"] = tuple(r) if isinstance(r, torch.Size) else r
         else:
             n.meta.pop("netpoly_value", None)
         return r
+
+
+def _storages(r) -> frozenset:
+    if isinstance(r, torch.Tensor):
+        p = r.storage().data_ptr() if r.numel() else 0
+        return frozenset([p]) if p else frozenset()
+    if isinstance(r, (list, tuple)):
+        return frozenset().union(*(_storages(x) for x in r)) if r else frozenset()
+    return frozenset()
 
 
 def _reads_shape(n) -> bool:
@@ -122,7 +149,7 @@ def _input_width(gm, graph, placeholder):
             if isinstance(m, Product):
                 return m.Ws[0].shape[1]
         if n.op == "call_function" and _is(n.target, "linear") and n.args and n.args[0] is placeholder:
-            w = n.args[1]
+            w = n.args[1] if len(n.args) > 1 else n.kwargs.get("weight")
             if getattr(w, "op", None) == "get_attr":
                 return _fetch(gm, w.target).shape[1]
     return None
@@ -135,36 +162,108 @@ def _fetch(gm, target: str):
     return obj
 
 
-def _runs(gm, tokens: int, width: int) -> bool:
+def _dtype(module):
+    """The float type of the module's parameters and buffers (torch's default when it has none)."""
+    for t in list(module.parameters()) + list(module.buffers()):
+        if t.is_floating_point():
+            return t.dtype
+    return torch.get_default_dtype()
+
+
+def _layouts(tokens: int, width: int, batch) -> list:
+    return [s for s in ((tokens, width), (1, tokens, width)) if batch is None or (len(s) == 3) == batch]
+
+
+def _runs(gm, tokens: int, width: int, batch) -> bool:
     try:
-        _shapes(gm, tokens, width)
+        _shapes(gm, tokens, width, batch)
         return True
     except netpoly.InputError:
         return False
 
 
-def _shapes(gm, tokens: int, width: int):
+def _shapes(gm, tokens: int, width: int, batch):
     """Runs the module once on an (N, d) input (else a batch of one, (1, N, d)) to learn every value's shape."""
-    params = [p for p in gm.parameters() if p.is_floating_point()]
-    dtype = params[0].dtype if params else torch.get_default_dtype()
+    dtype = _dtype(gm)
     first = None
-    for shape in ((tokens, width), (1, tokens, width)):
+    for shape in _layouts(tokens, width, batch):
         try:
-            with torch.no_grad():
-                _ShapeRun(gm).run(torch.zeros(*shape, dtype=dtype))  # shapes only (and no draw from torch's generator)
+            with torch.no_grad():  # shapes only (and no draw from torch's generator)
+                guarded(_ShapeRun(gm).run, torch.zeros(*shape, dtype=dtype))
             return len(shape)
-        except Exception as e:  # noqa: BLE001 - the module's own error, reported below
+        except UserError as e:  # the module's own error, reported below
             first = first or e
-    raise netpoly.InputError(f"from_torch: the module fails on an input of shape ({tokens}, {width}) "
-                             f"(and (1, {tokens}, {width})): {type(first).__name__}: {first}")
+    raise netpoly.InputError(f"from_torch: the module fails on an input of shape "
+                             f"{' and '.join(str(s) for s in _layouts(tokens, width, batch))}: {first.describe()}")
 
 
-def _trace_layers(module, tokens: int, width: int | None, exact: _Exact):
+def _eager(module, X):
+    """The module's own forward pass on X (a copy: a forward that changes its input in place leaves
+    X as it was), or a UserError."""
+    with torch.no_grad():
+        return guarded(module, X.clone())
+
+
+def _layout(module, tokens: int, width: int, batch):
+    """The input's rank (2: (N, d), 3: a batch (1, N, d)) the module is written for, found by running it:
+    the layout it runs on; when it runs on both, they must compute one function (else batch= says which)."""
+    rng = random.Random(0x6e70)
+    X = torch.tensor(_verify.dyadic_point(rng, (tokens, width)).astype(float), dtype=_dtype(module))
+    got, errors = {}, {}
+    for shape in _layouts(tokens, width, batch):
+        try:
+            Y = _eager(module, X.reshape(shape))
+        except UserError as e:
+            errors[len(shape)] = e
+            continue
+        if len(shape) == 3 and isinstance(Y, torch.Tensor) and Y.dim() >= 1 and Y.shape[0] == 1:
+            Y = Y[0]
+        got[len(shape)] = Y
+    if not got:
+        e = errors.get(2, errors.get(3))
+        shapes = " and on ".join(str(s) for s in _layouts(tokens, width, batch))
+        raise netpoly.InputError(f"from_torch: the module's forward pass fails on an input of shape {shapes} "
+                                 f"(run by torch, before tracing): {e.describe()}")
+    if len(got) == 1:
+        return next(iter(got))
+    a, b = got[2], got[3]
+    if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.is_floating_point() and \
+            b.is_floating_point():
+        if not _close(a, b):
+            raise netpoly.InputError(
+                f"from_torch: the module runs on inputs of shape ({tokens}, {width}) and ({tokens}, {width}) in a "
+                f"batch (1, {tokens}, {width}), and computes different functions there (output shapes "
+                f"{tuple(a.shape)} and {tuple(b.shape)}; at a random point, first entries "
+                f"{a.reshape(-1)[:1].tolist()} and {b.reshape(-1)[:1].tolist()}): pass batch=True if it is "
+                "written for batches (B, N, d), batch=False if for single inputs (N, d)")
+    return 2
+
+
+def _close(a, b) -> bool:
+    """Whether two outputs of the module's forward pass are one function's values (up to float rounding)."""
+    if a.numel() != b.numel():
+        return False
+    a, b = a.double().reshape(-1), b.double().reshape(-1)
+    scale = 1 + (float(torch.nan_to_num(a.abs(), nan=0.0, posinf=0.0).max()) if a.numel() else 0.0)
+    return bool(torch.allclose(a, b, rtol=1e-5, atol=1e-6 * scale, equal_nan=True))
+
+
+def _trace_layers(module, tokens: int, width: int | None, exact: _Exact, batch=None):
+    """The module's layers (the model format's, exact), its input and output widths. With rounded
+    weights (`exact.rounding`) the network is another one: the module is traced with its weights as
+    they are first, and that trace is the one compared with torch."""
+    if exact.rounding is not None:
+        _, width, _ = _trace(module, tokens, width, _Exact(None), batch, True)
+    return _trace(module, tokens, width, exact, batch, exact.rounding is None)
+
+
+def _trace(module, tokens: int, width: int | None, exact: _Exact, batch, check: bool):
+    refuse_hooks(module)
     tracer = _FxTracer()
     try:
-        graph = tracer.trace(module)
-    except Exception as e:  # noqa: BLE001 - fx's message says what it could not trace
-        why = f"{type(e).__name__}: {e}"
+        graph = guarded(tracer.trace, module)
+    except UserError as e:  # fx's message says what it could not trace
+        why = e.describe()
         if "cannot be iterated" in str(e):
             why = ("a loop over a tensor (or *x of one) depends on the input's values; write it with "
                    "tensor operations (unpacking its shape, B, N, D = x.shape, is traced)")
@@ -178,18 +277,24 @@ def _trace_layers(module, tokens: int, width: int | None, exact: _Exact):
         width = _input_width(gm, graph, inputs[0])
     if width is None:
         # the widths the module's maps take, those on which it runs
-        sizes = sorted({int(x) for p in gm.parameters() for x in p.shape})
+        sizes = sorted({int(x) for p in list(gm.parameters()) + list(gm.buffers()) for x in p.shape})
         probe = max(sizes, default=1) + 1  # a width no map takes: a module that runs on it takes any width
-        fits = [w for w in sizes + [probe] if _runs(gm, tokens, w)]
+        fits = [w for w in sizes + [probe] if _runs(gm, tokens, w, batch)]
         if len(fits) != 1 or fits == [probe]:
             raise netpoly.InputError("from_torch: give width= (" + (
                 "the module runs on inputs of any width" if probe in fits else
                 f"the module runs on inputs of widths {', '.join(map(str, fits))}" if fits else
                 "no width taken from the module's parameters runs it") + ")")
         width = fits[0]
-    in_rank = _shapes(gm, tokens, width)
+    in_rank = _layout(module, tokens, width, batch)
+    _shapes(gm, tokens, width, in_rank == 3)
     T = _Tracer(gm, tokens, exact)
-    env = {}
+
+    def refuse_at(node, why):
+        T.node = node
+        T.refuse(why)
+    follow_inplace(gm, graph, refuse_at)
+    env, from_input = {}, set()
 
     def val(a):
         if isinstance(a, torch.fx.Node):
@@ -204,6 +309,13 @@ def _trace_layers(module, tokens: int, width: int | None, exact: _Exact):
         if "netpoly_value" in n.meta:  # a number or a shape: a constant (the input's shape is fixed)
             env[n] = n.meta["netpoly_value"]
             continue
+        if n.op == "placeholder" or any(a in from_input for a in n.all_input_nodes):
+            from_input.add(n)
+            dtype = n.meta.get("netpoly_dtype")
+            if dtype is not None and not dtype.is_floating_point:
+                T.refuse(f"a cast to {dtype} (the values become {'truth values' if dtype == torch.bool else 'integers'}"
+                         f"); netpoly computes exactly over the rationals, as a float type does: keep the values "
+                         "floats")
         args = [val(a) for a in n.args]
         kwargs = {k: val(v) for k, v in n.kwargs.items()}
         if n.op == "placeholder":
@@ -231,7 +343,87 @@ def _trace_layers(module, tokens: int, width: int | None, exact: _Exact):
     if _hidden_tokens(res, tokens) is not None:
         raise netpoly.InputError(f"from_torch: the module ends inside a token MLP's hidden layer "
                                  f"({_last(res)['W'].shape[0]} tokens); its output must have the {tokens} tokens")
+    if check:
+        _check_against_torch(module, graph, res.layers, tokens, width, res.width, in_rank)
     return res.layers, width, res.width
+
+
+def _eps(graph, doubled: bool) -> float:
+    """The unit roundoff of the least precise float type the module computes in: float64's when it ran
+    on a float64 copy without casts of its own, else that of the types the shape run saw."""
+    casts = any(n.op == "call_method" and n.target in ("to", "float", "half", "bfloat16", "type", "type_as")
+                for n in graph.nodes)
+    if doubled and not casts:
+        return torch.finfo(torch.float64).eps
+    types = [n.meta.get("netpoly_dtype") for n in graph.nodes]
+    return max([torch.finfo(t).eps for t in types if t is not None and t.is_floating_point] or
+               [torch.finfo(torch.float64).eps])
+
+
+def _check_against_torch(module, graph, layers, tokens: int, width: int, out_width: int, in_rank: int):
+    """The traced layers against the module's own forward pass at two random dyadic points (in one batch
+    of two when the module takes batches), run in float64 on a copy where it can: equal within the
+    rounding torch's float arithmetic can make (exactly, for weights of few bits), else refused with
+    both values."""
+    rng = random.Random(0x7e57)
+    points = [_verify.dyadic_point(rng, (tokens, width)) for _ in range(2)]
+    runner, dtype, doubled = module, _dtype(module), False
+    if dtype != torch.float64:
+        try:
+            runner, dtype, doubled = copy.deepcopy(module).double(), torch.float64, True
+        except Exception:  # noqa: BLE001 - a module that cannot be copied runs in its own type
+            pass
+    X = [torch.tensor(P.astype(float), dtype=dtype) for P in points]
+    try:
+        Y = _eager_points(runner, X, in_rank)
+    except UserError:
+        runner, dtype, doubled = module, _dtype(module), False  # float64 does not run it: its own type
+        try:
+            Y = _eager_points(runner, [x.to(dtype) for x in X], in_rank)
+        except UserError as e:
+            raise netpoly.InputError(f"from_torch: the module's forward pass fails at a random input: "
+                                     f"{e.describe()}") from None
+    eps = _eps(graph, doubled)
+    for P, y in zip(points, Y):
+        if not isinstance(y, torch.Tensor) or tuple(y.shape) not in ((tokens, out_width), (tokens * out_width,)):
+            raise netpoly.InputError(f"from_torch: the module's output has shape "
+                                     f"{tuple(y.shape) if isinstance(y, torch.Tensor) else type(y).__name__} "
+                                     f"per input; the traced model's is ({tokens}, {out_width})")
+        E, M = _verify.evaluate(layers, P), _verify.magnitude(layers, P)
+        y = y.reshape(tokens, out_width).tolist()
+        for i in range(tokens):
+            for c in range(out_width):
+                if not _verify.agrees(E[i, c], float(M[i, c]), y[i][c], eps):
+                    raise netpoly.InputError(
+                        f"from_torch: the traced model is not the module's function: at a random input "
+                        f"(entries k/8), output [{i}, {c}] is {_show(E[i, c])} traced and {y[i][c]!r} in torch's "
+                        f"forward pass ({dtype}); netpoly takes some operation of the module for another "
+                        "(please report it, with the module)")
+
+
+def _show(q: Fraction) -> str:
+    try:
+        return repr(float(q))
+    except OverflowError:
+        return str(q)
+
+
+def _eager_points(module, X: list, in_rank: int) -> list:
+    """The module's outputs at the points X (each (N, d)): one batch of them when it takes batches
+    (each point in a batch of one when a batch of several fails), else one call per point."""
+    if in_rank == 3:
+        try:
+            Y = _eager(module, torch.stack(X))
+            if isinstance(Y, torch.Tensor) and Y.dim() >= 1 and Y.shape[0] == len(X):
+                return list(Y)
+        except UserError:
+            pass
+        out = []
+        for x in X:
+            y = _eager(module, x[None])
+            out.append(y[0] if isinstance(y, torch.Tensor) and y.dim() >= 1 and y.shape[0] == 1 else y)
+        return out
+    return [_eager(module, x) for x in X]
 
 
 def _inside_token_mlp(T: _Tracer, v):
@@ -257,27 +449,46 @@ def _check_hidden_tokens(T: _Tracer, args, result):
                      "+ b2)")
 
 
+def _one_input(T: _Tracer, n, args, kwargs):
+    """The input of a module called on one tensor (positionally, or as the keyword of its forward)."""
+    if len(args) + len(kwargs) != 1:
+        T.refuse(f"a module called with {len(args) + len(kwargs)} arguments; netpoly's layers take one")
+    return args[0] if args else next(iter(kwargs.values()))
+
+
+def _single_use(n) -> bool:
+    """Whether node n's first argument is read by n alone (a map after attention folds into its O then;
+    read by several maps, q, k and v of the next layer, it is the attention layer's output)."""
+    a = n.args[0] if n.args else next(iter(n.kwargs.values()), None)
+    return isinstance(a, torch.fx.Node) and len(a.users) == 1
+
+
 def _call_module(T: _Tracer, gm, n, args, kwargs):
     m = gm.get_submodule(n.target)
-    if isinstance(m, _LEAVES):
-        x = T.tok(args[0])
+    # only these classes themselves: a subclass, or a module whose forward was replaced, computes what
+    # its own forward says (_guards.is_leaf traces through it; what reaches here is refused)
+    if exactly(m, *_LEAVES):
+        x = T.tok(_one_input(T, n, args, kwargs))
         if x.vec:
             T.refuse("a netpoly.torch layer applied to a per-token vector")
         L = _exact_layer(m.to_layer(), T.exact, n.target)
         return _Tok(x.layers + (L,), _out_width(L, x.width))
-    if isinstance(m, nn.Linear):
+    if exactly(m, nn.Linear):
         W = T.exact.array(m.weight, f"{n.target}.weight")
         b = T.exact.array(m.bias, f"{n.target}.bias") if m.bias is not None else None
-        return _linear_any(T, args[0], W, b)
-    if isinstance(m, nn.Identity) or isinstance(m, nn.Dropout) and not m.training:
-        return args[0]
-    if isinstance(m, nn.Dropout):
+        return _linear_any(T, _one_input(T, n, args, kwargs), W, b, _single_use(n))
+    if exactly(m, nn.Identity) or exactly(m, nn.Dropout) and not m.training:
+        return args[0] if args else next(iter(kwargs.values()))
+    if exactly(m, nn.Dropout):
         T.refuse("dropout in training mode is random; call module.eval() first (dropout is then the identity)")
     T.refuse()
 
 
-def _linear_any(T: _Tracer, x, W, b):
-    """A Linear layer (or F.linear) applied to x: over the last dimension, whatever x is."""
+def _linear_any(T: _Tracer, x, W, b, fold: bool = True):
+    """A Linear layer (or F.linear) applied to x: over the last dimension, whatever x is. Attention not
+    yet written as a layer takes the map into its O when `fold` (the map reads it alone)."""
+    if isinstance(x, _Att) and not fold:
+        x = T.tok(x)
     if isinstance(x, _T):
         return _T(T.token_linear(x.tok, W, b))
     if isinstance(x, _Att):
@@ -296,22 +507,49 @@ def _transposes_last_two(dims: list, rank: int) -> bool:
     return sorted(d % rank for d in dims) == [rank - 2, rank - 1]
 
 
+def _given(v, default=None):
+    return default if v is MISSING else v
+
+
+def _traced(v) -> bool:
+    """Whether v is a value of the traced graph (not a number or a shape)."""
+    return isinstance(v, (_Tok, _T, _Att, _Score, _Gram, _Heads, _Const, _Zero, _heads._Stack, tuple))
+
+
 def _call(T: _Tracer, n, f, args, kwargs, in_rank: int):
     where = f"a constant of node '{n.name}'"
+    f = OUT_OF_PLACE.get(f, f)  # an in-place update, once _guards.follow_inplace made it safe
+    name = _op_name(f)
+    kw = {}
+    if name is not None and known(name):
+        args, kw = bind(T.refuse, name, args, kwargs)
+    elif kwargs and not _is(f, "einsum", "permute", "reshape"):
+        T.refuse(f"{name or getattr(f, '__name__', f)} with the keyword(s) {', '.join(k + '=' for k in kwargs)}, "
+                 "which netpoly does not trace")
     if _is(f, "pow"):
-        k = args[1]
-        if isinstance(k, (float, Fraction)) and k == int(k):
+        base, k = args[0], args[1]
+        if _traced(k):
+            T.refuse("a power whose exponent is a value of the network (" + (
+                "a number to the power of a value, like 2 ** x, is an exponential" if not _traced(base) else
+                "x ** y") + ") is not polynomial; netpoly takes positive integer powers x ** k")
+        if isinstance(k, float):
+            k = T.exact.number(k, where)
+        if isinstance(k, Fraction) and k.denominator == 1:
             k = int(k)
         if not isinstance(k, int) or isinstance(k, bool) or k < 1:
-            T.refuse(f"a power {k!r}; netpoly takes positive integer powers")
-        if isinstance(args[0], _Heads):
-            return T.per_head(lambda v: _call(T, n, f, [v, k], {}, in_rank), args[0])
-        if isinstance(args[0], _T):
-            return _T(T.power(args[0].tok, k))
-        return T.power(T.tok(args[0]), k)
-    if _is(f, "truediv", "div") or f is operator.itruediv:
+            T.refuse(f"a power {k}; netpoly takes positive integer powers")
+        if isinstance(base, _Const):
+            return _Const(base.a ** k)
+        if not _traced(base):
+            T.refuse("a power of a number that is not a value of the network")
+        if isinstance(base, _Heads):
+            return T.per_head(lambda v: _call(T, n, operator.pow, [v, k], {}, in_rank), base)
+        if isinstance(base, _T):
+            return _T(T.power(base.tok, k))
+        return T.power(T.tok(base), k)
+    if _is(f, "truediv", "div", "divide", "true_divide"):
         d = args[1]
-        if kwargs.get("rounding_mode") is not None:
+        if kw.get("rounding_mode") is not None:
             T.refuse("a rounding division")
         if isinstance(d, float) and d != 0:  # the factor 1/d, exactly (rounded as a weight)
             return T.scale_any(args[0], T.exact.rational(1 / Fraction(d), where))
@@ -321,19 +559,27 @@ def _call(T: _Tracer, n, f, args, kwargs, in_rank: int):
                      "constant (/ math.sqrt(d), / self.scale) or drop the normalization")
         if c == 0:
             T.refuse("division by zero")
+        if not _traced(args[0]):
+            T.refuse("a number divided by a constant tensor")
         return T.scale_any(args[0], 1 / c)
     # the float constants of forward, exact (and rounded as weights) once
     args = [T.exact.number(a, where) if isinstance(a, float) else a for a in args]
-    if _is(f, "add") or f is operator.iadd:
-        if kwargs.get("alpha", 1) != 1:
-            return T.add_any(args[0], T.scale_any(args[1], T.exact.number(kwargs["alpha"], where)))
-        return T.add_any(args[0], args[1])
-    if _is(f, "sub") or f is operator.isub:
-        return T.add_any(args[0], T.scale_any(args[1], Fraction(-1)) if T.scalar(args[1]) is None
-                         else -T.scalar(args[1]))
-    if _is(f, "neg"):
+    kw = {k: T.exact.number(v, where) if isinstance(v, float) else v for k, v in kw.items()}
+    if _is(f, "add", "sub", "subtract"):
+        x, y = args[0], args[1]
+        alpha = kw.get("alpha", 1)
+        if _traced(alpha) or isinstance(alpha, bool) or not isinstance(alpha, (int, Fraction)):
+            T.refuse(f"alpha={alpha!r}; netpoly takes a constant number")
+        c = Fraction(alpha) * (-1 if not _is(f, "add") else 1)
+        _check_broadcast(T, n, x, y)
+        if c == 1:
+            return T.add_any(x, y)
+        cy = T.scalar(y)
+        return T.add_any(x, T.scale_any(y, c) if cy is None else cy * c)
+    if _is(f, "neg", "negative"):
         return T.scale_any(args[0], Fraction(-1))
-    if _is(f, "mul") or f is operator.imul:
+    if _is(f, "mul", "multiply"):
+        _check_broadcast(T, n, args[0], args[1])
         return T.mul_any(args[0], args[1])
     if _is(f, "square"):
         if isinstance(args[0], _Heads):
@@ -344,13 +590,16 @@ def _call(T: _Tracer, n, f, args, kwargs, in_rank: int):
     if _is(f, "matmul", "bmm", "mm"):
         return T.matmul(args[0], args[1])
     if _is(f, "linear"):
-        W, b = args[1], args[2] if len(args) > 2 else kwargs.get("bias")
+        W, b = args[1], _given(args[2])
         if not isinstance(W, _Const) or b is not None and not isinstance(b, _Const):
             T.refuse("F.linear with weights that are not parameters")
-        return _linear_any(T, args[0], W.a, None if b is None else b.a)
+        return _linear_any(T, args[0], W.a, None if b is None else b.a, _single_use(n))
     if _is(f, "reshape"):
-        return _heads.reshape(T, args[0], _shape(n.args[0]), _shape(n))
+        return _heads.reshape(T, T.tok(args[0]) if isinstance(args[0], _Att) else args[0], _shape(n.args[0]),
+                              _shape(n))
     if _is(f, "einsum"):
+        if kwargs:
+            T.refuse("einsum with keywords")
         return _einsum(T, args[0], args[1:] if len(args) > 2 or not isinstance(args[1], (list, tuple))
                        else list(args[1]))
     if _is(f, "transpose", "swapaxes", "swapdims"):
@@ -358,11 +607,11 @@ def _call(T: _Tracer, n, f, args, kwargs, in_rank: int):
     if _is(f, "t"):
         return T.transpose(args[0])
     if _is(f, "permute"):
-        return _permute(T, n, args[0], list(args[1:]) if not isinstance(args[1], (list, tuple)) else list(args[1]))
+        dims = kwargs.get("dims", args[1:] if len(args) > 1 and not isinstance(args[1], (list, tuple))
+                          else args[1] if len(args) > 1 else ())
+        return _permute(T, n, args[0], list(dims))
     if _is(f, "sum"):
-        dim = args[1] if len(args) > 1 else kwargs.get("dim")
-        keep = args[2] if len(args) > 2 else kwargs.get("keepdim", False)
-        return T.sum_any(args[0], dim, keep, _rank(n.args[0]) or in_rank)
+        return T.sum_any(args[0], _given(args[1]), _given(args[2], False), _rank(n.args[0]) or in_rank)
     if _is(f, "zeros_like"):
         return _Zero()
     if f is getattr and len(args) == 2:
@@ -376,9 +625,10 @@ def _call(T: _Tracer, n, f, args, kwargs, in_rank: int):
             return T.transpose(args[0])
         T.refuse(f"the attribute .{attr}")
     if _is(f, "split", "chunk"):
-        return _split(T, n, "chunk" if _is(f, "chunk") else "split", args, kwargs)
+        how = "chunk" if _is(f, "chunk") else "split"
+        return _split(T, n, how, args[0], args[1], _given(args[2], 0))
     if _is(f, "unbind") and isinstance(args[0], _heads._Stack):
-        return args[0].unbind(T, args[1] if len(args) > 1 else kwargs.get("dim", 0))
+        return args[0].unbind(T, _given(args[1], 0))
     if f is operator.getitem and isinstance(args[0], _heads._Stack):
         return args[0].part(T, args[1])
     if f is operator.getitem and isinstance(args[0], tuple) and isinstance(args[1], int):
@@ -388,14 +638,69 @@ def _call(T: _Tracer, n, f, args, kwargs, in_rank: int):
     T.refuse()
 
 
-def _split(T: _Tracer, n, how: str, args, kwargs):
+_AXES = {"tok": "tokens", "ch": "channels", "H": "heads", "b": "batch"}
+
+
+def _axes(v, shape):
+    """What each dimension of the traced value v (of torch shape `shape`) is, as netpoly computes it:
+    "b" (batch), "tok", "ch", "H"; None for values netpoly broadcasts by itself (numbers, constants)."""
+    if shape is None:
+        return None
+    if isinstance(v, _Heads):
+        inner = _axes(v.items[0], (1, 1))
+        if inner is None or len(inner) != 2:
+            return None
+        names = {"A": inner[0], "B": inner[1], "H": "H"}
+        tail = [names[o] for o in v.order]
+    elif isinstance(v, _Tok):
+        tail = ["tok"] if v.vec else ["tok", "ch"]
+    elif isinstance(v, _Att):
+        tail = ["tok", "ch"]
+    elif isinstance(v, _T):
+        tail = ["ch", "tok"]
+    elif isinstance(v, _Score):
+        tail = ["tok", "tok"]
+    elif isinstance(v, _Gram):
+        tail = ["ch", "ch"]
+    else:
+        return None
+    if len(shape) < len(tail):
+        return None
+    return ["b"] * (len(shape) - len(tail)) + tail
+
+
+def _arg_node(n, i: int, name: str):
+    if i < len(n.args):
+        return n.args[i]
+    return n.kwargs.get(name)
+
+
+def _check_broadcast(T: _Tracer, n, x, y):
+    """An elementwise operation pairs entries as torch's broadcasting does (the shapes aligned from the
+    right), which netpoly follows only where the dimensions it pairs mean the same: with N == H, heads
+    laid out (B, N, H, dh) against a (B, N, w) activation pair the heads with the tokens."""
+    sx, sy = _shape(_arg_node(n, 0, "input")), _shape(_arg_node(n, 1, "other"))
+    ax, ay = _axes(x, sx), _axes(y, sy)
+    if ax is None or ay is None:
+        return
+    for k in range(1, min(len(sx), len(sy)) + 1):
+        (p, a), (q, b) = (sx[-k], ax[-k]), (sy[-k], ay[-k])
+        if a == b or p == 1 and q == 1:
+            continue
+        if p > 1 and q > 1 or p == 1 and a != "b" or q == 1 and b != "b":
+            T.refuse(f"an elementwise operation between shapes {tuple(sx)} and {tuple(sy)}: torch's broadcasting "
+                     f"pairs the {_AXES[a]} of one with the {_AXES[b]} of the other (dimension {-k}); bring them "
+                     "to one layout first (heads: q.view(B, N, H, dh).transpose(1, 2))")
+
+
+def _split(T: _Tracer, n, how: str, x, arg, dim):
     """x.split(...) / x.chunk(...) / torch.split(x, ...): a tuple of channel slices."""
-    shape = _shape(n.args[0])
-    arg = args[1] if len(args) > 1 else kwargs.get("split_size_or_sections", kwargs.get("chunks"))
-    dim = args[2] if len(args) > 2 else kwargs.get("dim", 0)
-    if shape is None or not isinstance(args[0], _Tok):
+    shape = _shape(n.args[0] if n.args else next(iter(n.kwargs.values()), None))
+    if isinstance(x, _Att):
+        x = T.tok(x)
+    if shape is None or not isinstance(x, _Tok):
         T.refuse(f"{how} of a value that is not tokens x channels")
-    return _heads.split(T, args[0], _heads.split_sizes(T, how, arg, shape[-1]), dim, shape)
+    return _heads.split(T, x, _heads.split_sizes(T, how, arg, shape[-1]), dim, shape)
 
 
 def _transpose_dims(T: _Tracer, n, x, dims):
@@ -419,30 +724,34 @@ def _permute(T: _Tracer, n, x, dims):
     return T.transpose(x)
 
 
+# Tensor methods that are torch functions of the same arguments (self first); the in-place ones
+# (add_, ...) once _guards.follow_inplace made them safe
+_METHODS = {"add": torch.add, "sub": torch.sub, "subtract": torch.sub, "mul": torch.mul, "multiply": torch.mul,
+            "div": torch.div, "divide": torch.div, "true_divide": torch.div, "pow": torch.pow,
+            "matmul": torch.matmul, "bmm": torch.bmm, "mm": torch.mm, "square": torch.square, "neg": torch.neg,
+            "negative": torch.neg, "sum": torch.sum, "transpose": torch.transpose, "swapaxes": torch.swapaxes,
+            "swapdims": torch.swapdims, "split": torch.split, "chunk": torch.chunk, "t": torch.t,
+            "unbind": torch.unbind}
+_INPLACE_METHODS = {"add_", "sub_", "subtract_", "mul_", "multiply_", "div_", "divide_", "true_divide_", "pow_",
+                    "square_", "neg_", "negative_"}
+
+
 def _call_method(T: _Tracer, n, args, kwargs, in_rank: int):
     name = n.target
-    if name in ("contiguous", "clone", "float", "double", "to", "type_as", "detach"):
-        return args[0]  # copies and casts: the network is computed exactly either way
+    if name in _INPLACE_METHODS:
+        name = name[:-1]
+    if name in ("contiguous", "clone", "detach", "float", "double", "half", "bfloat16", "to", "type_as", "type"):
+        # copies, and casts to a float type (a cast to another type is refused before): the network is
+        # computed exactly either way
+        return args[0]
     if name in ("view", "reshape"):
-        return _heads.reshape(T, args[0], _shape(n.args[0]), _shape(n))
-    if name == "transpose":
-        return _transpose_dims(T, n, args[0], list(args[1:3]))
-    if name in ("split", "chunk"):
-        return _split(T, n, name, args, kwargs)
-    if name == "unbind" and isinstance(args[0], _heads._Stack):
-        return args[0].unbind(T, args[1] if len(args) > 1 else kwargs.get("dim", 0))
-    if name == "t":
-        return T.transpose(args[0])
+        return _heads.reshape(T, T.tok(args[0]) if isinstance(args[0], _Att) else args[0], _shape(n.args[0]),
+                              _shape(n))
     if name == "permute":
-        return _permute(T, n, args[0], list(args[1]) if len(args) == 2 and isinstance(args[1], (list, tuple))
-                        else list(args[1:]))
-    if name == "sum":
-        dim = args[1] if len(args) > 1 else kwargs.get("dim")
-        keep = args[2] if len(args) > 2 else kwargs.get("keepdim", False)
-        return T.sum_any(args[0], dim, keep, _rank(n.args[0]) or in_rank)
-    fn = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "div": operator.truediv,
-          "pow": operator.pow, "matmul": operator.matmul, "bmm": operator.matmul, "mm": operator.matmul,
-          "square": torch.square, "neg": operator.neg}.get(name)
+        dims = kwargs.get("dims", list(args[1]) if len(args) == 2 and isinstance(args[1], (list, tuple))
+                          else list(args[1:]))
+        return _permute(T, n, args[0], list(dims))
+    fn = _METHODS.get(name)
     if fn is not None:
         return _call(T, n, fn, args, kwargs, in_rank)
     T.refuse()
