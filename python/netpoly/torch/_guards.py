@@ -206,3 +206,25 @@ def follow_inplace(gm, graph, refuse):
                           "(x = x + ...)")
             for u in later:
                 u.replace_input_with(s, R)
+
+
+# what shares its input's memory: a view, an alias, a part
+_VIEWS = {"view", "reshape", "view_as", "reshape_as", "transpose", "permute", "t", "detach", "contiguous", "to",
+          "float", "double", "half", "bfloat16", "type_as", "type", "expand", "expand_as", "flatten", "unflatten",
+          "squeeze", "unsqueeze", "narrow", "select", "split", "chunk", "unbind", "swapaxes", "swapdims", "movedim",
+          "getitem", "getattr", "as_strided", "diagonal", "unfold", "view_as_real", "real", "imag", "requires_grad_"}
+
+
+def refuse_parameter_updates(graph, refuse):
+    """An in-place update of a parameter or buffer (or a view of one) is refused before the module runs:
+    it would change the module each time it runs (and netpoly's runs would change the caller's module)."""
+    for R in graph.nodes:
+        if not (is_inplace(R) and R.args and isinstance(R.args[0], torch.fx.Node)):
+            continue
+        a = R.args[0]
+        while a.op in ("call_method", "call_function") and a.args and isinstance(a.args[0], torch.fx.Node) and (
+                is_inplace(a) or (a.target if a.op == "call_method" else getattr(a.target, "__name__", None)) in _VIEWS):
+            a = a.args[0]
+        if a.op == "get_attr":
+            refuse(R, "an in-place update of a module's parameter or buffer (the module changes itself when it "
+                      "runs); compute a new tensor instead")

@@ -21,8 +21,8 @@ from . import _heads, _verify
 from ._algebra import _Tracer, _hidden_tokens
 from ._args import MISSING, bind, known
 from ._exact import _Exact, _exact_layer
-from ._guards import (OUT_OF_PLACE, UserError, exactly, follow_inplace, guarded, inplace_proxies, is_inplace,
-                      is_leaf, refuse_hooks)
+from ._guards import (OUT_OF_PLACE, UserError, exactly, follow_inplace, guarded, inplace_proxies, is_leaf,
+                      refuse_hooks, refuse_parameter_updates)
 from ._modules import LEAVES as _LEAVES, Attention, ChannelMix, Product
 from ._values import _Att, _Const, _Gram, _Heads, _Score, _T, _Tok, _Zero, _last, _out_width
 
@@ -197,6 +197,20 @@ def _shapes(gm, tokens: int, width: int, batch):
                              f"{' and '.join(str(s) for s in _layouts(tokens, width, batch))}: {first.describe()}")
 
 
+def _same_twice(module, X):
+    """Refuses a module whose forward pass gives different values on the same input X (N, d)."""
+    try:
+        a, b = _eager(module, X), _eager(module, X)
+    except UserError:
+        return
+    if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and not _close(a, b):
+        raise netpoly.InputError(
+            f"from_torch: the module's forward pass gives different values on the same input (first entries "
+            f"{a.reshape(-1)[:1].tolist()} and {b.reshape(-1)[:1].tolist()}): it changes a state of its own, or "
+            "draws random numbers (dropout in training mode? call module.eval()); netpoly's network is one "
+            "function of its input")
+
+
 def _eager(module, X):
     """The module's own forward pass on X (a copy: a forward that changes its input in place leaves
     X as it was), or a UserError."""
@@ -230,6 +244,7 @@ def _layout(module, tokens: int, width: int, batch):
     if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.is_floating_point() and \
             b.is_floating_point():
         if not _close(a, b):
+            _same_twice(module, X)
             raise netpoly.InputError(
                 f"from_torch: the module runs on inputs of shape ({tokens}, {width}) and ({tokens}, {width}) in a "
                 f"batch (1, {tokens}, {width}), and computes different functions there (output shapes "
@@ -269,6 +284,12 @@ def _trace(module, tokens: int, width: int | None, exact: _Exact, batch, check: 
                    "tensor operations (unpacking its shape, B, N, D = x.shape, is traced)")
         raise netpoly.InputError(f"from_torch: torch.fx cannot trace {type(module).__name__}: {why}") from None
     gm = torch.fx.GraphModule(module, graph)
+    T = _Tracer(gm, tokens, exact)
+
+    def refuse_at(node, why):
+        T.node = node
+        T.refuse(why)
+    refuse_parameter_updates(graph, refuse_at)
     inputs = [n for n in graph.nodes if n.op == "placeholder"]
     if len(inputs) != 1:
         raise netpoly.InputError(f"from_torch: {type(module).__name__}.forward takes {len(inputs)} inputs; "
@@ -288,11 +309,6 @@ def _trace(module, tokens: int, width: int | None, exact: _Exact, batch, check: 
         width = fits[0]
     in_rank = _layout(module, tokens, width, batch)
     _shapes(gm, tokens, width, in_rank == 3)
-    T = _Tracer(gm, tokens, exact)
-
-    def refuse_at(node, why):
-        T.node = node
-        T.refuse(why)
     follow_inplace(gm, graph, refuse_at)
     env, from_input = {}, set()
 
@@ -394,6 +410,8 @@ def _check_against_torch(module, graph, layers, tokens: int, width: int, out_wid
         for i in range(tokens):
             for c in range(out_width):
                 if not _verify.agrees(E[i, c], float(M[i, c]), y[i][c], eps):
+                    _same_twice(runner, torch.tensor(P.astype(float), dtype=dtype).reshape(
+                        (1, tokens, width) if in_rank == 3 else (tokens, width)))
                     raise netpoly.InputError(
                         f"from_torch: the traced model is not the module's function: at a random input "
                         f"(entries k/8), output [{i}, {c}] is {_show(E[i, c])} traced and {y[i][c]!r} in torch's "
@@ -409,21 +427,30 @@ def _show(q: Fraction) -> str:
 
 
 def _eager_points(module, X: list, in_rank: int) -> list:
-    """The module's outputs at the points X (each (N, d)): one batch of them when it takes batches
-    (each point in a batch of one when a batch of several fails), else one call per point."""
-    if in_rank == 3:
-        try:
-            Y = _eager(module, torch.stack(X))
-            if isinstance(Y, torch.Tensor) and Y.dim() >= 1 and Y.shape[0] == len(X):
-                return list(Y)
-        except UserError:
-            pass
-        out = []
-        for x in X:
-            y = _eager(module, x[None])
-            out.append(y[0] if isinstance(y, torch.Tensor) and y.dim() >= 1 and y.shape[0] == 1 else y)
-        return out
-    return [_eager(module, x) for x in X]
+    """The module's outputs at the points X (each (N, d)): each point alone (in a batch of one when the
+    module takes batches). A module that takes batches is also run on all of them in one batch, which
+    must give the same: its output for one input may not depend on the others (torch's broadcasting
+    pairs the batch with the heads when B == H, in (B, H, N, dh) * (B, N, dh))."""
+    if in_rank != 3:
+        return [_eager(module, x) for x in X]
+    out = []
+    for x in X:
+        y = _eager(module, x[None])
+        out.append(y[0] if isinstance(y, torch.Tensor) and y.dim() >= 1 and y.shape[0] == 1 else y)
+    try:
+        Y = _eager(module, torch.stack(X))
+    except UserError:
+        return out  # a module that takes batches of one only
+    if isinstance(Y, torch.Tensor) and Y.dim() >= 1 and Y.shape[0] == len(X) and \
+            all(isinstance(y, torch.Tensor) for y in out) and not all(_close(y, Y[k]) for k, y in enumerate(out)):
+        k = next(k for k, y in enumerate(out) if not _close(y, Y[k]))
+        _same_twice(module, X[k][None])
+        raise netpoly.InputError(
+            f"from_torch: the module's output for one input depends on the other inputs of its batch (alone, "
+            f"first entries {out[k].reshape(-1)[:2].tolist()}; in a batch of {len(X)}, "
+            f"{Y[k].reshape(-1)[:2].tolist()}): torch's broadcasting pairs the batch with another dimension "
+            "(heads (B, H, N, dh) times (B, N, dh) when B == H?); netpoly's network is one function of one input")
+    return out
 
 
 def _inside_token_mlp(T: _Tracer, v):
