@@ -188,7 +188,7 @@ def _shapes(gm, tokens: int, width: int, batch):
     first = None
     for shape in _layouts(tokens, width, batch):
         try:
-            with torch.no_grad():  # shapes only (and no draw from torch's generator)
+            with torch.no_grad(), torch.random.fork_rng(devices=[]):  # shapes only; torch's generator kept
                 guarded(_ShapeRun(gm).run, torch.zeros(*shape, dtype=dtype))
             return len(shape)
         except UserError as e:  # the module's own error, reported below
@@ -213,8 +213,8 @@ def _same_twice(module, X):
 
 def _eager(module, X):
     """The module's own forward pass on X (a copy: a forward that changes its input in place leaves
-    X as it was), or a UserError."""
-    with torch.no_grad():
+    X as it was), or a UserError; torch's random generator is left as it was."""
+    with torch.no_grad(), torch.random.fork_rng(devices=[]):
         return guarded(module, X.clone())
 
 
