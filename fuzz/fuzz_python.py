@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """A fuzz target for the Python entry points (issue 29): random, often hostile arguments to every
 public function of `netpoly` (make, from_json, from_numpy, Poly, seprank on a polynomial and on a
-network, Network.expand, bounds, table), for a given number of seconds.
+network, Network.expand, bounds, table), and (issue 49) of the types it returns: Rows rendered with
+random titles, bound and column names, from measured rows with hostile values put into their JSON
+(NaN, huge integers, deep and cyclic structures, lone surrogates); Result, Bound, Report, Layer and
+Results from mutated JSON; Poly evaluated at random points, raised to random powers and combined with
+random numbers; GaussianRational; and progress= of every type, for a given number of seconds.
 
 Python's fuzzers (atheris) are not among Debian's packages, so this is a structured random fuzzer
 in plain Python: each round draws a call and its arguments from grammars of valid and invalid
@@ -15,6 +19,7 @@ is printed as a reproducer and the script exits 1.
 """
 import faulthandler
 import math
+from fractions import Fraction
 import os
 import random
 import sys
@@ -154,8 +159,192 @@ def call_table(rng):
                          methods=rng.choice([None, "support", text(rng)]), budget=1, max_terms=20000, progress=False)
 
 
+# ---- issue 49: the result types, their rendering, and Poly's evaluation and arithmetic
+
+def deep(n):
+    x = []
+    for _ in range(n):
+        x = [x]
+    return x
+
+
+def hostile(rng):
+    """A value that JSON, the binding layer or a type check might not expect."""
+    k = rng.randrange(30)
+    if k == 0:
+        loop = {}
+        loop["x"] = loop
+        return loop
+    if k == 1:
+        return deep(rng.choice([10, 100, 1000, 100_000]))
+    return rng.choice([math.nan, math.inf, -math.inf, 10**30, 2**64, -(2**63) - 1, 10**5000, None, "", "x",
+                       "\ud800", "\x00", True, False, [], {}, object(), 1.5, -1, 0, "1e999999999", {"a": 1},
+                       (1, 2), b"x", 3 + 4j, CODE, "é" * 50, 2**63])
+
+
+def mutated(rng, obj):
+    """A deep copy of JSON-like obj with a few leaves, keys or containers replaced by hostile values."""
+    import copy
+    obj = copy.deepcopy(obj)
+    for _ in range(rng.choice([1, 1, 2, 3])):
+        slots = []  # (container, key)
+        stack = [obj]
+        while stack:
+            x = stack.pop()
+            items = x.items() if isinstance(x, dict) else enumerate(x) if isinstance(x, list) else ()
+            for key, v in items:
+                slots.append((x, key))
+                if isinstance(v, (dict, list)) and len(slots) < 5000:
+                    stack.append(v)
+        if not slots:
+            return hostile(rng)
+        x, key = rng.choice(slots)
+        r = rng.random()
+        if r < 0.15 and isinstance(x, dict):
+            del x[key]
+        elif r < 0.25 and isinstance(x, dict):
+            x[rng.choice([1, None, "\ud800", "", (1,)])] = x.pop(key)
+        else:
+            x[key] = hostile(rng)
+    return obj
+
+
+_CACHE = {}
+
+
+def real_rows():
+    """A small table's rows, measured once (the fuzz mutates copies)."""
+    if "rows" not in _CACHE:
+        _CACHE["rows"] = netpoly.table("attention", layers=[1], widths=[2], heads=[1], tokens=[2], progress=False)
+        _CACHE["bound_ids"] = [b["id"] for b in _CACHE["rows"][0]["bounds"]]
+    return _CACHE["rows"]
+
+
+COLUMNS = ["L", "d", "H", "N", "k", "seed", "sep", "params", "status", "lower", "upper", "time", "nope"]
+
+
+def names(rng, known):
+    r = rng.random()
+    if r < 0.2:
+        return None
+    if r < 0.3:
+        return rng.choice(known + ["", ",", "L,d", " L", "\ud800", "\x00"])
+    if r < 0.4:
+        return hostile(rng)
+    pool = known + ["", "L,d", " L ", ",", "nope", "\ud800", "\x00", None, 1, 1.5, ["L"], math.nan]
+    seq = [rng.choice(known) if rng.random() < 0.7 else rng.choice(pool) for _ in range(rng.randint(0, 4))]
+    return tuple(seq) if rng.random() < 0.2 else seq
+
+
+def call_rows(rng):
+    rows = real_rows()
+    r = rng.random()
+    if r < 0.5:
+        data = rows
+    elif r < 0.85:
+        data = netpoly.Rows(mutated(rng, list(rows)))
+    else:
+        data = netpoly.Rows(rng.choice([[{}], [{"json": hostile(rng)}], [hostile(rng)], [], hostile(rng)]))
+    kw = {}
+    if rng.random() < 0.5:
+        kw["title"] = rng.choice(["t", "", "\\input{x} & % $", CODE, "\ud800", "\x00", None, 1, "é" * 500])
+    if rng.random() < 0.6:
+        kw["bounds"] = names(rng, _CACHE["bound_ids"])
+    if rng.random() < 0.6:
+        kw["columns"] = names(rng, COLUMNS)
+    if rng.random() < 0.05:
+        kw["unknown"] = 1
+    how = rng.random()
+    if how < 0.45:
+        return data.to_latex(**kw)
+    if how < 0.9:
+        return data.to_markdown(**kw)
+    try:
+        import pandas  # noqa: F401
+    except ImportError:
+        return None
+    return data.to_pandas()
+
+
+def real_result():
+    if "result" not in _CACHE:
+        net = netpoly.make("attention", layers=1, width=2, heads=1, tokens=2)
+        _CACHE["result"] = net.seprank(progress=False).json
+        _CACHE["bound"] = netpoly.bounds("attention", layers=1, width=2, heads=1, tokens=2)[0].json
+        _CACHE["report"] = {"title": "t", "verdict": "PASS", "notes": ["n"], "text": "PASS t\n"}
+        _CACHE["layer"] = {"type": "branches", "residual": False, "branches": [[{"type": "token_mix", "W": [["1/2", "1+i"]]}]]}
+    return _CACHE
+
+
+def call_results(rng):
+    c = real_result()
+    kind = rng.choice(["Result", "Bound", "Report", "Layer", "Results"])
+    key = {"Result": "result", "Bound": "bound", "Report": "report", "Layer": "layer", "Results": "result"}[kind]
+    d = c[key] if rng.random() < 0.2 else mutated(rng, c[key]) if rng.random() < 0.85 else hostile(rng)
+    if kind == "Results":
+        items = [netpoly.Result(d) if rng.random() < 0.8 else hostile(rng) for _ in range(rng.randint(0, 3))]
+        rs = netpoly.Results(items if rng.random() < 0.9 else hostile(rng))
+        return rs.sup, rs.inf
+    obj = getattr(netpoly, kind)(d)
+    out = [repr(obj), str(obj)]
+    for m in ("_repr_html_", "_repr_latex_"):
+        if hasattr(obj, m):
+            out.append(getattr(obj, m)())
+    if kind == "Result":
+        out += [obj.value, obj.status, obj.prime]
+    if kind == "Bound":
+        out.append(obj.holds)
+    return out
+
+
+def a_value(rng):
+    return rng.choice([0, 1, -1, 2, 3, 10**30, 10**5000, 2**61, Fraction(1, 3), Fraction(-7, 2**80), 0.5, -2.0, 1e300,
+                       1e-300, math.nan, math.inf, 1j, 2 + 3j, complex(math.nan, 0), netpoly.GaussianRational(0, 1),
+                       netpoly.GaussianRational(1, 1), None, "x", "1", b"1", [], {}, True, object(),
+                       __import__("decimal").Decimal("1.5"), __import__("decimal").Decimal("nan")])
+
+
+def a_poly(rng):
+    nvars = rng.choice([1, 2, 3])
+    terms = {}
+    for _ in range(rng.randint(0, 4)):
+        e = tuple(rng.choice([0, 0, 1, 2, 7, 400, 10**6, 2**40, 2**61]) for _ in range(nvars))
+        terms[e] = rng.choice([1, -1, 2, Fraction(1, 3), 10**40, netpoly.GaussianRational(1, 2), 0.5, 10**5000])
+    return netpoly.Poly(terms, nvars)
+
+
+def call_poly(rng):
+    p = a_poly(rng)
+    r = rng.random()
+    if r < 0.6:
+        k = rng.random()
+        if k < 0.5:
+            point = [a_value(rng) if rng.random() < 0.4 else rng.choice([0, 1, 2, Fraction(1, 2), 0.5])
+                     for _ in range(p.nvars + rng.choice([0, 0, 0, 1, -1]))]
+        elif k < 0.7:
+            point = {n: a_value(rng) for n in p.var_names()[:rng.choice([p.nvars, p.nvars, 0])]}
+        elif k < 0.8:
+            point = __import__("itertools").repeat(1, rng.choice([p.nvars, 10**9]))
+        else:
+            point = hostile(rng)
+        return p(point) if rng.random() < 0.8 else p.evaluate(point)
+    if r < 0.75:
+        return p ** rng.choice([0, 1, 2, 3, 40, 10**9, 2**62, -1, 1.5, None, True])
+    if r < 0.9:
+        return p + a_value(rng), p * a_value(rng), p - a_value(rng), p == a_value(rng), str(p), repr(p)
+    g = netpoly.GaussianRational(a_value(rng), a_value(rng) if rng.random() < 0.7 else 0)
+    return g + a_value(rng), g * a_value(rng), g ** rng.choice([0, 1, 5, 10**6, -1, 0.5]), str(g), g == a_value(rng)
+
+
+def call_progress(rng):
+    net = netpoly.make("attention", layers=1, width=2, heads=1, tokens=2)
+    progress = rng.choice([None, False, "no", 1, 0, math.nan, [], lambda line: None, object()])
+    return net.expand(progress=progress, max_terms=20000)
+
+
 CALLS = [call_make, call_from_json, call_from_numpy, call_poly_seprank, call_network_seprank, call_expand,
-         call_bounds, call_table]
+         call_bounds, call_table, call_rows, call_rows, call_results, call_results, call_poly, call_poly,
+         call_progress]
 
 
 def main():

@@ -28,6 +28,8 @@ def _short(o) -> str:
         r = repr(o)
     except ValueError:  # an int too long for text
         return f"an integer of about {int(o.bit_length() * 0.30103)} digits" if isinstance(o, int) else type(o).__name__
+    except Exception:  # noqa: BLE001 - a structure too deep to show, or a repr that fails: named by its type
+        return f"a {type(o).__name__} (that cannot be shown)"
     return r if len(r) <= 80 else r[:77] + "..."
 
 

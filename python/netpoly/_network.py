@@ -43,9 +43,9 @@ class Layer:
     def __repr__(self) -> str:
         extra = ""
         if self.type == "attention":
-            extra = f", {len(self.fields['heads'])} head(s)"
+            extra = f", {len(self.fields.get('heads') or [])} head(s)"
         elif self.type == "branches":
-            extra = f", {len(self.fields['branches'])} branch(es)"
+            extra = f", {len(self.fields.get('branches') or [])} branch(es)"
         return f"<netpoly.Layer {self.type}{', residual' if self.residual else ''}{extra}>"
 
 

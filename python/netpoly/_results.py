@@ -83,9 +83,9 @@ class Result:
         self.eps = d.get("failure_probability")
         self.output = (d["output"]["token"], d["output"]["channel"]) if "output" in d else None
         self.partition = d.get("partition")
-        primes = [m["details"].get("prime") for m in self.methods if "prime" in m.get("details", {})]
+        primes = [m["details"]["prime"] for m in self.methods if "prime" in (m.get("details") or {})]
         self.prime = primes[0] if primes else None
-        self.how = {m["method"]: m.get("how", "") for m in self.methods}
+        self.how = {m["method"]: m.get("how") or "" for m in self.methods}
         self.quantity = d.get("quantity", "sep of this network")
         self.unfinished = bool(d.get("unfinished", False))  # a pair in flight when interrupted
 
@@ -112,8 +112,8 @@ class Result:
         return f"<netpoly.Result{where} {self._text()}>"
 
     def _repr_html_(self) -> str:
-        rows = "".join(f"<tr><td>{m['method']}</td><td>{m.get('kind', '')}</td><td>{_fmt(m.get('value'))}</td>"
-                       f"<td>{_html(m.get('how', m.get('note', '')))}</td></tr>" for m in self.methods)
+        rows = "".join(f"<tr><td>{_html(m['method'])}</td><td>{_html(m.get('kind') or '')}</td><td>{_fmt(m.get('value'))}</td>"
+                       f"<td>{_html(m.get('how') or m.get('note') or '')}</td></tr>" for m in self.methods)
         return (f"<p><b>{_html(self._text())}</b></p><table><tr><th>method</th><th>kind</th><th>value</th>"
                 f"<th>how</th></tr>{rows}</table>")
 
@@ -170,6 +170,8 @@ class Results(list):
     def _extreme(self, f):
         for i, r in enumerate(self):
             _want(isinstance(r, Result), f"Results[{i}]", "a netpoly.Result", r)
+        if not self:
+            raise InputError(f"Results.{'sup' if f is max else 'inf'}: no results (of no pair there is no extreme)")
         lo = [r.lower for r in self]
         hi = [r.upper for r in self]
         lower = f(x for x in lo if x is not None) if any(x is not None for x in lo) else None
