@@ -19,7 +19,8 @@ def _want(ok: bool, where: str, expected: str, got) -> None:
 
 
 def _is_count(v) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+    """A whole number the library writes (a size_t): in [0, 2^64)."""
+    return isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2**64
 
 
 def _is_real(v) -> bool:
@@ -37,6 +38,12 @@ def _items(it, name: str, what: str) -> list:
     if isinstance(it, (str, bytes, dict)) or not hasattr(it, "__iter__"):
         raise InputError(f"{name}: expected a list of {what}, got {_short(it)}")
     return list(it)
+
+
+def _big_int(digits: str) -> int:
+    """Decimal digits as an int, whatever their number (int() refuses more than 4,300)."""
+    from ._poly import parse_rational
+    return int(parse_rational(digits))
 
 
 def _html(s: str) -> str:
@@ -137,7 +144,7 @@ def _check_result(d) -> None:
     for end in ("lower", "upper"):
         if end in d:
             _want(isinstance(d[end], dict), f"{w}[{end!r}]", "a dict with the end's 'value'", d[end])
-            _optional(d[end], "value", _is_count, f"{w}[{end!r}]", "a whole number >= 0 or None")
+            _optional(d[end], "value", _is_count, f"{w}[{end!r}]", "a whole number in [0, 2^64) or None")
     if d["status"] == "probabilistic":
         _want(_is_real(d.get("failure_probability")), f"{w}['failure_probability']",
               "a number (a probabilistic result's failure probability)", d.get("failure_probability"))
@@ -157,7 +164,7 @@ def _check_result(d) -> None:
         _optional(m, "details", lambda x: isinstance(x, dict), at, "a dict")
         for k in ("how", "kind", "note"):
             _optional(m, k, lambda x: isinstance(x, str), at, "a str")
-        _optional(m, "value", _is_count, at, "a whole number >= 0 or None")
+        _optional(m, "value", _is_count, at, "a whole number in [0, 2^64) or None")
 
 
 class Results(list):
@@ -229,7 +236,7 @@ class Bound:
         self.formula, self.condition, self.note = d["formula"], d["condition"], d["note"]
         self.in_regime, self.defined, self.floored = d["in_regime"], d["defined"], d["floored"]
         self.value_kind = d.get("value_kind")
-        self.value = int(v) if isinstance(v, str) else v
+        self.value = _big_int(v) if isinstance(v, str) else v
         self.log3 = float(lg) if lg is not None else None
 
     @property
@@ -237,7 +244,7 @@ class Bound:
         return self.in_regime
 
     def __repr__(self) -> str:
-        if self.value is not None and len(str(self.value)) <= 24:
+        if self.value is not None and abs(self.value) < 10**24:
             v = f"{self.value:,}"
         else:
             v = "undefined" if self.log3 is None else f"3^{self.log3:.6g}"

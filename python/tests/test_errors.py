@@ -135,9 +135,14 @@ def test_other_results_of_wrong_json():
     # TypeError (None["status"]) before
     refused(netpoly.InputError, lambda: netpoly.Result(None), "Result", "d=")
     refused(netpoly.InputError, lambda: netpoly.Result({"status": "exact", "lower": 3}), "lower")
+    # ValueError (int-to-text limit) in repr before
+    refused(netpoly.InputError, lambda: netpoly.Result({"status": "exact", "lower": {"value": 10**5000}}), "lower", "2^64")
     refused(netpoly.InputError, lambda: netpoly.Result({"status": "probabilistic"}), "failure_probability")
     # TypeError before
     refused(netpoly.InputError, lambda: netpoly.Bound(None), "Bound", "d=")
+    # ValueError (int-to-text limits) for a value of more than 4,300 digits before
+    bound = dict(netpoly.bounds("attention", layers=1, width=2, heads=1, tokens=2)[0].json, value="7" * 9000)
+    assert netpoly.Bound(bound).value % 10 == 7 and "netpoly.Bound" in repr(netpoly.Bound(bound))
     # TypeError before
     refused(netpoly.InputError, lambda: netpoly.Layer(None), "Layer", "d=")
     # a Network of anything, failing later with AttributeError, before
