@@ -27,6 +27,11 @@ def _is_real(v) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
+def _is_float(v) -> bool:
+    """A float, or an int that converts to one."""
+    return isinstance(v, float) or (isinstance(v, int) and not isinstance(v, bool) and abs(v) < 2**1000)
+
+
 def _optional(d: dict, key: str, test, where: str, expected: str) -> None:
     """d[key], when present and not None, passes test (else an InputError naming where and key)."""
     if d.get(key) is not None:
@@ -228,7 +233,7 @@ class Bound:
             (isinstance(v, str) and v.lstrip("-").isdigit() and v.isascii() and len(v) <= 10_001)
         _want(ok, f"{w}['value']", "an integer (or its decimal digits, at most 10,000) or None", v)
         lg = d.get("log3")
-        ok = lg is None or (isinstance(lg, (int, float)) and not isinstance(lg, bool)) or \
+        ok = lg is None or _is_float(lg) or \
             (isinstance(lg, str) and lg.strip().lower() in ("inf", "-inf", "nan"))
         _want(ok, f"{w}['log3']", "a number, 'inf', '-inf' or None", lg)
         self.json = d
@@ -331,7 +336,7 @@ class Rows(list):
                 v, lg = b.get("value"), b.get("log3")
                 _want(v is None or (isinstance(v, int) and not isinstance(v, bool)), f"{at}['bounds'][{j}]['value']",
                       "an int or None", v)
-                _want(lg is None or (isinstance(lg, (int, float)) and not isinstance(lg, bool)),
+                _want(lg is None or _is_float(lg),
                       f"{at}['bounds'][{j}]['log3']", "a number or None", lg)
                 d[b["id"]] = v if v is not None else (3 ** lg if lg is not None and lg < 600 else None)
             flat.append(d)
