@@ -272,7 +272,8 @@ def real_result():
         _CACHE["result"] = net.seprank(progress=False).json
         _CACHE["bound"] = netpoly.bounds("attention", layers=1, width=2, heads=1, tokens=2)[0].json
         _CACHE["report"] = {"title": "t", "verdict": "PASS", "notes": ["n"], "text": "PASS t\n"}
-        _CACHE["layer"] = {"type": "branches", "residual": False, "branches": [[{"type": "token_mix", "W": [["1/2", "1+i"]]}]]}
+        _CACHE["layer"] = {"type": "branches", "residual": False,
+                           "branches": [[{"type": "token_mix", "W": [["1/2", "1+i"]]}]]}
     return _CACHE
 
 

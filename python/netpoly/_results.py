@@ -90,8 +90,8 @@ class Result:
         self.status = d["status"]
         self.lower = d.get("lower", {}).get("value")
         self.upper = d.get("upper", {}).get("value")
-        self.methods = d.get("methods", [])
-        self.timings = d.get("timings", {})
+        self.methods = d.get("methods") or []
+        self.timings = d.get("timings") or {}
         self.eps = d.get("failure_probability")
         self.output = (d["output"]["token"], d["output"]["channel"]) if "output" in d else None
         self.partition = d.get("partition")
@@ -124,7 +124,8 @@ class Result:
         return f"<netpoly.Result{where} {self._text()}>"
 
     def _repr_html_(self) -> str:
-        rows = "".join(f"<tr><td>{_html(m['method'])}</td><td>{_html(m.get('kind') or '')}</td><td>{_fmt(m.get('value'))}</td>"
+        rows = "".join(f"<tr><td>{_html(m['method'])}</td><td>{_html(m.get('kind') or '')}</td>"
+                       f"<td>{_fmt(m.get('value'))}</td>"
                        f"<td>{_html(m.get('how') or m.get('note') or '')}</td></tr>" for m in self.methods)
         return (f"<p><b>{_html(self._text())}</b></p><table><tr><th>method</th><th>kind</th><th>value</th>"
                 f"<th>how</th></tr>{rows}</table>")

@@ -136,7 +136,8 @@ def test_other_results_of_wrong_json():
     refused(netpoly.InputError, lambda: netpoly.Result(None), "Result", "d=")
     refused(netpoly.InputError, lambda: netpoly.Result({"status": "exact", "lower": 3}), "lower")
     # ValueError (int-to-text limit) in repr before
-    refused(netpoly.InputError, lambda: netpoly.Result({"status": "exact", "lower": {"value": 10**5000}}), "lower", "2^64")
+    refused(netpoly.InputError, lambda: netpoly.Result({"status": "exact", "lower": {"value": 10**5000}}),
+            "lower", "2^64")
     refused(netpoly.InputError, lambda: netpoly.Result({"status": "probabilistic"}), "failure_probability")
     # TypeError before
     refused(netpoly.InputError, lambda: netpoly.Bound(None), "Bound", "d=")
