@@ -11,6 +11,7 @@
 
 #include <unistd.h>
 
+#include "analysis/methods/blackbox_shard.hpp"
 #include "commands/commands.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/model.hpp"
@@ -19,6 +20,7 @@
 #include "netpoly/presets.hpp"
 #include "netpoly/seprank.hpp"
 #include "runtime/io.hpp"
+#include "runtime/random.hpp"
 
 using namespace netpoly;
 using json = nlohmann::json;
@@ -71,11 +73,19 @@ void run_share(const std::string& model, std::size_t i, std::size_t n, const std
   std::cout.rdbuf(old);
 }
 
-// seprank --merge FILES --json -o OUT, read back.
-json merged(const Dir& d, const std::vector<std::string>& files) {
+// seprank [MODEL --seed 7 FLAGS...] --merge FILES --json -o OUT, read back:
+// with the model the layout is recomputed (only then `exact` or `bracket`),
+// without it the bracket is the shards' statement ("stated").
+json merged(const Dir& d, const std::vector<std::string>& files, const std::string& model = "",
+            std::vector<std::pair<std::string, std::string>> flags = {}) {
   forget_inputs();
   cli::SeprankOptions o;
   o.merge = files;
+  if (!model.empty()) {
+    o.model = model;
+    o.options = std::move(flags);
+    o.options.emplace_back("seed", "7");
+  }
   o.json = true;
   o.out = d.file("merged.json");
   cli::run_seprank(o);
@@ -115,12 +125,26 @@ TEST_CASE("shards of i/n merged equal the unsharded bracket, block for block, fo
     for (std::size_t n = 1; n <= 4; ++n) {
       INFO("n = " << n);
       std::vector<std::string> files;
-      for (std::size_t i = 1; i <= n; ++i) {
+      bool too_many = false;  // more shares than blocks: refused (issue 49 §4), never shares with nothing
+      for (std::size_t i = 1; i <= n && !too_many; ++i) {
         files.push_back(d.file("s" + std::to_string(i) + "of" + std::to_string(n) + ".json"));
-        run_share(model, i, n, files.back());
+        try {
+          run_share(model, i, n, files.back());
+        } catch (const InputError& e) {
+          INFO(e.what());
+          CHECK(std::string(e.what()).find("shares have work") != std::string::npos);
+          CHECK(n > 1);
+          too_many = true;
+        }
       }
-      const json r = merged(d, files);
+      if (too_many) continue;
+      const json stated = merged(d, files);  // without the model: the shards' word, never `exact`
+      CHECK(stated["status"] == "stated");
+      CHECK(stated["certified"] == false);
+      const json r = merged(d, files, model);
       CHECK(r["status"] == "exact");
+      CHECK(r["certified"] == true);
+      CHECK(stated["lower"] == r["lower"]);
       CHECK(r["lower"]["value"] == *whole[0].lower.value);
       CHECK(r["upper"]["value"] == *whole[0].upper.value);
       std::size_t sum = 0;
@@ -173,7 +197,8 @@ TEST_CASE("the merge refuses shards of another analysis, duplicated or missing b
   const std::string a = d.file("a.json"), b = d.file("b.json");
   run_share(model, 1, 2, a);
   run_share(model, 2, 2, b);
-  REQUIRE(merged(d, {a, b})["status"] == "exact");
+  REQUIRE(merged(d, {a, b}, model)["status"] == "exact");
+  REQUIRE(merged(d, {a, b})["status"] == "stated");
   const json B = read_json(b);
   auto edited = [&](const std::string& name, const std::function<void(json&)>& f) {
     json j = B;
@@ -219,7 +244,8 @@ TEST_CASE("a shard that stopped at a limit keeps its finished blocks, and the me
   const std::string a = d.file("a.json"), b = d.file("b.json");
   run_share(model, 1, 2, a, {{"max_points", "2"}});
   run_share(model, 2, 2, b, {{"max_points", "2"}});
-  const json r = merged(d, {a, b});
+  CHECK(merged(d, {a, b})["status"] == "stated");
+  const json r = merged(d, {a, b}, model, {{"max_points", "2"}});
   CHECK(r["status"] == "bracket");
   CHECK(r["how"].get<std::string>().find("below their caps") != std::string::npos);
   std::size_t sum = 0;
@@ -233,4 +259,63 @@ TEST_CASE("a shard that stopped at a limit keeps its finished blocks, and the me
   run_share(model, 2, 2, c);
   refused(d, {a, c}, {"c.json", "max_points"});
   CHECK_THROWS_AS(run_share(model, 1, 2, d.file("x.json"), {{"prime", "1000003"}}), InputError);
+}
+
+// The shares' rule (blackbox_shard.hpp: the largest unit first, each to the
+// share with the least work so far, ties to the lower index), written here
+// as the plain scan it states, against share_owners, which keeps a heap of
+// the shares in use so that n shares cost O(units log units), not O(n units)
+// per share (issue 49 §4: --blocks 1/65536 ran past 120 s on 3 units).
+TEST_CASE("share_owners follows the stated rule for every n, and costs no more for n = 2^20", "[shard]") {
+  auto scan = [](const methods::BlockLayout& bl, std::size_t mp, std::size_t count) {
+    const double passes = static_cast<double>(std::max<std::size_t>(1, bl.L.as.size()));
+    auto work = [&](std::size_t b) {
+      const double n = static_cast<double>(std::min(bl.blocks[b].cap, mp));
+      return n * n * n + passes * n * n;
+    };
+    std::vector<std::size_t> order(bl.blocks.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return work(x) > work(y); });
+    std::vector<double> load(count, 0);
+    std::vector<std::size_t> owner(bl.blocks.size());
+    for (std::size_t b : order) {
+      std::size_t k = 0;
+      for (std::size_t j = 1; j < count; ++j)
+        if (load[j] < load[k]) k = j;
+      load[k] += work(b);
+      owner[b] = k;
+    }
+    return owner;
+  };
+  SplitMix64 g(11);
+  for (int trial = 0; trial < 200; ++trial) {
+    methods::BlockLayout bl;
+    const std::size_t units = 1 + g.below(12);
+    bl.L.as.resize(g.below(4));
+    for (std::size_t u = 0; u < units; ++u) {
+      methods::Block b;
+      b.cap = g.below(3) == 0 ? g.below(3) : g.below(40);  // zero caps too: zero work ties
+      bl.blocks.push_back(std::move(b));
+    }
+    const std::size_t mp = 1 + g.below(50), count = 1 + g.below(16);
+    INFO("trial " << trial << ", units " << units << ", n " << count);
+    CHECK(methods::share_owners(bl, mp, count) == scan(bl, mp, count));
+    for (std::size_t i = 1; i <= count; ++i) {
+      const auto mine = methods::share_blocks(bl, mp, i, count);
+      const auto all = scan(bl, mp, count);
+      std::vector<std::size_t> want;
+      for (std::size_t u = 0; u < all.size(); ++u)
+        if (all[u] + 1 == i) want.push_back(u);
+      CHECK(mine == want);
+    }
+  }
+  // n = 2^20 over 3 units: the first three shares, one unit each (the scan
+  // would be 3 x 2^20 steps per share, 2^20 shares).
+  methods::BlockLayout bl;
+  for (std::size_t c : {5, 9, 7}) {
+    methods::Block b;
+    b.cap = c;
+    bl.blocks.push_back(std::move(b));
+  }
+  CHECK(methods::share_owners(bl, 1024, std::size_t{1} << 20) == std::vector<std::size_t>{2, 0, 1});
 }

@@ -110,14 +110,16 @@ void print_plan(std::ostream& os, const json& doc) {
            << u["points"] << " points, " << format_bytes(u["memory_bytes"].get<double>()) << ", "
            << secs_text(u["seconds"].get<double>()) << "\n";
     }
-    std::size_t idle = 0;
+    const std::size_t count = pl["share_count"].get<std::size_t>();
     for (const auto& sh : pl["shares"]) {
-      if (pl["shares"].size() < 2 || (sh["units"].empty() && ++idle)) continue;
+      if (count < 2) break;
       os << "share " << sh["index"] << "/" << sh["count"] << ": " << (classes ? "classes " : "blocks ")
          << list_text(sh["units"]) << ", about " << secs_text(sh["seconds"].get<double>()) << ", peak about "
          << format_bytes(sh["memory_bytes"].get<double>()) << "\n";
     }
-    if (idle) os << idle << " share(s) with nothing to compute (fewer blocks than shares)\n";
+    if (const auto idle = pl["empty_shares"].get<std::size_t>())
+      os << idle << " share(s) with nothing to compute (fewer units than shares: use --blocks I/"
+         << count - idle << ")\n";
   }
 }
 
@@ -205,6 +207,14 @@ Shard read_shard(const std::string& path) {
   }
   const json& share = in.at(d, "", "share");
   const auto count = in.count(in.at(share, "share", "count"), "share.count", 1, 1 << 20);
+  {  // --blocks I/N refuses more shares than blocks: a larger count is no run's (checked before any work)
+    std::set<std::uint64_t> comps;
+    for (const auto& u : layout)
+      for (const auto& b : u["blocks"]) comps.insert(b.get<std::uint64_t>());
+    if (count > comps.size())
+      in.fail("share.count", std::to_string(count) + " shares of " + std::to_string(comps.size()) +
+                                 " block(s): --blocks refuses more shares than blocks, so no run wrote this shard");
+  }
   (void)in.count(in.at(share, "share", "index"), "share.index", 1, count);
   (void)in.boolean(in.at(d, "", "running"), "running");
   for (const auto& k : kShared) s.same[k] = k == "share_count" ? json(count) : d.at(k);
@@ -218,6 +228,12 @@ Shard read_shard(const std::string& path) {
 // The model must be the shards' (its sha256). What this cannot recompute
 // without the work itself are the ranks: each stays a claim of its shard,
 // bounded by its recomputed cap and its points.
+std::string methods_text(const std::vector<Method>& ms) {
+  std::string t;
+  for (Method x : ms) t += (t.empty() ? "" : ",") + std::string(method_name(x));
+  return t;
+}
+
 std::string check_against_model(const SeprankOptions& o, const std::vector<Shard>& shards) {
   const Shard& first = shards[0];
   const json& d = first.doc;
@@ -246,6 +262,10 @@ std::string check_against_model(const SeprankOptions& o, const std::vector<Shard
   };
   if (sep.plan || sep.share_count)
     throw InputError("seprank --merge: --plan and --blocks are for the tasks; the merge takes the shards");
+  if (!sep.methods.empty() && std::find(sep.methods.begin(), sep.methods.end(), Method::blackbox) == sep.methods.end())
+    throw InputError("seprank --merge: --methods " + methods_text(sep.methods) +
+                     ": the shards are the black-box's blocks, laid out after the methods they were run with; give "
+                     "those --methods (with blackbox), or none");
   same("seed", sep.blackbox_seed == d["seed"].get<std::uint64_t>(), d["seed"]);
   same("max_points", sep.max_points == d["max_points"].get<std::size_t>(), d["max_points"]);
   same("generic", sep.generic == d["generic"].get<bool>(), d["generic"]);
@@ -306,11 +326,13 @@ std::string check_against_model(const SeprankOptions& o, const std::vector<Shard
     json held = json::array();
     for (const auto& b : sh.doc["blocks"]) held.push_back(b["index"]);
     std::sort(held.begin(), held.end());
-    const json& want = plan["shares"][i - 1]["units"];
+    json want = json::array();  // a share the plan does not list has no unit
+    for (const auto& s : plan["shares"])
+      if (s["index"].get<std::size_t>() == i) want = s["units"];
     if (held != want)
       JsonCheck(sh.path).fail("blocks", "holds units " + clip(held.dump(), 60) + ", but share " + std::to_string(i) + "/" +
-                                            std::to_string(plan["shares"].size()) + " of " + o.model + " is units " +
-                                            clip(want.dump(), 60));
+                                            std::to_string(plan["share_count"].get<std::size_t>()) + " of " + o.model +
+                                            " is units " + clip(want.dump(), 60));
   }
   return "layout, caps, upper bound and prime recomputed from " + printable(o.model) + " (sha256 " + sha.substr(0, 12) +
          "); the ranks are the shards'";
@@ -386,11 +408,14 @@ void run_seprank_merge(const SeprankOptions& o) {
                      ", above the certified upper bound " + std::to_string(*br.upper.value) + ": the shards are not of one analysis");
   br.status = lower == *br.upper.value ? BracketStatus::exact : BracketStatus::bracket;
   const std::string q = std::to_string(first.doc["prime"].get<std::uint64_t>());
+  const bool certified = !recomputed.empty();  // without the model the layout is the shards' word
   const std::string how =
-      below == 0 ? "every one of the " + std::to_string(layout.size()) +
-                       " blocks reached its certified cap (ranks mod the small prime " + q + ")"
-                 : "certified lower bound (the blocks' ranks mod the small prime " + q + "; " + std::to_string(below) +
-                       " of " + std::to_string(layout.size()) + " blocks below their caps" +
+      below == 0 ? "every one of the " + std::to_string(layout.size()) + " blocks reached " +
+                       (certified ? "its certified cap" : "the cap its shard states") +
+                       " (ranks mod the small prime " + q + ")"
+                 : std::string(certified ? "certified lower bound" : "the shards' lower bound") +
+                       " (the blocks' ranks mod the small prime " + q + "; " + std::to_string(below) + " of " +
+                       std::to_string(layout.size()) + " blocks below their caps" +
                        (running ? ", some shard was stopped before it finished" : "") + ")";
   const std::string checked =
       recomputed.empty() ? "layout and caps as the shards state them (give the model to recompute them)" : recomputed;
@@ -400,6 +425,11 @@ void run_seprank_merge(const SeprankOptions& o) {
               {"output", first.doc["output"]}, {"partition", first.doc["partition"]}, {"generic", first.doc["generic"]},
               {"prime", first.doc["prime"]}, {"seed", first.doc["seed"]}, {"how", how}, {"blocks", blocks}};
   br.write_ends_json(out);
+  // Without the model nothing of the layout was recomputed: the bracket is
+  // the shards' statement, never `exact` (forged caps would make any sum one).
+  const std::string label = certified ? status_name(br.status) : "stated by the shards, not certified by this run";
+  if (!certified) out["status"] = "stated";
+  out["certified"] = certified;
   std::ostringstream t;
   if (o.json) {
     t << out.dump(1) << "\n";
@@ -409,7 +439,7 @@ void run_seprank_merge(const SeprankOptions& o) {
       << printable(first.doc["model"]["name"].get<std::string>()) << "' (sha256 " << first.doc["model"]["sha256"].get<std::string>().substr(0, 12)
       << "), output " << first.doc["output"]["token"] << "," << first.doc["output"]["channel"] << ", partition A = "
       << list_text(P["A"]) << ", seed " << first.doc["seed"] << "\n";
-    t << (first.doc["generic"].get<bool>() ? "gsep " : "sep ") << br.compact_text() << " (" << status_name(br.status)
+    t << (first.doc["generic"].get<bool>() ? "gsep " : "sep ") << br.compact_text() << " (" << label
       << "): " << how << "; lower " << lower << " blackbox, upper " << *br.upper.value << " " << printable(br.upper.method) << "\n";
     t << checked << "\n";
   }

@@ -7,7 +7,11 @@
 # one cap are lowered by one (its block's rank and points with them) merges
 # alone as a false "sep 8 (exact)": given the model, the merge recomputes the
 # layout and refuses it (exit 2, naming the field), refuses the shard against
-# another model (sha256), and accepts the real shard.
+# another model (sha256), and accepts the real shard. Without the model no
+# merge says `exact` (issue 49 §3): the lowered shard merges as "sep 8 (stated
+# by the shards, not certified by this run)", and so does a shard whose ranks
+# were raised to caps raised with them (sep 20 stated for a network of sep 9).
+# A forged share count of 2^20 is refused from the shard alone, at once.
 # Usage: shard_forged.sh NETPOLY WORKDIR
 set -u
 np=$1 dir=$2
@@ -39,6 +43,11 @@ f["upper"] = None
 json.dump(f, open("over.json", "w"))
 g = json.loads(t); g["model"]["name"] = "bogus"; json.dump(g, open("name.json", "w"))
 h = json.loads(t); h["share"] = {"index": 1, "count": 2}; json.dump(h, open("share.json", "w"))
+r = json.loads(t); r["upper"] = None  # every cap and rank raised: the sum is any value the forger wants
+for k, c in ((0, 7), (1, 7), (2, 6)):
+    r["layout"][k]["cap"] = c; r["blocks"][k].update(cap=c, rank=c, points=c, reached_cap=True)
+json.dump(r, open("raised.json", "w"))
+n = json.loads(t); n["share"] = {"index": 1, "count": 1048576}; json.dump(n, open("count.json", "w"))
 PY
 cp s.json "$(printf 's\377.json')" || exit 1
 "$np" make mixer --layers 2 --tokens 2 --width 2 --seed 2 -o other.json || exit 1
@@ -50,7 +59,15 @@ out=$("$np" seprank --merge noname.json 2>&1); rc=$?
 out=$("$np" seprank --merge esc.json 2>&1); rc=$?
 [ $rc -eq 0 ] && [[ $out == *"model 'evil\\x1b[31mred'"* ]] && [[ $out != *$'\x1b'* ]] || fail "escape: exit $rc: $out"
 out=$("$np" seprank --merge lowered.json 2>&1); rc=$?
-[ $rc -eq 0 ] && [[ $out == *"sep 8 (exact)"* ]] && [[ $out == *"as the shards state them"* ]] || fail "lowered, no model: exit $rc: $out"
+[ $rc -eq 0 ] && [[ $out == *"sep 8 (stated by the shards, not certified by this run)"* ]] && [[ $out != *"exact"* ]] &&
+  [[ $out == *"as the shards state them"* ]] || fail "lowered, no model: exit $rc: $out"
+out=$("$np" seprank --merge raised.json 2>&1); rc=$?
+[ $rc -eq 0 ] && [[ $out == *"sep 20 (stated by the shards, not certified by this run)"* ]] && [[ $out != *"exact"* ]] ||
+  fail "raised, no model: exit $rc: $out"
+out=$("$np" seprank --merge raised.json --json 2>&1); rc=$?
+[ $rc -eq 0 ] && [[ $out == *'"status": "stated"'* ]] && [[ $out == *'"certified": false'* ]] || fail "raised, --json: exit $rc: $out"
+out=$(timeout 10 "$np" seprank m.json --merge count.json 2>&1); rc=$?
+[ $rc -eq 2 ] && [[ $out == *"count.json: share.count: 1048576 shares of 5 block(s)"* ]] || fail "share count: exit $rc: $out"
 out=$("$np" seprank m.json --merge lowered.json 2>&1); rc=$?
 [ $rc -eq 2 ] && [[ $out == *"lowered.json: upper: states"* ]] && [[ $out == *"but m.json gives"* ]] || fail "lowered, model: exit $rc: $out"
 out=$("$np" seprank m.json --merge cap.json 2>&1); rc=$?

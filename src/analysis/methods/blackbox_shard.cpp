@@ -5,9 +5,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <numeric>
+#include <queue>
 
 #include "analysis/fflas.hpp"
+#include "analysis/nominal.hpp"
 #include "netpoly/error.hpp"
 
 namespace netpoly::methods {
@@ -32,18 +35,20 @@ double work_of(const Block& c, std::size_t max_points, std::size_t passes) {
 constexpr double kNominalValue = 5e-7, kNominalRank = 4.2e-11;
 
 // The dearest share's seconds at the nominal rates: its passes over its
-// largest unit's square, and its units' ranks.
+// largest unit's square, and its units' ranks. Linear in the units and n.
 double dearest_share(const BlockLayout& bl, std::size_t max_points, std::size_t count) {
-  double worst = 0;
-  for (std::size_t k = 1; k <= count; ++k) {
-    double top = 0, cubes = 0;
-    for (std::size_t u : share_blocks(bl, max_points, k, count)) {
-      const double n = static_cast<double>(points_of(bl.blocks[u], max_points));
-      top = std::max(top, n);
-      cubes += n * n * n;
-    }
-    worst = std::max(worst, static_cast<double>(passes_of(bl.L)) * top * top * kNominalValue + cubes * kNominalRank);
+  const std::vector<std::size_t> owner = share_owners(bl, max_points, count);
+  std::map<std::size_t, std::pair<double, double>> share;  // share -> (largest n, sum of n^3)
+  for (std::size_t u = 0; u < owner.size(); ++u) {
+    const double n = static_cast<double>(points_of(bl.blocks[u], max_points));
+    auto& [top, cubes] = share[owner[u]];
+    top = std::max(top, n);
+    cubes += n * n * n;
   }
+  double worst = 0;
+  for (const auto& [k, tc] : share)
+    worst = std::max(worst, static_cast<double>(passes_of(bl.L)) * tc.first * tc.first * kNominalValue +
+                                tc.second * kNominalRank);
   return worst;
 }
 
@@ -93,7 +98,7 @@ constexpr std::uint64_t kShardSalt = 0x5a4dc0deULL;
 }  // namespace
 
 std::pair<double, double> measure_rates(const BatchEval& eval, std::size_t na, std::size_t nb, ulong q, SplitMix64& g,
-                                        unsigned threads) {
+                                        unsigned threads, bool nominal) {
   std::vector<ulong> a(na, 1);
   std::vector<std::vector<ulong>> B(1024, std::vector<ulong>(nb));
   for (auto& b : B)
@@ -106,6 +111,7 @@ std::pair<double, double> measure_rates(const BatchEval& eval, std::size_t na, s
   const double th = std::max(1u, threads);
   const double ev = seconds_since(t0) / 1024.0 / th;
   const double rk = fflas::available() ? (th > 1 ? 2.5e-11 : 4.2e-11) : 5.5e-11 / th;
+  if (nominal) return {eval.nominal_value_seconds(), nominal::kRankN3};
   return {ev, rk};
 }
 
@@ -161,27 +167,60 @@ ShareLayout share_layout(BlockLayout comps, std::size_t max_points, std::size_t 
   return sl;
 }
 
-std::vector<std::size_t> share_blocks(const BlockLayout& bl, std::size_t max_points, std::size_t index,
-                                      std::size_t count) {
+std::vector<std::size_t> share_owners(const BlockLayout& bl, std::size_t max_points, std::size_t count) {
+  if (count == 0) throw InternalError("share_owners: no share");
   const std::size_t s = passes_of(bl.L);
   std::vector<std::size_t> order(bl.blocks.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
     return work_of(bl.blocks[x], max_points, s) > work_of(bl.blocks[y], max_points, s);
   });
-  std::vector<double> load(count, 0);
-  std::vector<std::size_t> mine;
+  // A min-heap of (work so far, share): the least loaded share first, ties
+  // to the lower index, as a scan for the first minimum would choose; only
+  // the shares that have been given a unit, and the next fresh one, are in
+  // it, so the cost is O(units log units), whatever n is.
+  using Load = std::pair<double, std::size_t>;
+  std::priority_queue<Load, std::vector<Load>, std::greater<>> heap;
+  std::size_t fresh = 0;  // shares 0..fresh-1 are in the heap, once each
+  std::vector<std::size_t> owner(bl.blocks.size(), 0);
   for (std::size_t b : order) {
-    const std::size_t k = static_cast<std::size_t>(std::min_element(load.begin(), load.end()) - load.begin());
-    load[k] += work_of(bl.blocks[b], max_points, s);
-    if (k + 1 == index) mine.push_back(b);
+    // A fresh share has load 0 and a higher index than every share in the
+    // heap: it is chosen unless the heap's least load is 0 too.
+    Load k{0, fresh};
+    if (!heap.empty() && (heap.top().first <= 0 || fresh == count)) {
+      k = heap.top();
+      heap.pop();
+    } else {
+      ++fresh;
+    }
+    owner[b] = k.second;
+    heap.push({k.first + work_of(bl.blocks[b], max_points, s), k.second});
   }
-  std::sort(mine.begin(), mine.end());
+  return owner;
+}
+
+std::vector<std::size_t> share_blocks(const BlockLayout& bl, std::size_t max_points, std::size_t index,
+                                      std::size_t count) {
+  const std::vector<std::size_t> owner = share_owners(bl, max_points, count);
+  std::vector<std::size_t> mine;
+  for (std::size_t u = 0; u < owner.size(); ++u)
+    if (owner[u] + 1 == index) mine.push_back(u);
   return mine;
+}
+
+// More shares than blocks would leave shares with nothing to compute (and
+// forged counts would cost work): refused, naming the count that fits.
+void check_share_count(const BlockLayout& comps, std::size_t count, std::size_t index) {
+  if (count <= comps.blocks.size()) return;
+  throw InputError("--blocks " + std::to_string(index) + "/" + std::to_string(count) + ": the black-box lays out " +
+                   std::to_string(comps.blocks.size()) + " block(s) for this pair, so at most " +
+                   std::to_string(comps.blocks.size()) + " shares have work: use --blocks I/" +
+                   std::to_string(comps.blocks.size()) + " or fewer (seprank --plan lists the blocks)");
 }
 
 MethodRun run_plan(MethodContext& ctx) {
   const BlockLayout bl = block_layout(ctx);
+  if (ctx.o.share_count) check_share_count(bl, ctx.o.share_count, ctx.o.share_index);
   const std::uint64_t seed = seed_of(ctx);
   const ulong q = small_prime_of(ctx, "--plan");
   const std::size_t s = passes_of(bl.L), mp = ctx.o.max_points, count = std::max<std::size_t>(1, ctx.o.share_count);
@@ -216,8 +255,14 @@ MethodRun run_plan(MethodContext& ctx) {
                      {"points", points_of(c, mp)}, {"memory_bytes", block_bytes(n)},
                      {"seconds", block_seconds(n, passes, ev, rk)}});
   }
-  for (std::size_t k = 1; k <= count; ++k) {
-    const auto mine = share_blocks(sl.units, mp, k, count);
+  // Each share's units (one pass: linear in the units and n); a share given
+  // no unit (more shares than units) has nothing to compute and is not listed.
+  std::map<std::size_t, std::vector<std::size_t>> by_share;
+  {
+    const auto owner = share_owners(sl.units, mp, count);
+    for (std::size_t u = 0; u < owner.size(); ++u) by_share[owner[u] + 1].push_back(u);
+  }
+  auto share_json = [&](std::size_t k, const std::vector<std::size_t>& mine) {
     double bytes = 0, sec = 0, tn = 0;
     for (std::size_t u : mine) {
       const double n = static_cast<double>(points_of(sl.units.blocks[u], mp));
@@ -225,17 +270,22 @@ MethodRun run_plan(MethodContext& ctx) {
       sec += rk * n * n * n * 8 / 7;
       tn = std::max(tn, n);
     }
-    shares.push_back({{"index", k}, {"count", count}, {"units", mine}, {"memory_bytes", bytes},
-                      {"seconds", sec + static_cast<double>(passes) * tn * tn * ev}});
-  }
+    return json{{"index", k}, {"count", count}, {"units", mine}, {"memory_bytes", bytes},
+                {"seconds", sec + static_cast<double>(passes) * tn * tn * ev}};
+  };
+  for (const auto& [k, mine] : by_share) shares.push_back(share_json(k, mine));
   json plan = {{"prime", q}, {"seed", seed}, {"upper", upper_json(ctx)}, {"max_points", mp},
                {"split", bl.L.as.empty() ? "whole matrix" : "A-degree components"}, {"passes_per_pair", s},
                {"seconds_per_value", ev}, {"rank_seconds_per_n3", rk}, {"threads", ctx.run.threads},
                {"ring", eval->ring()}, {"blocks", blocks}, {"sum_of_caps", caps},
                {"seconds", ranks + static_cast<double>(s) * top * top * ev},
                {"exact_if_every_block_reaches_its_cap", all_reach}, {"classes_mod", sl.m}, {"unit_passes_per_pair", passes},
-               {"units", units}, {"shares", shares}};
-  if (ctx.o.share_count) plan["share"] = shares[ctx.o.share_index - 1];
+               {"units", units}, {"shares", shares}, {"share_count", count},
+               {"empty_shares", count - by_share.size()}};
+  if (ctx.o.share_count) {
+    const auto it = by_share.find(ctx.o.share_index);
+    plan["share"] = share_json(ctx.o.share_index, it == by_share.end() ? std::vector<std::size_t>{} : it->second);
+  }
   MethodRun r;
   r.method = Method::blackbox;
   r.kind = RunKind::lower;
@@ -246,7 +296,9 @@ MethodRun run_plan(MethodContext& ctx) {
 }
 
 MethodRun run_shard(MethodContext& ctx) {
-  ShareLayout sl = share_layout(block_layout(ctx), ctx.o.max_points, ctx.o.share_count);
+  BlockLayout comps = block_layout(ctx);
+  check_share_count(comps, ctx.o.share_count, ctx.o.share_index);
+  ShareLayout sl = share_layout(std::move(comps), ctx.o.max_points, ctx.o.share_count);
   BlockLayout& bl = sl.units;
   const std::uint64_t seed = seed_of(ctx);
   const ulong q = small_prime_of(ctx, "--blocks");

@@ -41,8 +41,10 @@ BlockLayout block_layout(MethodContext& ctx);
 // Seconds per forward-pass value over the threads (one row of 1,024 values
 // at points drawn from g) and per n^3 of a dense rank mod q: the small-prime
 // phase's cost model, and the plan's.
+// With `nominal` (AnalysisContext::nominal) the points are drawn alike, but
+// the rates returned are the nominal ones (analysis/nominal.hpp).
 std::pair<double, double> measure_rates(const BatchEval& eval, std::size_t na, std::size_t nb, ulong q, SplitMix64& g,
-                                        unsigned threads);
+                                        unsigned threads, bool nominal = false);
 
 // What the shares of n compute: the components, or their classes mod m
 // (m | 120) where that makes the dearest share cheaper at nominal rates (the
@@ -60,6 +62,10 @@ ShareLayout share_layout(BlockLayout comps, std::size_t max_points, std::size_t 
 // lower index; deterministic, so every task of an array agrees.
 std::vector<std::size_t> share_blocks(const BlockLayout& bl, std::size_t max_points, std::size_t index,
                                       std::size_t count);
+
+// The share (0-based) of every unit, for n shares, by the rule above, in
+// O(units log units) whatever n is (share_blocks picks one share's).
+std::vector<std::size_t> share_owners(const BlockLayout& bl, std::size_t max_points, std::size_t count);
 
 // --plan: the blocks, nothing computed (the run has no value; its details' "plan").
 MethodRun run_plan(MethodContext& ctx);
