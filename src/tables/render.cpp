@@ -24,10 +24,14 @@ std::vector<std::string> list_items(const std::string& list, Check check) {
   for (std::string item; std::getline(ss, item, ',');) {
     item.erase(0, item.find_first_not_of(" \t"));
     item.erase(item.find_last_not_of(" \t") + 1);
-    if (item.empty() || std::find(items.begin(), items.end(), item) != items.end()) continue;
+    // An empty name ("L,,d", a trailing comma) is refused, never read as "all".
+    if (item.empty()) check(item);
+    if (std::find(items.begin(), items.end(), item) != items.end()) continue;
     check(item);
     items.push_back(item);
   }
+  // getline gives no item after a trailing comma ("L,d,"): that empty name too.
+  if (const auto last = list.find_last_not_of(" \t"); last != std::string::npos && list[last] == ',') check("");
   return items;
 }
 
@@ -36,6 +40,8 @@ std::vector<std::string> list_items(const std::string& list, Check check) {
 std::vector<std::string> parse_bound_ids(const std::string& list) {
   const auto known = bound_ids();
   const auto ids = list_items(list, [&](const std::string& id) {
+    if (id.empty())
+      throw InputError("--bounds \"" + printable(list) + "\": an empty bound id (ids are separated by commas; none may be empty)");
     if (std::find(known.begin(), known.end(), id) == known.end()) {
       std::string all;
       for (const auto& k : known) all += (all.empty() ? "" : ", ") + k;
@@ -302,6 +308,9 @@ std::vector<std::string> parse_table_columns(const std::string& list, const std:
   std::vector<std::string> known = config_columns(arch, k_column(arch, shapes));
   known.insert(known.end(), kRowColumns.begin(), kRowColumns.end());
   const auto cols = list_items(list, [&](const std::string& c) {
+    if (c.empty())
+      throw InputError("--columns \"" + printable(list) +
+                       "\": an empty column name (names are separated by commas; none may be empty)");
     if (std::find(known.begin(), known.end(), c) == known.end()) {
       std::string all;
       for (const auto& k : known) all += (all.empty() ? "" : ",") + k;

@@ -18,6 +18,7 @@
 #include "netpoly/context.hpp"
 #include "netpoly/error.hpp"
 #include "runtime/json_check.hpp"
+#include "runtime/text_escape.hpp"
 #include "netpoly/parallel.hpp"
 #include "netpoly/presets.hpp"
 #include "netpoly/version.hpp"
@@ -81,12 +82,19 @@ TableFormat parse_table_format(const std::string& s) {
 }
 
 TableFormat table_format_for(const std::string& path) {
-  auto dot = path.rfind('.');
-  std::string ext = dot == std::string::npos ? "" : path.substr(dot + 1);
+  if (path.empty() || path == "-") return TableFormat::md;  // standard output
+  const auto slash = path.find_last_of('/');
+  const auto dot = path.rfind('.');
+  const std::string ext =
+      dot == std::string::npos || (slash != std::string::npos && dot < slash) ? "" : path.substr(dot + 1);
+  if (ext == "md" || ext == "markdown") return TableFormat::md;
   if (ext == "csv") return TableFormat::csv;
   if (ext == "tex") return TableFormat::latex;
   if (ext == "json") return TableFormat::json;
-  return TableFormat::md;
+  // Never a silent reinterpretation: `-o t.docx` wrote Markdown into a .docx.
+  throw InputError("-o " + printable(path) + ": " +
+                   (ext.empty() ? std::string("a name without an extension") : "the extension ." + printable(ext)) +
+                   " names no table format (expected .md, .csv, .tex or .json, or give --format)");
 }
 
 namespace {
