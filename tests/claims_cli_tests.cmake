@@ -37,6 +37,14 @@ netpoly_expect(cli_check_strict 1 "only probabilistic (--strict)" check ${CLAIMS
 # (exit 0 with --coverage: every bound id is checked too)
 netpoly_expect(cli_check_proofs 0 "every checkable statement has a claim" check ${PROJECT_SOURCE_DIR}/proofs --jobs 2 --coverage)
 set_tests_properties(cli_check_proofs PROPERTIES TIMEOUT 600)
+# The same verdicts on one core beside five busy loops and a memory hog as on
+# a quiet machine (claims decide on nominal costs; the wall clock is a safety
+# net that gives ERROR, exit 3): tests/scripts/check_load.sh. Alone, since it
+# loads a core on purpose.
+add_test(NAME cli_check_load
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/scripts/check_load.sh $<TARGET_FILE:netpoly> ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/check-load)
+set_tests_properties(cli_check_load PROPERTIES PASS_REGULAR_EXPRESSION "OK check_load" FAIL_REGULAR_EXPRESSION "FAIL check_load"
+  TIMEOUT 300 RUN_SERIAL TRUE)
 
 # netpoly check as a CI step (tests/scripts/check_ci.sh): the command line of
 # examples/ci/netpoly-proofs.yml on a small proofs/ directory, --junit reports
@@ -88,7 +96,7 @@ endforeach()
 foreach(s journal_fail_to_pass journal_pass_with_failures journal_forged_counts journal_negative_count
           journal_other_build journal_changed_claim journal_moved_claim journal_kept journal_non_utf8_path
           journal_strict_probabilistic journal_failure_probability journal_instance_count journal_quantities
-          journal_forged_value journal_seconds journal_duplicates
+          journal_forged_value journal_seconds journal_duplicates journal_swapped
           strings_title strings_file_name strings_model_name strings_junit_nonchar strings_junit_non_utf8_path)
   add_test(NAME cli_check_trust_${s}
            COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/scripts/check_trust.sh $<TARGET_FILE:netpoly> ${PROJECT_SOURCE_DIR} ${s})

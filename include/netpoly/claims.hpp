@@ -114,6 +114,9 @@ struct ClaimResult {
   Verdict verdict = Verdict::inconclusive;
   bool error = false;  // an input error stopped the claim (exit code 2)
   std::string error_message;
+  // The error was the wall clock's safety net (MachineLimit: the machine, not
+  // the mathematics): exit code 3 instead of 2.
+  bool error_limit = false;
   std::size_t instances = 0, passed = 0, passed_probabilistic = 0, failed = 0, inconclusive = 0, skipped = 0;
   // PASS (probabilistic): the verdict is wrong with at most this probability, a
   // union bound over the probabilistic checks it rests on (of a `for`: every
@@ -128,6 +131,12 @@ struct ClaimResult {
   // bound(...) / log3bound(...) evaluations by bound id (`check --coverage`):
   // how many, and how many of them were vacuous (a lower bound <= 1).
   std::map<std::string, std::pair<std::size_t, std::size_t>> bounds_used;
+  // The fingerprint of the claim that produced this result (claim_journal.hpp:
+  // its file, title, clauses, the files it reads, the options): `check
+  // --journal` writes it into each result, and `--resume` trusts a result only
+  // in the entry of that claim, so a result moved or swapped between entries
+  // is run again. Empty for a result that was not journaled.
+  std::string fingerprint;
 };
 
 inline constexpr std::size_t kMaxShown = 500;

@@ -26,6 +26,14 @@ struct AnalysisContext {
   // A line of progress from a long method (a black-box round: points, blocks
   // open, time); the CLI shows it on a terminal, a library caller may ignore it.
   std::function<void(const std::string&)> progress = [](const std::string&) {};
+  // Decide on nominal costs only (a claim's analyses: check's verdicts must
+  // not turn on the machine's speed or load). Every estimate is a fixed
+  // function of the work (analysis/nominal.hpp: operations of the forward
+  // pass, points, n^3 of a rank, at fixed rates), time spent is the sum of
+  // the estimates of the work done, and no measured time decides anything:
+  // budget_left() is then a safety net of the caller's, which stops the work
+  // with MachineLimit, never with a bracket.
+  bool nominal = false;
 
   // Throws Interrupted when cancelled.
   void check_cancelled() const;

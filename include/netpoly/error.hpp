@@ -51,6 +51,17 @@ class LimitError : public Error {
   explicit LimitError(const std::string& what) : Error(what, ExitCode::limit) {}
 };
 
+// The wall clock's safety net was reached before the work's own limits
+// (nominal seconds, terms, points, memory): a statement about the machine
+// (too slow, or too loaded), never about the mathematics. A claim that meets
+// it is an ERROR, not INCONCLUSIVE (its verdict would have turned on the
+// machine's speed); exit code 3. Not a LimitError, so that no analysis takes
+// it for one of its own limits and goes on without the work.
+class MachineLimit : public Error {
+ public:
+  explicit MachineLimit(const std::string& what) : Error(what, ExitCode::limit) {}
+};
+
 // The caller cancelled the work (Ctrl-C in a library caller): exit code 130.
 class Interrupted : public Error {
  public:

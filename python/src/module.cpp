@@ -430,6 +430,8 @@ PYBIND11_MODULE(_netpoly, mod) {
       PyErr_SetString(PyExc_KeyboardInterrupt, e.what());
     } catch (const LimitError& e) {
       limit(python_spelling(e.what()).c_str());
+    } catch (const MachineLimit& e) {  // the wall clock's safety net: a limit (exit 3 on the CLI)
+      limit(python_spelling(e.what()).c_str());
     } catch (const InputError& e) {
       input(python_spelling(e.what()).c_str());
     } catch (const DomainError& e) {

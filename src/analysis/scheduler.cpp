@@ -5,6 +5,7 @@
 #include "netpoly/seprank.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <memory>
 #include <random>
@@ -70,6 +71,17 @@ std::optional<MethodRun> certify_before_expansion(const methods::MethodContext& 
   return r;
 }
 
+// A method named in --methods is run, or refused up front (exit 3) naming
+// the flag that lets it run: the default refinement budget caps what a
+// default run tries, not what was asked for by name. (With --budget given,
+// a method estimated beyond it is skipped with a note: that is --budget.)
+[[noreturn]] void refuse_named(Method mm, double est, const SepOptions& o) {
+  throw LimitError("--methods " + std::string(method_name(mm)) + ": estimated " + fmt_g(est) +
+                   " s, beyond the " + fmt_g(o.budget) +
+                   " s a run without --budget allows; give --budget " + fmt_g(std::ceil(2 * est)) +
+                   " (or more) to run it, or leave it out of --methods");
+}
+
 void run_methods(SepResult& res, methods::MethodContext& ctx, const std::vector<Method>& list, bool stop_when_closed,
                  const std::function<SparseIntMatrix()>& matrix, const std::string& expand_skip,
                  const std::function<void()>& after_each) {
@@ -97,6 +109,7 @@ void run_methods(SepResult& res, methods::MethodContext& ctx, const std::vector<
     }
     if (info.estimate) {
       const std::optional<double> est = info.estimate(ctx);
+      if (est && *est > ctx.cap() && !ctx.by_default && ctx.o.budget_is_default) refuse_named(mm, *est, ctx.o);
       if (est && *est > ctx.cap()) {
         res.runs.push_back(skipped(mm, "skipped: estimated " + fmt_g(*est) + " s exceeds what is left of " +
                                            budget_text(ctx.o)));
@@ -125,7 +138,8 @@ void run_methods(SepResult& res, methods::MethodContext& ctx, const std::vector<
       r = info.run(ctx);
     } catch (const InputError& err) {
       ctx.provisional = {};
-      if (!ctx.by_default) throw;
+      // (--plan and --blocks are the black-box's: its refusal is the command's.)
+      if (!ctx.by_default || ctx.o.plan || ctx.o.share_count) throw;
       r = skipped(mm, std::string("not run by default: ") + err.what());
     } catch (...) {
       ctx.provisional = {};
@@ -249,7 +263,8 @@ Expansion expand_watched(const PolyRing& R, const Model& m, const Entry& e, cons
   if (!by_default) run.check_memory(factor * expansion_memory_estimate(m), "the expansion");
   PolyRing W = R;
   const double secs = factor * expansion_seconds_estimate(est.terms);
-  W.watch = expansion_watch(run, e.name(), secs, by_default ? default_expansion_stop(secs) : 0);
+  // (Nominal costs, a claim's analyses: no stop on the clock; the estimate decided.)
+  W.watch = expansion_watch(run, e.name(), secs, by_default && !run.nominal ? default_expansion_stop(secs) : 0);
   Expansion x;
   try {
     if (m.gaussian()) {
@@ -387,6 +402,14 @@ std::vector<SepResult> analyse_network(const Model& m_in, const std::vector<Entr
     if (needs_expansion && (!by_default || open())) {
       expand_skip = expansion_refused(m, est, o, run, by_default);
       const double secs = expansion_seconds_estimate(est.terms);
+      if (!by_default && o.budget_is_default && est.terms <= o.max_terms && secs > o.budget)
+        refuse_named(list[first_expanding], (m.gaussian() ? 2 : 1) * secs, o);
+      // Named, a method that needs the expansion is refused beyond --max-terms
+      // (a claim's quantity stays a bracket instead: the claim language's rule).
+      if (!by_default && !run.nominal && est.terms > o.max_terms)
+        throw LimitError("--methods " + std::string(method_name(list[first_expanding])) +
+                         ": it needs the expansion, estimated at " + fmt_g(est.terms) + " terms, more than --max-terms " +
+                         fmt_g(o.max_terms) + "; raise --max-terms to run it, or leave it out of --methods");
       // Certify first: where the small prime's ranks meet a structural upper
       // bound, the pair is exact and needs no expansion.
       if (expand_skip.empty() && by_default && est.terms > kCertifyFirstTerms)

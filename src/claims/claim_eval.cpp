@@ -168,7 +168,9 @@ Evaluator::Evaluator(const Claim& c, const CheckOptions& o) : claim_(c), opts_(o
 }
 
 double Evaluator::claim_left() const {
-  return opts_.budget - std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  // The claim's wall-clock safety net (work_limits.hpp): kSafetyFactor x --budget over the whole claim.
+  return kSafetyFactor * opts_.budget -
+         std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
 }
 
 FmpqMpolyCtxPtr Evaluator::ctx(std::size_t nvars) {

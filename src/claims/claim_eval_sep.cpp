@@ -424,7 +424,8 @@ std::vector<Quantity> Evaluator::quantified_seps(const Expr& call, const std::sh
       if (!g) {
         SepResult r;
         try {
-          r = analyse_network(n.model, {e}, {P}, so).at(0);
+          const WorkClock clock(*this, call, so.budget);  // nominal costs, the wall clock a safety net
+          r = analyse_network(n.model, {e}, {P}, so, {}, clock.context()).at(0);
         } catch (const InputError& x) {
           fail(call.loc, x.what());
         }

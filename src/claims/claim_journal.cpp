@@ -344,6 +344,10 @@ ClaimResult claim_from_json(const json& j, const std::string& file) {
   if (v == "ERROR") {
     r.error = true;
     r.error_message = text(j, path, "error");
+    if (j.contains("error_kind")) {
+      if (text(j, path, "error_kind") != "limit") bad(at(path, "error_kind"), "expected \"limit\"");
+      r.error_limit = true;
+    }
   } else {
     r.verdict = verdict_of(v, at(path, "verdict"));
   }
@@ -356,6 +360,7 @@ ClaimResult claim_from_json(const json& j, const std::string& file) {
   if (!r.error && r.verdict == Verdict::pass_probabilistic)
     r.failure_probability = number(j, path, "failure_probability", 1, true);
   r.seconds = number(j, path, "seconds", kMaxJournalSeconds);
+  if (j.contains("fingerprint")) r.fingerprint = text(j, path, "fingerprint");
   for (const auto& q : array(j, path, "quantities")) {
     const std::string qp = at(path, "quantities");
     QuantityStats s;
@@ -451,6 +456,12 @@ std::string judge_claim_entry(const ClaimJournalEntry& e, const Claim& c, const 
     return std::string("its result is malformed (") + x.what() + ")";
   }
   if (out.title != c.title) return "its result is of the claim \"" + out.title + "\"";
+  // Each result names the claim it is of: one moved or swapped from another
+  // entry (its title and line adjusted) is another claim's, never this one's.
+  if (out.fingerprint.empty()) return "its result does not name the claim it is of (no fingerprint)";
+  if (out.fingerprint != e.fingerprint)
+    return "its result is of another claim (its fingerprint " + out.fingerprint.substr(0, 12) +
+           " is not its entry's " + e.fingerprint.substr(0, 12) + "): moved or swapped between entries";
   if (out.loc.line != c.loc.line)
     return "its result is at line " + std::to_string(out.loc.line) + ", the claim at line " +
            std::to_string(c.loc.line);

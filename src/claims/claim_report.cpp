@@ -129,6 +129,7 @@ nlohmann::json claim_json(const ClaimResult& r) {
   j["title"] = r.title;
   j["verdict"] = r.error ? "ERROR" : verdict_name(r.verdict);
   if (r.error) j["error"] = r.error_message;
+  if (r.error && r.error_limit) j["error_kind"] = "limit";
   j["instances"] = r.instances;
   j["passed"] = r.passed;
   j["passed_probabilistic"] = r.passed_probabilistic;
@@ -137,6 +138,7 @@ nlohmann::json claim_json(const ClaimResult& r) {
   j["skipped"] = r.skipped;
   if (!r.error && r.verdict == Verdict::pass_probabilistic) j["failure_probability"] = r.failure_probability;
   j["seconds"] = r.seconds;
+  if (!r.fingerprint.empty()) j["fingerprint"] = r.fingerprint;
   json qs = json::array();
   for (const auto& q : r.quantities) {
     std::size_t n = 0;
@@ -174,12 +176,13 @@ nlohmann::json claim_json(const ClaimResult& r) {
 }
 
 int check_exit_code(const std::vector<ClaimResult>& rs, bool strict) {
-  bool err = false, bad = false;
+  bool err = false, limit = false, bad = false;
   for (const auto& r : rs) {
-    err = err || r.error;
+    err = err || (r.error && !r.error_limit);
+    limit = limit || (r.error && r.error_limit);
     bad = bad || !claim_passed(r, strict);
   }
-  return err ? 2 : bad ? 1 : 0;
+  return err ? 2 : limit ? 3 : bad ? 1 : 0;  // an input error first; the machine's limit before a failure
 }
 
 }  // namespace netpoly

@@ -109,7 +109,10 @@ Recheck recheck(Evaluator& ev, const Env& env, const Clause& cl, const Refutatio
     const Model back = parse_model(write_model(m), "the counterexample");
     const SepOptions so = cli::seprank_options(o);
     const cli::SeprankPairs pairs = cli::seprank_pairs(o, back, so);
-    const std::vector<SepResult> rs = analyse_network(back, pairs.outputs, pairs.partitions, so);
+    // On nominal costs, as every analysis of a claim: the same re-check on every machine.
+    AnalysisContext nominal = AnalysisContext::process();
+    nominal.nominal = true;
+    const std::vector<SepResult> rs = analyse_network(back, pairs.outputs, pairs.partitions, so, {}, nominal);
     if (rs.size() != 1 || rs[0].output != w.e || rs[0].partition != w.P)
       throw InternalError("the counterexample's re-check analyses other pairs than " + w.e.name() + ", " + w.P.label());
     lower = rs[0].lower.value;

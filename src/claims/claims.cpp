@@ -10,6 +10,7 @@
 
 #include "../analysis/methods/method.hpp"
 #include "claim_eval.hpp"
+#include "work_limits.hpp"
 #include "claims/claim_report.hpp"
 #include "netpoly/claims.hpp"
 #include "netpoly/error.hpp"
@@ -230,13 +231,16 @@ class Runner {
     return acc;
   }
 
-  // --budget is over the whole claim: no further value once it is spent.
+  // The wall clock's safety net is over the whole claim (work_limits.hpp):
+  // no further value once it is passed, and no verdict (MachineLimit: ERROR).
   void over_claim_budget(const Clause& cl, std::size_t k, std::size_t n) {
     if (k == 0 || ev_.claim_left() >= 0) return;
     stopped_ = true;
-    throw LimitError(cl.loc.str() + ": " + cl.text + ": the claim stopped at " + budget_text(ev_.defaults()) +
-                     " (it is over the whole claim) after " + std::to_string(k) + " of " + std::to_string(n) +
-                     " values; the rest were not tried; raise --budget");
+    throw MachineLimit(cl.loc.str() + ": " + cl.text + ": the wall clock's safety net (" +
+                       methods::fmt_g(kSafetyFactor) + " x " + budget_text(ev_.defaults()) +
+                       ", over the whole claim) was reached after " + std::to_string(k) + " of " + std::to_string(n) +
+                       " values, before the work's own limits: the machine was too slow or too loaded for this "
+                       "claim, so no verdict (raise --budget, or run it where it has the cores)");
   }
 
   // exists: the best value's first passing instance is the witness (of
@@ -412,6 +416,10 @@ ClaimResult run_claim(const Claim& c, const CheckOptions& o) {
     out.error_message = e.what();
   } catch (const DomainError& e) {
     out.error = true;
+    out.error_message = e.what();
+  } catch (const MachineLimit& e) {
+    out.error = true;
+    out.error_limit = true;
     out.error_message = e.what();
   } catch (const Error& e) {
     out.error = true;

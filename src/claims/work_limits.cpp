@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 #include "../analysis/methods/method.hpp"
 #include "netpoly/error.hpp"
@@ -59,24 +60,25 @@ void check_power_size(const Evaluator& ev, const Expr& e, const FmpqMpoly& p, ul
 WorkClock::WorkClock(const Evaluator& ev, const Expr& e, double budget)
     : e_(e),
       o_(ev.defaults()),
-      budget_(std::min(budget < 0 ? o_.budget : budget, std::max(0.0, ev.claim_left()))),
+      budget_(std::min(kSafetyFactor * (budget < 0 ? o_.budget : budget), std::max(0.0, ev.claim_left()))),
       t0_(std::chrono::steady_clock::now()) {
   if (budget >= 0) o_.budget = budget;
 }
 
 AnalysisContext WorkClock::context() const {
   AnalysisContext c = AnalysisContext::process();
-  auto outer = c.budget_left;
+  c.nominal = true;  // decisions on nominal costs only: the same verdict on every machine
+  c.budget_left = [] { return std::numeric_limits<double>::infinity(); };
   const WorkClock* self = this;
-  c.budget_left = [outer, self] { return std::min(outer(), self->left()); };
-  c.cancelled = [self] { return self->left() < 0; };
+  c.cancelled = [self] {
+    self->check();  // the safety net: MachineLimit, never a bracket cut short by the clock
+    return false;
+  };
   return c;
 }
 
 std::string WorkClock::stopped_text() const {
-  // The claim's --budget is over the whole claim: a late call gets what is left of it.
-  const std::string left = budget_ + 0.5 < o_.budget ? ", " + fmt_g(budget_) + " s of the claim's left at the call" : "";
-  return "stopped at " + budget_text(o_) + " (after " + fmt_g(seconds()) + " s" + left + ")";
+  return "stopped at " + budget_text(o_) + " (after " + fmt_g(seconds()) + " s)";
 }
 
 double WorkClock::seconds() const {
@@ -85,7 +87,11 @@ double WorkClock::seconds() const {
 
 void WorkClock::check() const {
   const double s = seconds();
-  if (s > budget_) limit_reached(e_, stopped_text(), "raise --budget");
+  if (s > budget_)
+    throw MachineLimit(call_place(e_) + ": the wall clock's safety net (" + fmt_g(kSafetyFactor) + " x " +
+                       budget_text(o_) + ", over the claim) was reached after " + fmt_g(s) +
+                       " s, before the work's own limits: the machine was too slow or too loaded for this "
+                       "claim, so no verdict (raise --budget, or run it where it has the cores)");
 }
 
 void note_stopped_call(Evaluator& ev, const Expr& call, const WorkClock& clock, const std::string& why) {

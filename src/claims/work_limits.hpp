@@ -34,10 +34,21 @@ void check_work_memory(const Expr& e, double bytes, const std::string& what);
 // largest coefficient + log2 len), against the memory limit.
 void check_power_size(const Evaluator& ev, const Expr& e, const FmpqMpoly& p, ulong k);
 
-// A call's time against --budget: tick() in its loops (cheap: the clock is
-// read every 1024 ticks); seconds() so far. The call's budget (its own
-// `budget = ...`, else the run's) is also held to what is left of the
-// claim's --budget when the call starts.
+// How many times --budget a claim (and a call in it) may run on the wall
+// clock before the safety net stops it. A claim's decisions are taken on
+// nominal costs (AnalysisContext::nominal, analysis/nominal.hpp), so that its
+// verdict is the same on a busy machine as on a quiet one; the wall clock
+// decides nothing, and only stops a claim whose work the machine could not
+// finish in kSafetyFactor x --budget seconds, with MachineLimit: an ERROR
+// (exit 3) that speaks of the machine, never an INCONCLUSIVE.
+inline constexpr double kSafetyFactor = 10;
+
+// A call's wall-clock safety net: tick() in its loops (cheap: the clock is
+// read every 1024 ticks); seconds() so far. The net is kSafetyFactor x the
+// call's budget (its own `budget = ...`, else the run's), held to what is
+// left of the claim's net when the call starts; passing it throws
+// MachineLimit. The call's own work limits (terms, memory, the nominal
+// seconds of its analyses) are what decide.
 class WorkClock {
  public:
   WorkClock(const Evaluator& ev, const Expr& e, double budget = -1);
@@ -46,10 +57,11 @@ class WorkClock {
   }
   void check() const;
   double seconds() const;
-  // Seconds left of --budget for this call.
+  // Wall seconds left before this call's safety net.
   double left() const { return budget_ - seconds(); }
-  // The process's limits with this call's time left: an analysis given it
-  // skips what is estimated beyond and stops (Interrupted) once it is spent.
+  // The process's limits for an analysis of this call: nominal costs decide
+  // (no wall time left is ever reported to it), and passing the safety net
+  // stops it with MachineLimit.
   AnalysisContext context() const;
   // "stopped at --budget 5 s (after 5.1 s)".
   std::string stopped_text() const;

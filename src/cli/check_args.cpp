@@ -19,8 +19,9 @@ void setup_check(CLI::App& app) {
   s->add_option("--jobs", o->check.jobs, "claims run in parallel (results still print in file order)")
       ->capture_default_str();
   s->add_option("--budget", o->check.budget,
-                "seconds per rank method (estimated up front); a quantity that cannot be made exact within it "
-                "stays a bracket")
+                "nominal seconds per rank method and call (fixed-rate estimates of the work, the same on every "
+                "machine); a quantity that cannot be made exact within it stays a bracket. The wall clock is only "
+                "a safety net of 10 x this per claim (ERROR, exit 3)")
       ->capture_default_str();
   s->add_option("--max-terms", o->check.max_terms, "refuse expansions estimated larger than this")
       ->capture_default_str();

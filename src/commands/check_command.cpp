@@ -186,7 +186,11 @@ void finish_check(const CheckCliOptions& o, Report& rep) {
   write_junit_file(o, rep, "not run: --fail-fast stopped at the first claim that did not pass");
   if (code == 2) {
     for (const auto& r : results)
-      if (r.error) throw InputError(r.error_message);
+      if (r.error && !r.error_limit) throw InputError(r.error_message);
+  }
+  if (code == 3) {  // the wall clock's safety net: the machine, not the mathematics (exit 3)
+    for (const auto& r : results)
+      if (r.error && r.error_limit) throw MachineLimit(r.error_message);
   }
   if (code != 0) {
     std::size_t fail = 0, inc = 0, prob = 0;
@@ -329,16 +333,17 @@ void run_check(const CheckCliOptions& o) {
 
   // Appends claim i's result (under rep.mu): printed, annotated, journaled, remembered.
   // A result from the journal is printed as this netpoly prints it (never the text the journal holds).
-  auto emit = [&](std::size_t i, const ClaimResult& r, bool old) {
+  auto emit = [&](std::size_t i, const ClaimResult& r_in, bool old) {
+    ClaimResult r = r_in;
+    if (!old && plan.out) r.fingerprint = plan.fps[i];  // the result names its claim (--resume checks it)
     nlohmann::json j = claim_json(r);
     if (old) j["from_journal"] = true;
     std::ostringstream os;
     write_claim_text(os, r);
+    // A verdict taken from the journal says so in the text, and so in JUnit's system-out.
+    if (old) os << "    (result from the journal " << printable(o.journal) << ", not run again)\n";
     std::string text = os.str();
-    if (!o.json) {
-      std::cout << text;
-      if (old) std::cout << "    (result from the journal " << printable(o.journal) << ")\n";
-    }
+    if (!o.json) std::cout << text;
     annotate(o, github_annotation(r, o.check.strict));
     std::cout << std::flush;
     if (!old && plan.out) plan.out->append(claim_journal_line(*claims[i], plan.fps[i], r));

@@ -209,6 +209,43 @@ case "$what" in
     expect_rc 0
     lacks out "00000000000000000000"
     ;;
+  journal_swapped)
+    # Issue 49 §2: the false claim's result replaced by the true claim's PASS
+    # result, its title and line adjusted, the entry's own fingerprint kept:
+    # --resume printed PASS for 1 + 1 == 3 and exited 0. Each result now names
+    # its claim's fingerprint, and a result in another claim's entry is run again.
+    printf 'claim "true"\n  check 1 + 1 == 2\n\nclaim "false"\n  check 1 + 1 == 3\n' >two.np
+    run check two.np --journal j.jsonl
+    expect_rc 1
+    python3 - <<'PY2' || fail "python"
+import json
+lines = open("j.jsonl").read().splitlines()
+t, f = (json.loads(x) for x in lines)
+assert t["title"] == "true" and f["title"] == "false" and f["result"]["verdict"] == "FAIL"
+moved = json.loads(json.dumps(t["result"]))
+moved.update(title=f["result"]["title"], line=f["result"]["line"])
+f["result"] = moved  # f keeps its own fingerprint
+open("j.jsonl", "w").write(json.dumps(t) + "\n" + json.dumps(f) + "\n")
+PY2
+    run check two.np --journal j.jsonl --resume
+    expect_rc 1
+    has out "journal entry not trusted, claim run again: j.jsonl line 2: its result is of another claim"
+    has out "moved or swapped between entries"
+    has out "FAIL  false"
+    [ "$(grep -c 'result from the journal' "$dir/out")" -eq 1 ] || fail "the true claim's entry was not reused alone"
+    # the reused verdicts say so in JSON (from_journal) and in JUnit (system-out)
+    run check two.np --journal j.jsonl --resume --json --junit junit.xml
+    python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = {x["title"]: x for x in d["claims"]}
+assert c["true"].get("from_journal") is True and c["true"]["verdict"] == "PASS", c["true"]
+# the false claim ran again above and its own result was journaled: reused now, still FAIL
+assert c["false"].get("from_journal") is True and c["false"]["verdict"] == "FAIL", c["false"]
+' "$dir/out" || fail "--json does not mark the resumed verdict"
+    has junit.xml "result from the journal j.jsonl, not run again"
+    valid
+    ;;
   journal_duplicates)
     # A genuine FAIL line and then a forged PASS line of the same claim (consistent on its own): the PASS was taken, no word.
     printf 'claim "some seed"\n  exists s in 1..2\n  check s == 3\n' >ex.np

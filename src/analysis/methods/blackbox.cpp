@@ -233,7 +233,9 @@ bool small_prime_phase(MethodContext& ctx, const Layout& L, std::vector<Block>& 
     if (potential(blocks, cap) >= target) {  // every block still full rank: straight to the caps, if it fits
       // (Its points from g where the classes follow, as before; else from a copy, so the points stay.)
       SplitMix64 copy = g;
-      const auto [ev, rk] = measure_rates(*eval, na, nb, q, L.as.size() > 2 ? g : copy, ctx.run.threads);
+      // (Nominal costs: the fixed rates, the same choice on every machine; the
+      // points are drawn as the measurement draws them, so they stay the same.)
+      const auto [ev, rk] = measure_rates(*eval, na, nb, q, L.as.size() > 2 ? g : copy, ctx.run.threads, ctx.run.nominal);
       if (L.as.size() > 2) mm = choose_classes(L, blocks, cap, ev, rk);
       rest.straight_ev = ev, rest.straight_rk = rk;
     }

@@ -10,6 +10,7 @@
 #include "model/forward.hpp"
 #include "netpoly/parallel.hpp"
 #include "analysis/fflas.hpp"
+#include "analysis/nominal.hpp"
 #include "analysis/rank.hpp"
 
 namespace netpoly::methods {
@@ -196,9 +197,12 @@ std::unique_ptr<BatchEval> make_batch_eval(const Model& m, const Entry& e, const
   auto va = side_vars(P, true), vb = side_vars(P, false);
   const std::size_t out = e.token * m.output_width() + e.channel;
   // (The weights as BatchF64Ring's scalars exist only where the pass is compiled.)
-  if (tape_applies(p))
-    if (auto tape = make_tape_eval(batch_weights<BatchF64Ring>(m, p), p, va, vb, single_need(m, e), out)) return tape;
-  return std::make_unique<BatchEvalIn<BatchModpRing>>(m, p, std::move(va), std::move(vb), single_need(m, e), out);
+  std::unique_ptr<BatchEval> eval;
+  if (tape_applies(p)) eval = make_tape_eval(batch_weights<BatchF64Ring>(m, p), p, va, vb, single_need(m, e), out);
+  if (!eval) eval = std::make_unique<BatchEvalIn<BatchModpRing>>(m, p, std::move(va), std::move(vb), single_need(m, e), out);
+  // (The same on every machine: counted, whichever evaluator runs here.)
+  eval->set_nominal_value_seconds(nominal::forward_ops(m, e) * nominal::kModpOp);
+  return eval;
 }
 
 void hand_over(std::vector<Block>& blocks) {
@@ -233,6 +237,10 @@ Rounds double_points(const BatchEval& eval, std::vector<Block>& blocks, const st
   Rounds out;
   for (auto& c : blocks) c.want = std::min({c.want, c.cap, cap});
   double eval_rate = 0, rank_rate = 0;  // seconds per forward-pass value, per n^3 of rank
+  if (run.nominal) {  // fixed rates: the rounds' plan is the same on every machine (analysis/nominal.hpp)
+    eval_rate = eval.nominal_value_seconds();
+    rank_rate = nominal::kRankN3;
+  }
   if (goal.straight_ev > 0) go_straight(blocks, t.size(), cap, o, run, goal);
   while (true) {
     run.check_cancelled();
@@ -264,8 +272,8 @@ Rounds double_points(const BatchEval& eval, std::vector<Block>& blocks, const st
     const double secs = seconds_since(t0), rank_secs = secs - eval_secs;
     double cubes = 0;
     for (Block* c : open) cubes += std::pow(static_cast<double>(c->want), 3);
-    if (values > 0) eval_rate = eval_secs / values;
-    if (cubes > 1e9) rank_rate = rank_secs / cubes;
+    if (!run.nominal && values > 0) eval_rate = eval_secs / values;
+    if (!run.nominal && cubes > 1e9) rank_rate = rank_secs / cubes;
     std::size_t still_open = 0;
     for (Block* c : open) {
       c->points = c->want;
@@ -285,7 +293,8 @@ Rounds double_points(const BatchEval& eval, std::vector<Block>& blocks, const st
       }
       still_open += !c->done && !c->exact;
     }
-    out.spent += secs;
+    // Nominal: the round's estimate at the fixed rates, not the time it took here.
+    out.spent += run.nominal ? eval_rate * values + rank_rate * cubes : secs;
     out.k = K;
     std::size_t rank_so_far = 0;
     for (const auto& c : blocks) rank_so_far += std::max(c.rank, c.floor);

@@ -42,6 +42,14 @@ class BatchEval {
   // needs the columns prepared by this evaluator.
   virtual void prepare(Columns&) const {}
   virtual std::string ring() const = 0;
+  // One value's cost in the nominal cost model (analysis/nominal.hpp: the
+  // forward pass's ring operations at the fixed rate mod p), set by
+  // make_batch_eval; what a run with nominal costs estimates with.
+  double nominal_value_seconds() const { return nominal_value_seconds_; }
+  void set_nominal_value_seconds(double s) { nominal_value_seconds_ = s; }
+
+ private:
+  double nominal_value_seconds_ = 0;
 };
 
 // A batch evaluator of entry e of m's output mod p: the compiled forward

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "grid.hpp"
+#include "analysis/nominal.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
 #include "runtime/random.hpp"
@@ -137,13 +138,23 @@ MethodRun run_grid(MethodContext& ctx) {
   const bool gauss = m.gaussian();
   const auto t0 = Clock::now();
   const double cap = ctx.cap();
-  const double est_p = grid_eval_seconds(Rp, m, e, G) + 1e-9 * n3;
+  // Nominal costs (a claim's analyses): every estimate from the work's size at
+  // fixed rates, the time spent the estimates of what ran, no deadline: the
+  // same decisions on every machine (analysis/nominal.hpp).
+  const bool nominal = ctx.run.nominal;
+  const double cells = static_cast<double>(nr) * static_cast<double>(nc);
+  const double est_p = (nominal ? nominal::forward_ops(m, e) * nominal::kModpScalarOp * cells
+                                : grid_eval_seconds(Rp, m, e, G)) +
+                       1e-9 * n3;
+  double nominal_spent = 0;
+  auto spent = [&] { return nominal ? nominal_spent : seconds_since(t0); };
+  auto deadline = [&](double seconds) { return nominal ? Clock::time_point::max() : deadline_after(seconds); };
   if (est_p > cap)
     return skipped(Method::grid, "skipped: estimated " + fmt_g(est_p) + " s (" + std::to_string(nr) + " x " +
                                      std::to_string(nc) + " grid) exceeds what is left of " + budget_text(o));
   std::vector<ulong> Ep;
   try {
-    Ep = eval_grid(Rp, m, e, G, deadline_after(cap - seconds_since(t0)));
+    Ep = eval_grid(Rp, m, e, G, deadline(cap - seconds_since(t0)));
   } catch (const OverBudget&) {
     return skipped(Method::grid, "stopped after " + fmt_g(seconds_since(t0)) + " s: beyond " + budget_text(o) +
                                      " (estimated " + fmt_g(est_p) + " s)");
@@ -167,7 +178,8 @@ MethodRun run_grid(MethodContext& ctx) {
     r.note = "grid matrix has full rank: more templates may show a larger rank";
     return r;
   }
-  const double left = cap - seconds_since(t0);
+  nominal_spent = est_p;
+  const double left = cap - spent();
   // One exact evaluation can itself be long (values of 3^L digits): predicted
   // from the values' bit size (HeightRing at the first grid point) against
   // the mod-p evaluation, and timed only when that prediction fits.
@@ -179,9 +191,11 @@ MethodRun run_grid(MethodContext& ctx) {
   // (The prediction runs high, about 20x on attention (3,3,1,4): it only
   // spares timing an evaluation that is far beyond the budget.)
   const GaussRing<RationalRing> RG{RationalRing{}};
-  const double est_q = predicted > 30 * left ? predicted
-                       : (gauss ? grid_eval_seconds(RG, m, e, G) : grid_eval_seconds(RationalRing{}, m, e, G)) * 1.5 +
-                             4e-9 * n3 * (gauss ? 8 : 1);
+  // (Nominal: the prediction from the bit size, a function of the work alone.)
+  const double est_q = predicted > 30 * left || nominal
+                           ? predicted
+                           : (gauss ? grid_eval_seconds(RG, m, e, G) : grid_eval_seconds(RationalRing{}, m, e, G)) * 1.5 +
+                                 4e-9 * n3 * (gauss ? 8 : 1);
   if (est_q > left) {
     r.how = "certified lower bound (grid rank mod p = " + std::to_string(p) + ", LV Claim 1)";
     r.note = "the rank over Q (estimated " + fmt_g(est_q) + " s) is beyond --budget: the rank mod p is the bound";
@@ -190,8 +204,9 @@ MethodRun run_grid(MethodContext& ctx) {
   try {
     // exact over Q: clear the common denominator, take the integer rank. Over
     // Q(i) (Gaussian weights): the realified [[A, -B], [B, A]] has twice the rank.
-    FmpzMat Z = gauss ? realified_grid(eval_grid(RG, m, e, G, deadline_after(left)), nr, nc)
-                      : integral_grid(eval_grid(RationalRing{}, m, e, G, deadline_after(left)), nr, nc);
+    FmpzMat Z = gauss ? realified_grid(eval_grid(RG, m, e, G, deadline(left)), nr, nc)
+                      : integral_grid(eval_grid(RationalRing{}, m, e, G, deadline(left)), nr, nc);
+    nominal_spent += est_q;
     const slong zr = Z.rows(), zc = Z.cols();
     // The exact rank of entries of many digits (a degree-3^L network at rational
     // templates) can cost more than the evaluation: estimated from the size
@@ -201,7 +216,7 @@ MethodRun run_grid(MethodContext& ctx) {
       for (slong j = 0; j < zc; ++j) max_bits = std::max<std::size_t>(max_bits, fmpz_bits(Z.at(i, j)));
     const double est_rank = 1e-8 * static_cast<double>(zr) * static_cast<double>(zc) *
                             static_cast<double>(std::min(zr, zc)) * (static_cast<double>(max_bits) / 64 + 1);
-    if (est_rank > cap - seconds_since(t0)) {
+    if (est_rank > cap - spent()) {
       r.how = "certified lower bound (grid rank mod p = " + std::to_string(p) + ", LV Claim 1)";
       r.note = "the rank over Q of entries of " + std::to_string(max_bits) + " bits (estimated " + fmt_g(est_rank) +
                " s) is beyond --budget: the rank mod p is the bound";

@@ -6,6 +6,7 @@
 
 #include "../singular_values.hpp"
 #include "grid.hpp"
+#include "analysis/nominal.hpp"
 #include "netpoly/seprank.hpp"
 
 namespace netpoly::methods {
@@ -20,8 +21,15 @@ MethodRun run_numeric(MethodContext& ctx) {
   // Gaussian weights: the grid over complex doubles (GaussRing), a complex SVD.
   const bool gauss = m.gaussian();
   const GaussRing<DoubleRing> RC{DoubleRing{}};
-  const double est = (gauss ? grid_eval_seconds(RC, m, e, G) : grid_eval_seconds(DoubleRing{}, m, e, G)) +
+  // (Nominal costs, a claim's analyses: the evaluations' estimate from the
+  // forward pass's operations, and no deadline: analysis/nominal.hpp.)
+  const bool nominal = ctx.run.nominal;
+  const double cells = static_cast<double>(G.rows.size()) * static_cast<double>(G.cols.size());
+  const double est = (nominal ? nominal::forward_ops(m, e) * nominal::kDoubleOp * cells
+                      : gauss ? grid_eval_seconds(RC, m, e, G)
+                              : grid_eval_seconds(DoubleRing{}, m, e, G)) +
                      (gauss ? 8e-8 : 2e-8) * n * n * n;
+  const auto deadline = [&] { return nominal ? Clock::time_point::max() : deadline_after(cap); };
   if (est > cap)
     return skipped(Method::numeric, "skipped: estimated " + fmt_g(est) + " s exceeds what is left of " +
                                         budget_text(o));
@@ -29,7 +37,7 @@ MethodRun run_numeric(MethodContext& ctx) {
   Eigen::VectorXd s;
   try {
     if (gauss) {
-      const auto Ec = eval_grid(RC, m, e, G, deadline_after(cap));
+      const auto Ec = eval_grid(RC, m, e, G, deadline());
       Eigen::MatrixXcd M(nr, nc);
       for (Eigen::Index i = 0; i < nr; ++i)
         for (Eigen::Index j = 0; j < nc; ++j) {
@@ -38,7 +46,7 @@ MethodRun run_numeric(MethodContext& ctx) {
         }
       s = singular_values(M);
     } else {
-      const auto Ed = eval_grid(DoubleRing{}, m, e, G, deadline_after(cap));
+      const auto Ed = eval_grid(DoubleRing{}, m, e, G, deadline());
       Eigen::MatrixXd M(nr, nc);
       for (Eigen::Index i = 0; i < nr; ++i)
         for (Eigen::Index j = 0; j < nc; ++j) M(i, j) = Ed[static_cast<std::size_t>(i * nc + j)];

@@ -63,7 +63,8 @@ Value sep_like(Evaluator& ev, const Expr& e, const Env& env) {
     ev.drawn_weights(e.loc, "grid(...)");
     const Entry en = target.kind == Value::Kind::output ? target.entry : default_output(n.model);
     so.methods = {Method::grid};
-    auto rs = analyse_network(n.model, {en}, {P.P}, so);
+    const WorkClock clock(ev, e, so.budget);  // nominal costs, the wall clock a safety net
+    auto rs = analyse_network(n.model, {en}, {P.P}, so, {}, clock.context());
     const MethodRun* run = nullptr;
     for (const auto& r : rs.at(0).runs)
       if (r.method == Method::grid && r.value) run = &r;
