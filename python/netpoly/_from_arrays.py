@@ -10,7 +10,8 @@ from typing import Mapping, Sequence
 from ._api import api, _short, entry
 from ._netpoly import InputError
 from ._network import Network, from_json
-from ._poly import GaussianRational, gauss_text, integer_text, rational_text
+from ._number_text import gauss_text, integer_text, rational_text
+from ._poly import GaussianRational
 
 
 def _exact_text(x, where: str) -> str | int:

@@ -11,8 +11,9 @@ from typing import Iterable
 from . import _netpoly
 from ._api import api, _short, entry, path_arg
 from ._netpoly import InputError
+from ._number_text import parse_rational
 from ._options import known, with_options
-from ._poly import Poly, parse_rational
+from ._poly import Poly
 from ._progress import interruption, progress_for
 from ._results import Result, Results
 

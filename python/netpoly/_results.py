@@ -47,7 +47,7 @@ def _items(it, name: str, what: str) -> list:
 
 def _big_int(digits: str) -> int:
     """Decimal digits as an int, whatever their number (int() refuses more than 4,300)."""
-    from ._poly import parse_rational
+    from ._number_text import parse_rational
     return int(parse_rational(digits))
 
 

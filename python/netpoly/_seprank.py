@@ -10,8 +10,10 @@ from typing import Iterable
 from . import _netpoly
 from ._api import api, _short
 from ._netpoly import InputError, LimitError
+from ._number_text import rational_text
 from ._options import known, with_options
-from ._poly import GaussianRational, Poly, from_sympy, from_text, rational_text
+from ._poly import GaussianRational, Poly
+from ._poly_input import from_sympy, from_text
 from ._progress import progress_for
 from ._results import Result
 
