@@ -32,9 +32,9 @@ case "$what" in
     "$np" expand "$dir/m.json" --max-terms 10 --stats >"$dir/out" 2>"$dir/err"; rc=$?
     expect 3 "refusing to expand" "exceeds --max-terms 10" "raise --max-terms"
     [ -s "$dir/out" ] && fail "printed a result although refused"
-    # seprank refuses the expansion too, and says so per method
+    # seprank refuses a method named in --methods that needs it, up front, with the flag (exit 3)
     "$np" seprank "$dir/m.json" --methods exact --max-terms 10 >"$dir/err" 2>&1; rc=$?
-    expect 0 "--max-terms" ;;
+    expect 3 "--methods exact: it needs the expansion" "raise --max-terms" ;;
   max_memory)
     # a mid-size expansion (about 240 MiB estimated) against 1 MiB
     "$np" make attention --layers 2 --width 4 --heads 2 --tokens 4 -o "$dir/m.json" || fail "make"

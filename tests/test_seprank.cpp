@@ -479,10 +479,21 @@ TEST_CASE("a hand-expanded attention network: every method gives 2", "[seprank]"
   const double points = 2 * (2.0 * 2 * 3 / 0x1p49);
   CHECK(pb[0].failure_probability > points);
   CHECK(pb[0].failure_probability <= points + 2 * (2 * (h + 0.5) / (49 * 1.6e13)));
-  // asked for exact anyway: skipped with the reason
+  // asked for exact anyway: refused up front with the flag that lets it run
+  // (issue 49 §7: it was skipped with exit 0); a claim's analysis (nominal
+  // costs) keeps the quantity a bracket instead, with the reason.
   SepOptions forced = with({Method::exact});
   forced.max_terms = 1;
-  auto sk = analyse_network(m, {Entry{0, 0}}, {P}, forced);
+  try {
+    (void)analyse_network(m, {Entry{0, 0}}, {P}, forced);
+    FAIL("--methods exact beyond --max-terms was not refused");
+  } catch (const LimitError& e) {
+    CHECK(std::string(e.what()).find("--methods exact: it needs the expansion, estimated at 2 terms, more than "
+                                     "--max-terms 1; raise --max-terms") != std::string::npos);
+  }
+  AnalysisContext claim_like = AnalysisContext::process();
+  claim_like.nominal = true;
+  auto sk = analyse_network(m, {Entry{0, 0}}, {P}, forced, {}, claim_like);
   REQUIRE(run_of(sk[0], Method::exact));
   CHECK(!run_of(sk[0], Method::exact)->value);
   CHECK(run_of(sk[0], Method::exact)->note.find("--max-terms") != std::string::npos);

@@ -34,6 +34,11 @@ struct AnalysisContext {
   // budget_left() is then a safety net of the caller's, which stops the work
   // with MachineLimit, never with a bracket.
   bool nominal = false;
+  // With `nominal`: the scheduler charges each method's nominal cost (its
+  // estimate, or what it kept: MethodRun::nominal_seconds) and each
+  // expansion's estimate here after it ran, so that a caller's budget_left()
+  // can be over nominal seconds too (a claim's call and the claim itself).
+  std::function<void(double)> charge = [](double) {};
 
   // Throws Interrupted when cancelled.
   void check_cancelled() const;

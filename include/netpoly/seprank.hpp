@@ -80,6 +80,10 @@ struct MethodRun {
   std::string how;                     // e.g. "certified lower bound (mod p = ...)"
   std::string note;                    // skipped / budget / caveats
   double seconds = 0;
+  // Its cost in the nominal cost model (AnalysisContext::nominal), where the
+  // method keeps one (the black-box: its rounds'; the grid: its estimates);
+  // 0: its up-front estimate, if any, is what the scheduler charges.
+  double nominal_seconds = 0;
   // A lower end that equals sep with probability >= 1 - failure_probability
   // (the black-box's statement; also written into details for the JSON).
   std::optional<double> failure_probability;

@@ -67,6 +67,7 @@ std::optional<MethodRun> certify_before_expansion(const methods::MethodContext& 
   const auto t0 = std::chrono::steady_clock::now();
   MethodRun r = method_info(Method::blackbox).run(c);
   r.seconds = seconds_since(t0);
+  if (ctx.run.nominal) ctx.run.charge(r.nominal_seconds);
   if (!r.value || *r.value < *upper || !r.details.contains("small_prime")) return std::nullopt;
   return r;
 }
@@ -107,8 +108,9 @@ void run_methods(SepResult& res, methods::MethodContext& ctx, const std::vector<
         res.sizes["nnz"] = ctx.matrix->C->nnz();
       }
     }
+    std::optional<double> est;
     if (info.estimate) {
-      const std::optional<double> est = info.estimate(ctx);
+      est = info.estimate(ctx);
       if (est && *est > ctx.cap() && !ctx.by_default && ctx.o.budget_is_default) refuse_named(mm, *est, ctx.o);
       if (est && *est > ctx.cap()) {
         res.runs.push_back(skipped(mm, "skipped: estimated " + fmt_g(*est) + " s exceeds what is left of " +
@@ -147,6 +149,8 @@ void run_methods(SepResult& res, methods::MethodContext& ctx, const std::vector<
     }
     ctx.provisional = {};
     r.seconds = seconds_since(t0);
+    // Nominal costs: what the method cost in the fixed-rate model, charged to the caller.
+    if (ctx.run.nominal) ctx.run.charge(r.nominal_seconds > 0 ? r.nominal_seconds : est.value_or(0));
     if (ctx.realified && info.needs_expansion) halve_realified(r);
     if (!r.size_key.empty()) res.sizes[r.size_key] = r.size;
     res.runs.push_back(std::move(r));
@@ -428,6 +432,7 @@ std::vector<SepResult> analyse_network(const Model& m_in, const std::vector<Entr
         auto t0 = std::chrono::steady_clock::now();
         y = expand_watched(R, m, e, est, run, by_default, expand_skip);
         expand_seconds = seconds_since(t0);
+        if (run.nominal) run.charge((m.gaussian() ? 2 : 1) * secs);
       }
     }
     for (std::size_t k = 0; k < pairs.size(); ++k) {

@@ -167,7 +167,9 @@ Evaluator::Evaluator(const Claim& c, const CheckOptions& o) : claim_(c), opts_(o
   set_option(sep_, *find_option("max_terms"), o.max_terms, Spelling::cli);
 }
 
-double Evaluator::claim_left() const {
+double Evaluator::claim_left() const { return opts_.budget - claim_spent_; }
+
+double Evaluator::claim_wall_left() const {
   // The claim's wall-clock safety net (work_limits.hpp): kSafetyFactor x --budget over the whole claim.
   return kSafetyFactor * opts_.budget -
          std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();

@@ -87,8 +87,13 @@ class Evaluator {
   // `using` options: replaces the claim's defaults for the clauses after it.
   void apply_using(const std::vector<Arg>& options, const Env& env);
   SepOptions defaults() const { return sep_; }
-  // Seconds left of the claim's --budget (the check's), over the whole claim.
+  // Nominal seconds left of the claim's --budget (the check's), over the
+  // whole claim: what its calls were charged (work_limits.hpp) is spent.
   double claim_left() const;
+  // Wall seconds left of the claim's safety net (kSafetyFactor x --budget).
+  double claim_wall_left() const;
+  // A call's nominal seconds, charged to the claim when the call ends.
+  void charge_claim(double nominal_seconds) const { claim_spent_ += nominal_seconds; }
   void set_defaults(const SepOptions& s) { sep_ = s; }
 
   // Per quantity call (by expression id): how often each status came out.
@@ -194,6 +199,7 @@ class Evaluator {
   const Claim& claim_;
   const CheckOptions& opts_;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  mutable double claim_spent_ = 0;  // nominal seconds of the claim's calls so far
   SepOptions sep_;
   std::map<std::size_t, FmpqMpolyCtxPtr> ctxs_;
   std::vector<std::pair<std::string, std::string>>* trace_ = nullptr;

@@ -299,12 +299,15 @@ std::string claim_fingerprint(const Claim& c, const CheckOptions& o) {
 }
 
 std::string claim_journal_line(const Claim& c, const std::string& fingerprint, const ClaimResult& r) {
+  // The result names the claim it is of (judge_claim_entry compares it with its entry's).
+  ClaimResult bound = r;
+  bound.fingerprint = fingerprint;
   json line = {{"file", c.loc.file},
                {"title", c.title},
                {"fingerprint", fingerprint},
                {"claim_sha256", sha256_hex(c.source)},
                {"build", netpoly_build()},
-               {"result", claim_json(r)}};
+               {"result", claim_json(bound)}};
   if (!is_utf8(c.loc.file)) line["file_hex"] = hex(c.loc.file);  // "file" is then only for reading
   return line.dump(-1, ' ', false, json::error_handler_t::replace);
 }

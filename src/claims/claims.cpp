@@ -231,10 +231,19 @@ class Runner {
     return acc;
   }
 
-  // The wall clock's safety net is over the whole claim (work_limits.hpp):
-  // no further value once it is passed, and no verdict (MachineLimit: ERROR).
+  // --budget is over the whole claim, in nominal seconds (work_limits.hpp):
+  // no further value once it is spent (LimitError: INCONCLUSIVE, the same on
+  // every machine). The wall clock's safety net is over the whole claim too:
+  // once it is passed, no verdict (MachineLimit: ERROR).
   void over_claim_budget(const Clause& cl, std::size_t k, std::size_t n) {
-    if (k == 0 || ev_.claim_left() >= 0) return;
+    if (k == 0) return;
+    if (ev_.claim_left() < 0) {
+      stopped_ = true;
+      throw LimitError(cl.loc.str() + ": " + cl.text + ": the claim stopped at " + budget_text(ev_.defaults()) +
+                       " (nominal seconds, over the whole claim) after " + std::to_string(k) + " of " +
+                       std::to_string(n) + " values; the rest were not tried; raise --budget");
+    }
+    if (ev_.claim_wall_left() >= 0) return;
     stopped_ = true;
     throw MachineLimit(cl.loc.str() + ": " + cl.text + ": the wall clock's safety net (" +
                        methods::fmt_g(kSafetyFactor) + " x " + budget_text(ev_.defaults()) +

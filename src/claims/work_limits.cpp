@@ -58,40 +58,54 @@ void check_power_size(const Evaluator& ev, const Expr& e, const FmpqMpoly& p, ul
 }
 
 WorkClock::WorkClock(const Evaluator& ev, const Expr& e, double budget)
-    : e_(e),
+    : ev_(ev),
+      e_(e),
       o_(ev.defaults()),
-      budget_(std::min(kSafetyFactor * (budget < 0 ? o_.budget : budget), std::max(0.0, ev.claim_left()))),
+      budget_(std::min(budget < 0 ? o_.budget : budget, std::max(0.0, ev.claim_left()))),
+      wall_budget_(std::min(kSafetyFactor * (budget < 0 ? o_.budget : budget), std::max(0.0, ev.claim_wall_left()))),
       t0_(std::chrono::steady_clock::now()) {
   if (budget >= 0) o_.budget = budget;
 }
 
+WorkClock::~WorkClock() { ev_.charge_claim(nominal()); }
+
 AnalysisContext WorkClock::context() const {
   AnalysisContext c = AnalysisContext::process();
   c.nominal = true;  // decisions on nominal costs only: the same verdict on every machine
-  c.budget_left = [] { return std::numeric_limits<double>::infinity(); };
   const WorkClock* self = this;
+  c.budget_left = [self] { return self->nominal_left(); };
+  c.charge = [self](double s) { self->charged_ += s; };
   c.cancelled = [self] {
-    self->check();  // the safety net: MachineLimit, never a bracket cut short by the clock
-    return false;
+    self->check_wall();  // the safety net: MachineLimit, never a bracket cut short by the wall clock
+    return self->nominal_left() < 0;
   };
   return c;
 }
 
 std::string WorkClock::stopped_text() const {
-  return "stopped at " + budget_text(o_) + " (after " + fmt_g(seconds()) + " s)";
+  // The claim's --budget is over the whole claim: a late call gets what is left of it.
+  const std::string left = budget_ + 0.5 < o_.budget ? ", " + fmt_g(budget_) + " s of the claim's left at the call" : "";
+  return "stopped at " + budget_text(o_) + " (after " + fmt_g(nominal()) + " nominal s" + left + ")";
 }
 
 double WorkClock::seconds() const {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
 }
 
-void WorkClock::check() const {
+void WorkClock::check_wall() const {
   const double s = seconds();
-  if (s > budget_)
+  if (s > wall_budget_)
     throw MachineLimit(call_place(e_) + ": the wall clock's safety net (" + fmt_g(kSafetyFactor) + " x " +
                        budget_text(o_) + ", over the claim) was reached after " + fmt_g(s) +
-                       " s, before the work's own limits: the machine was too slow or too loaded for this "
-                       "claim, so no verdict (raise --budget, or run it where it has the cores)");
+                       " s, before the work's nominal limits: the machine was too slow or too loaded for this "
+                       "claim, or its work is dearer than the nominal cost model says, so no verdict (raise "
+                       "--budget, or run it where it has the cores)");
+}
+
+void WorkClock::check() const {
+  ++steps_;
+  if (nominal() > budget_) limit_reached(e_, stopped_text(), "raise --budget");
+  check_wall();
 }
 
 void note_stopped_call(Evaluator& ev, const Expr& call, const WorkClock& clock, const std::string& why) {

@@ -35,43 +35,64 @@ void check_work_memory(const Expr& e, double bytes, const std::string& what);
 void check_power_size(const Evaluator& ev, const Expr& e, const FmpqMpoly& p, ulong k);
 
 // How many times --budget a claim (and a call in it) may run on the wall
-// clock before the safety net stops it. A claim's decisions are taken on
-// nominal costs (AnalysisContext::nominal, analysis/nominal.hpp), so that its
-// verdict is the same on a busy machine as on a quiet one; the wall clock
-// decides nothing, and only stops a claim whose work the machine could not
-// finish in kSafetyFactor x --budget seconds, with MachineLimit: an ERROR
-// (exit 3) that speaks of the machine, never an INCONCLUSIVE.
+// clock before the safety net stops it. A claim decides on nominal costs
+// (AnalysisContext::nominal, analysis/nominal.hpp), so that its verdict is
+// the same on a busy machine as on a quiet one and on every machine; the
+// wall clock decides nothing, and only stops a claim whose work the machine
+// did not finish in kSafetyFactor x --budget seconds, with MachineLimit: an
+// ERROR (exit 3) that speaks of the machine, never an INCONCLUSIVE.
 inline constexpr double kSafetyFactor = 10;
+// The nominal cost of one step of a claim function's long loop (a term of
+// random_poly, a product of matmul or det, a preset of a combination): what
+// --budget counts there, so that those loops stop at the same step on every
+// machine.
+inline constexpr double kNominalStepSeconds = 1e-6;
 
-// A call's wall-clock safety net: tick() in its loops (cheap: the clock is
-// read every 1024 ticks); seconds() so far. The net is kSafetyFactor x the
-// call's budget (its own `budget = ...`, else the run's), held to what is
-// left of the claim's net when the call starts; passing it throws
-// MachineLimit. The call's own work limits (terms, memory, the nominal
-// seconds of its analyses) are what decide.
+// A call's work against --budget, in nominal seconds: its analyses' nominal
+// costs (charged through context()) and its loops' steps (tick(), check()),
+// held to the call's budget (its own `budget = ...`, else the run's) and to
+// what is left of the claim's when the call starts; spending it is a
+// LimitError naming the call (INCONCLUSIVE, or a bracket where the call has
+// one). The wall clock is only the safety net (kSafetyFactor x the same),
+// read every 1024 ticks: passing it throws MachineLimit. What the call spent
+// is charged to the claim when it ends.
 class WorkClock {
  public:
   WorkClock(const Evaluator& ev, const Expr& e, double budget = -1);
+  ~WorkClock();
+  WorkClock(const WorkClock&) = delete;
+  WorkClock& operator=(const WorkClock&) = delete;
   void tick() {
-    if (++ticks_ % 1024 == 0) check();
+    ++steps_;
+    if (steps_ % 1024 == 0) check();
   }
+  // A step, then both limits: nominal (LimitError) and the wall's safety net (MachineLimit).
   void check() const;
+  // Wall seconds so far.
   double seconds() const;
-  // Wall seconds left before this call's safety net.
-  double left() const { return budget_ - seconds(); }
+  // Nominal seconds so far: the analyses' charges and the loops' steps.
+  double nominal() const { return charged_ + static_cast<double>(steps_) * kNominalStepSeconds; }
+  // Nominal seconds left of this call's budget.
+  double nominal_left() const { return budget_ - nominal(); }
+  // Wall seconds left before this call's safety net (a deadline for one long FLINT-free loop).
+  double left() const { return wall_budget_ - seconds(); }
   // The process's limits for an analysis of this call: nominal costs decide
-  // (no wall time left is ever reported to it), and passing the safety net
-  // stops it with MachineLimit.
+  // (budget_left() is nominal_left(); each method's cost is charged here);
+  // cancelled() is true once the nominal budget is spent (the analysis keeps
+  // its bracket so far), and the safety net throws MachineLimit.
   AnalysisContext context() const;
-  // "stopped at --budget 5 s (after 5.1 s)".
+  // "stopped at --budget 5 s (after 5.02 nominal s)".
   std::string stopped_text() const;
 
  private:
+  void check_wall() const;
+  const Evaluator& ev_;
   const Expr& e_;
   SepOptions o_;
-  double budget_;
+  double budget_, wall_budget_;
   std::chrono::steady_clock::time_point t0_;
-  unsigned long ticks_ = 0;
+  mutable unsigned long steps_ = 0;
+  mutable double charged_ = 0;
 };
 
 // A note for the claim: `call` stopped at its budget (clock) before `why`

@@ -325,6 +325,7 @@ MethodRun report(const std::vector<Block>& comps, const Outcome& o, const Blackb
   r.method = Method::blackbox;
   r.kind = RunKind::lower;
   r.value = rank;
+  r.nominal_seconds = o.rounds.spent;  // (nominal under AnalysisContext::nominal: the rounds' fixed-rate costs)
   const std::string what = split ? "sum of per-block ranks" : "rank";
   r.details = {{"points", o.rounds.k}, {"saturated", saturated}, {"arithmetic", o.ring}};
   r.size_key = "blackbox_points";

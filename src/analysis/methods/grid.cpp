@@ -171,6 +171,7 @@ MethodRun run_grid(MethodContext& ctx) {
   r.details = {{"grid", {nr, nc}}, {"templates", G.kind}, {"rank_mod_p", rp}, {"prime", p}};
   r.size_key = "grid";
   r.size = r.details["grid"];
+  r.nominal_seconds = est_p;
   if (rp == full) {
     // rank_Q >= rank_p = the smaller dimension: both are full.
     r.how = "certified lower bound (grid rank over Q = rank mod p, full; LV Claim 1)";
@@ -207,6 +208,7 @@ MethodRun run_grid(MethodContext& ctx) {
     FmpzMat Z = gauss ? realified_grid(eval_grid(RG, m, e, G, deadline(left)), nr, nc)
                       : integral_grid(eval_grid(RationalRing{}, m, e, G, deadline(left)), nr, nc);
     nominal_spent += est_q;
+    r.nominal_seconds = nominal_spent;
     const slong zr = Z.rows(), zc = Z.cols();
     // The exact rank of entries of many digits (a degree-3^L network at rational
     // templates) can cost more than the evaluation: estimated from the size

@@ -225,8 +225,8 @@ void check_wide_sparse_size(const Evaluator& ev, const Expr& e, const Model& m) 
   const std::string what = "wide_sparse's Kronecker factors (" + methods::fmt_g(entries) + " rational entries)";
   check_work_memory(e, entries * 48, what);
   const WorkClock clock(ev, e);
-  const double secs = entries * 5e-7;
-  if (secs > clock.left())
+  const double secs = entries * 5e-7;  // nominal: an estimate against the call's nominal budget
+  if (secs > clock.nominal_left())
     limit_reached(e, "beyond " + budget_text(ev.defaults()) + ", " + what + " (estimated at " + methods::fmt_g(secs) + " s)",
                   "raise --budget");
 }
