@@ -442,6 +442,8 @@ PYBIND11_MODULE(_netpoly, mod) {
       internal(e.what());
     } catch (const Error& e) {
       base(python_spelling(e.what()).c_str());
+    } catch (const nlohmann::json::exception& e) {  // JSON that got past the Python side: an input, never a bug
+      input((std::string("not netpoly's JSON: ") + e.what()).c_str());
     }
   });
 

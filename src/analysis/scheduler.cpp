@@ -258,17 +258,42 @@ struct Expansion {
   }
 };
 
+// An explicit --budget is a promise of seconds (table --budget 5 ran on
+// past 60 s at load 12: an expansion estimated within it, at 5 x its
+// estimate or 120 s by default): the expansion stops between two products
+// once the method's budget has passed, whatever the load. Not in a claim's
+// analyses (nominal costs: the estimate decided).
+class BudgetWatch final : public ProductWatch {
+ public:
+  BudgetWatch(std::shared_ptr<const ProductWatch> inner, double budget, std::string what, std::string text)
+      : inner_(std::move(inner)), budget_(budget), what_(std::move(what)), text_(std::move(text)),
+        t0_(std::chrono::steady_clock::now()) {}
+  void after_product(slong terms) const override {
+    if (inner_) inner_->after_product(terms);
+    if (const double s = seconds_since(t0_); s > budget_)
+      throw LimitError("the expansion of " + what_ + " stopped at " + text_ + " (after " + fmt_g(s) + " s)");
+  }
+
+ private:
+  std::shared_ptr<const ProductWatch> inner_;
+  double budget_;
+  std::string what_, text_;
+  std::chrono::steady_clock::time_point t0_;
+};
+
 // The expansion of entry e, watched (progress, cancellation, the memory
 // limit). By default a stop near the memory limit is not an error: the
 // polynomials are dropped, `skip` says why, and the plan goes on without.
 Expansion expand_watched(const PolyRing& R, const Model& m, const Entry& e, const ExpansionEstimate& est,
-                         const AnalysisContext& run, bool by_default, std::string& skip) {
+                         const AnalysisContext& run, const SepOptions& o, bool by_default, std::string& skip) {
   const double factor = m.gaussian() ? 2 : 1;  // a real and an imaginary part
   if (!by_default) run.check_memory(factor * expansion_memory_estimate(m), "the expansion");
   PolyRing W = R;
   const double secs = factor * expansion_seconds_estimate(est.terms);
   // (Nominal costs, a claim's analyses: no stop on the clock; the estimate decided.)
   W.watch = expansion_watch(run, e.name(), secs, by_default && !run.nominal ? default_expansion_stop(secs) : 0);
+  if (!run.nominal && !o.budget_is_default && std::isfinite(o.budget))
+    W.watch = std::make_shared<BudgetWatch>(W.watch, o.budget, e.name(), budget_text(o));
   Expansion x;
   try {
     if (m.gaussian()) {
@@ -430,7 +455,7 @@ std::vector<SepResult> analyse_network(const Model& m_in, const std::vector<Entr
           run_probe(pairs[k]->res, *ctxs[k], [&] { report_partial(*pairs[k]); });
       if (expand_skip.empty()) {
         auto t0 = std::chrono::steady_clock::now();
-        y = expand_watched(R, m, e, est, run, by_default, expand_skip);
+        y = expand_watched(R, m, e, est, run, o, by_default, expand_skip);
         expand_seconds = seconds_since(t0);
         if (run.nominal) run.charge((m.gaussian() ? 2 : 1) * secs);
       }

@@ -15,18 +15,21 @@ using namespace tables_detail;
 
 namespace {
 
-// The items of a comma list, trimmed, without empty items and repeats, in order;
-// `check` is called on each new one (and throws for an unknown name).
+// The items of flag's comma list, trimmed, in order; `check` is called on
+// each (and throws for an unknown name, or for an empty one, called with "");
+// a repeated item is refused.
 template <class Check>
-std::vector<std::string> list_items(const std::string& list, Check check) {
+std::vector<std::string> list_items(const char* flag, const std::string& list, Check check) {
   std::vector<std::string> items;
   std::stringstream ss(list);
   for (std::string item; std::getline(ss, item, ',');) {
     item.erase(0, item.find_first_not_of(" \t"));
     item.erase(item.find_last_not_of(" \t") + 1);
-    // An empty name ("L,,d", a trailing comma) is refused, never read as "all".
+    // An empty name ("L,,d", a trailing comma) is refused, never read as
+    // "all"; a name given twice is refused, never dropped.
     if (item.empty()) check(item);
-    if (std::find(items.begin(), items.end(), item) != items.end()) continue;
+    if (std::find(items.begin(), items.end(), item) != items.end())
+      throw InputError(std::string(flag) + " \"" + printable(list) + "\": \"" + printable(item) + "\" is given twice");
     check(item);
     items.push_back(item);
   }
@@ -39,7 +42,7 @@ std::vector<std::string> list_items(const std::string& list, Check check) {
 
 std::vector<std::string> parse_bound_ids(const std::string& list) {
   const auto known = bound_ids();
-  const auto ids = list_items(list, [&](const std::string& id) {
+  const auto ids = list_items("--bounds", list, [&](const std::string& id) {
     if (id.empty())
       throw InputError("--bounds \"" + printable(list) + "\": an empty bound id (ids are separated by commas; none may be empty)");
     if (std::find(known.begin(), known.end(), id) == known.end()) {
@@ -307,7 +310,7 @@ std::vector<std::string> parse_table_columns(const std::string& list, const std:
   const Arch arch = shapes.empty() ? Arch::attention : shapes[0].arch;
   std::vector<std::string> known = config_columns(arch, k_column(arch, shapes));
   known.insert(known.end(), kRowColumns.begin(), kRowColumns.end());
-  const auto cols = list_items(list, [&](const std::string& c) {
+  const auto cols = list_items("--columns", list, [&](const std::string& c) {
     if (c.empty())
       throw InputError("--columns \"" + printable(list) +
                        "\": an empty column name (names are separated by commas; none may be empty)");

@@ -2,7 +2,7 @@
 # No silent reinterpretation (issue 49 §7): an output extension that names no
 # format is refused (table -o t.docx wrote Markdown into t.docx, exit 0); an
 # empty column or bound name is refused ("L,,d", a trailing comma: it was
-# dropped, and "" meant every column); a method asked for by name is run or
+# dropped, and "" meant every column), and so is one given twice; a method asked for by name is run or
 # refused with exit 3 and the flag that lets it run (--methods exact skipped
 # the expansion with exit 0, blaming "the default refinement budget of 600 s"
 # that --help does not name); the merge names --methods when it lacks
@@ -25,6 +25,8 @@ run "${sweep[@]}" -o t.md --columns "L,,d"
 [ $rc -eq 2 ] && [[ $out == *'--columns "L,,d": an empty column name'* ]] || fail "empty column: exit $rc: $out"
 run "${sweep[@]}" -o t2.md --columns "L,d,"
 [ $rc -eq 2 ] && [[ $out == *"an empty column name"* ]] || fail "trailing comma: exit $rc: $out"
+run "${sweep[@]}" -o t4.md --columns "L,d,L"
+[ $rc -eq 2 ] && [[ $out == *'--columns "L,d,L": "L" is given twice'* ]] || fail "repeated column: exit $rc: $out"
 run "${sweep[@]}" -o t3.md --bounds "LV Thm 3,"
 [ $rc -eq 2 ] && [[ $out == *"an empty bound id"* ]] || fail "empty bound id: exit $rc: $out"
 "$np" make attention --layers 3 --width 4 --heads 2 --tokens 4 --seed 1 -o big.json || exit 1
