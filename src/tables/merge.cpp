@@ -201,8 +201,10 @@ Merged merge_tables(const std::vector<std::string>& files) {
   for (const auto& c : sweep_configs(out.spec)) index[c.key()] = c.index;
   for (auto& [r, f] : rows) {
     const std::string key = r.config.key();
+    const auto& row_sweep = r.sweep;  // (a structured binding is not captured by clang 14's lambdas)
     const std::size_t si = static_cast<std::size_t>(
-        std::find_if(sweeps.begin(), sweeps.end(), [&](const auto& s) { return s.first == r.sweep; }) - sweeps.begin());
+        std::find_if(sweeps.begin(), sweeps.end(), [&](const auto& s) { return s.first == row_sweep; }) -
+        sweeps.begin());
     auto at = index.find(key);
     if (!keys[si].count(key) || at == index.end()) {
       const auto configs = sweep_configs(specs[si]);

@@ -226,8 +226,10 @@ MethodRun run_plan(MethodContext& ctx) {
   const std::size_t s = passes_of(bl.L), mp = ctx.o.max_points, count = std::max<std::size_t>(1, ctx.o.share_count);
   const auto eval = make_batch_eval(ctx.weights_for(q), ctx.e, ctx.P, q);
   SplitMix64 g(seed ^ kShardSalt);
-  const auto [ev, rk] = measure_rates(*eval, side_vars(ctx.P, true).size(), side_vars(ctx.P, false).size(), q, g,
-                                      ctx.run.threads);
+  // (Plain doubles, not a structured binding: the shares' lambda below reads them.)
+  const auto rates = measure_rates(*eval, side_vars(ctx.P, true).size(), side_vars(ctx.P, false).size(), q, g,
+                                   ctx.run.threads);
+  const double ev = rates.first, rk = rates.second;
   // Each component as the analysis sees it (alone: s passes per pair).
   json blocks = json::array();
   double caps = 0, ranks = 0, top = 0;
