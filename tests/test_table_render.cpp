@@ -37,7 +37,10 @@ std::size_t count(const std::string& s, const std::string& what) {
 }  // namespace
 
 TEST_CASE("--bounds: registry ids in the order given; unknown ids list the valid ones", "[table]") {
-  CHECK(parse_bound_ids(" LV Thm 4, LV Thm 3,LV Thm 4") == std::vector<std::string>{"LV Thm 4", "LV Thm 3"});
+  CHECK(parse_bound_ids(" LV Thm 4, LV Thm 3") == std::vector<std::string>{"LV Thm 4", "LV Thm 3"});
+  // A repeated id is refused, never dropped (issue 49 §7), and so is an empty one.
+  CHECK_THROWS_WITH(parse_bound_ids(" LV Thm 4, LV Thm 3,LV Thm 4"), Catch::Contains("\"LV Thm 4\" is given twice"));
+  CHECK_THROWS_WITH(parse_bound_ids("LV Thm 4,,LV Thm 3"), Catch::Contains("an empty bound id"));
   try {
     parse_bound_ids("LV Thm 3,LV Thm 99");
     FAIL("accepted an unknown id");
