@@ -1,17 +1,38 @@
 """Heads split and merged with view()/reshape() and moved with transpose()/permute(): a value of shape
 (..., N, D) viewed as (..., N, H, dh), its heads axis brought before the tokens, each head computed,
 and the heads laid back side by side, (..., N, H * dh). Each head is a slice of the channels (a
-linear map), and merging is a sum of maps into the heads' slots: the heads of one attention layer."""
+linear map), and merging is a sum of maps into the heads' slots: the heads of one attention layer.
+_PerHead, a mixin of _Tracer, computes each head: an operation on values split into heads, head by head."""
 
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
-from ._algebra import _Tracer
-from ._values import _Att, _Heads, _Tok, _zeros
+from ._values import _Att, _Const, _Heads, _Tok, _zeros
+
+if TYPE_CHECKING:  # _algebra's _Tracer inherits _PerHead from here
+    from ._algebra import _Tracer
 
 _SPLIT = ("A", "H", "B")  # (..., N, H, dh), as view() leaves it
 _FIRST = ("H", "A", "B")  # (..., H, N, dh)
+
+
+class _PerHead:
+    """The heads of _Tracer (a mixin: it reads the tracer's refuse and scalar)."""
+
+    def per_head(self, f, *vals, layout: tuple | None = None):
+        """f applied head by head to values split into heads (and to the others as they are): all of one
+        layout (`layout` when given) and head count."""
+        heads = [v for v in vals if isinstance(v, _Heads)]
+        order, n = heads[0].order, len(heads[0].items)
+        if any(h.order != order or len(h.items) != n for h in heads) or layout is not None and order != layout:
+            self.refuse("values split into heads in different layouts (or head counts); bring the heads "
+                        "axis before the tokens first (q.view(B, N, H, dh).transpose(1, 2))")
+        if any(isinstance(v, _Const) and self.scalar(v) is None for v in vals):
+            self.refuse("a constant array combined with values split into heads (a mask?) is not traced")
+        items = [f(*[v.items[i] if isinstance(v, _Heads) else v for v in vals]) for i in range(n)]
+        return _Heads(items, order)
 
 
 def _slot(h: int, dh: int, D: int):

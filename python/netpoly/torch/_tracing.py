@@ -16,7 +16,8 @@ from torch import nn
 import netpoly
 
 from . import _verify
-from ._algebra import _Tracer, _hidden_tokens
+from ._algebra import _Tracer
+from ._linear import _hidden_tokens
 from ._calls import _call, _call_method, _call_module, _is
 from ._exact import _Exact
 from ._guards import (UserError, follow_inplace, guarded, inplace_proxies, is_leaf, refuse_hooks,
