@@ -1,5 +1,5 @@
 // The black-box's batched evaluator (methods/blackbox_rounds.hpp: BatchEval;
-// the compiled forward pass of blackbox_tape.hpp with each instruction set
+// the compiled forward pass of blackbox/tape.hpp with each instruction set
 // this CPU has, and the portable BatchModpRing) against an independent path:
 // one point at a time over ModpRing (scalar nmod arithmetic, no batches, no
 // lazy sums). Same prime, same points: the same
@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "analysis/methods/blackbox_rounds.hpp"
-#include "analysis/methods/blackbox_tape.hpp"
+#include "analysis/blackbox/rounds.hpp"
+#include "analysis/blackbox/tape.hpp"
 #include "analysis/methods/method.hpp"
 #include "model/forward.hpp"
 #include "netpoly/model.hpp"
@@ -21,6 +21,7 @@
 #include "netpoly/rings.hpp"
 #include "random_models.hpp"
 #include "runtime/random.hpp"
+#include "domains/batch_rings.hpp"
 
 using namespace netpoly;
 
@@ -46,7 +47,7 @@ std::vector<ulong> scalar_row(const Model& m, const Entry& e, const Partition& P
 // The batched row against the scalar one at `n` random points (more than a
 // chunk of the batched evaluator, so its chunk boundary is crossed), from
 // column j0 on.
-// The kernels this CPU can run (blackbox_tape.hpp: simd_choice), and the
+// The kernels this CPU can run (blackbox/tape.hpp: simd_choice), and the
 // ring each makes the evaluator report.
 std::vector<std::pair<std::string, std::string>> simd_kinds() {
   std::vector<std::pair<std::string, std::string>> k{{"portable", "nmod"}};
@@ -250,7 +251,7 @@ TEST_CASE("the compiled forward pass keeps only what the entry needs and runs ea
 
 TEST_CASE("the compiled forward pass equals the point-by-point residues without its side-B split", "[batch_eval]") {
   // The split is dropped when side B's values would not fit beside the
-  // columns (blackbox_tape.cpp: kMaxPrepared); that variant is run here
+  // columns (blackbox/tape.cpp: kMaxPrepared); that variant is run here
   // directly, on random real models (Gaussian ones map their weights first).
   if (!BatchF64Ring::supported()) return;
   std::size_t tried = 0;

@@ -11,7 +11,7 @@
 
 #include <unistd.h>
 
-#include "analysis/methods/blackbox_shard.hpp"
+#include "analysis/blackbox/shards.hpp"
 #include "commands/commands.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/model.hpp"
@@ -261,7 +261,7 @@ TEST_CASE("a shard that stopped at a limit keeps its finished blocks, and the me
   CHECK_THROWS_AS(run_share(model, 1, 2, d.file("x.json"), {{"prime", "1000003"}}), InputError);
 }
 
-// The shares' rule (blackbox_shard.hpp: the largest unit first, each to the
+// The shares' rule (blackbox/shards.hpp: the largest unit first, each to the
 // share with the least work so far, ties to the lower index), written here
 // as the plain scan it states, against share_owners, which keeps a heap of
 // the shares in use so that n shares cost O(units log units), not O(n units)

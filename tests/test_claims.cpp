@@ -17,7 +17,7 @@
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
 #include "netpoly/presets.hpp"
-#include "analysis/rank.hpp"
+#include "analysis/rank/rank.hpp"
 
 using namespace netpoly;
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/blackbox_prime.hpp"
+#include "analysis/blackbox/prime.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
 #include "model/gauss.hpp"
@@ -405,7 +405,7 @@ TEST_CASE("separation rank over C: by hand, and against an independent rank over
   CHECK(differs_from_real > 0);
 }
 
-// The black-box's failure bound for Gaussian weights (blackbox_prime.hpp): the
+// The black-box's failure bound for Gaussian weights (blackbox/prime.hpp): the
 // primes = 1 mod 4 in [2^49, 2^50) are about half of all (Dirichlet); the
 // bound from BMOR's explicit estimate is below that half and within 1% of it
 // (x/(160 log x) is 0.02% of x/2 at x = 2^50, and log p < log 2^50 loses

@@ -1,4 +1,4 @@
-// The gram bound (src/analysis/gram.hpp, docs/math.md §4.2): its counts
+// The gram bound (src/analysis/engines/gram.hpp, docs/math.md §4.2): its counts
 // against the dimensions of explicit spans (an evaluator written here), its
 // soundness on random small models of every layer kind (rational and
 // Gaussian weights, residuals, permutations, branches: the bound is never
@@ -10,7 +10,7 @@
 
 #include <set>
 
-#include "../src/analysis/gram.hpp"
+#include "analysis/engines/gram.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
 #include "netpoly/model.hpp"

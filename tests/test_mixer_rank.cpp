@@ -1,4 +1,4 @@
-// The mixer bound (src/analysis/mixer_rank.hpp, docs/math.md §4.3): its ring
+// The mixer bound (src/analysis/engines/mixer_rank.hpp, docs/math.md §4.3): its ring
 // on polynomials worked by hand, its soundness on random and structured
 // mixers (zeros, rank-one and repeated weights, residuals, biases, expansion
 // factors, permutations; every token partition and some variable
@@ -8,7 +8,7 @@
 
 #include <tuple>
 
-#include "../src/analysis/mixer_rank.hpp"
+#include "analysis/engines/mixer_rank.hpp"
 #include "netpoly/expand.hpp"
 #include "netpoly/model.hpp"
 #include "netpoly/partition.hpp"

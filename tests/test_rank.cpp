@@ -11,12 +11,13 @@
 #include <tuple>
 #include <vector>
 
-#include "analysis/coeff_matrix.hpp"
-#include "analysis/fflas.hpp"
+#include "analysis/rank/coeff_matrix.hpp"
+#include "analysis/rank/fflas.hpp"
 #include "netpoly/presets.hpp"
-#include "analysis/rank.hpp"
+#include "analysis/rank/rank.hpp"
 #include "netpoly/rings.hpp"
 #include "runtime/random.hpp"
+#include "domains/batch_rings.hpp"
 
 using namespace netpoly;
 

@@ -12,15 +12,17 @@
 #include <string>
 #include <vector>
 
-#include "analysis/coeff_matrix.hpp"
+#include "analysis/rank/coeff_matrix.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
 #include "netpoly/model.hpp"
 #include "netpoly/partition.hpp"
 #include "netpoly/presets.hpp"
-#include "analysis/rank.hpp"
+#include "analysis/rank/rank.hpp"
 #include "netpoly/seprank.hpp"
+#include "analysis/methods/registry.hpp"
 #include "runtime/random.hpp"
+#include "expansion/packing.hpp"
 
 using namespace netpoly;
 

@@ -13,7 +13,7 @@
 #include "netpoly/partition.hpp"
 #include "netpoly/presets.hpp"
 #include "netpoly/seprank.hpp"
-#include "analysis/support.hpp"
+#include "analysis/engines/support.hpp"
 #include "runtime/random.hpp"
 
 using namespace netpoly;

@@ -1,8 +1,8 @@
 // Bracketing sep(y; A, B) for network outputs (docs/math.md §2). Each
 // method (methods.hpp; one file each in src/analysis/methods/) gives one end
 // of [lower, upper], or both, and says how; `netpoly seprank --help` and the
-// claim language list them from the registry (the README's method table is
-// checked against it). The scheduler here runs the
+// claim language list them from the registry (the method table of
+// docs/guide/seprank.md is checked against it, tests/test_seprank.cpp). The scheduler here runs the
 // default plan or the methods asked for, and combines their ends.
 #pragma once
 #include <functional>

@@ -14,7 +14,7 @@ Debian 12) whose ``netpoly/`` holds the Python package, the extension, the
 executable and the library side by side; the console script ``netpoly``
 (netpoly/__main__.py) execs the executable. Nothing in the wheel refers to
 the build tree: the executable and the extension load the library from
-their own directory (src/analysis/fflas.cpp).
+their own directory (src/analysis/rank/fflas.cpp).
 
 Settings, as ``pip ... -C NAME=VALUE`` (``--config-settings``) or from the
 environment:

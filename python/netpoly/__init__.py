@@ -30,13 +30,14 @@ from ._options import options
 from ._poly import GaussianRational, Poly
 from ._results import Bound, Report, Result, Results, Rows
 from ._seprank import seprank
+from ._shards import merge
 from ._table import table
 
 __version__ = _netpoly.__version__
 flint_version = _netpoly.flint_version
 
 __all__ = [
-    "make", "load", "from_json", "from_numpy", "from_torch", "seprank", "bounds", "table", "check", "options",
+    "make", "load", "from_json", "from_numpy", "from_torch", "seprank", "merge", "bounds", "table", "check", "options",
     "Network", "Layer", "Poly", "GaussianRational", "Result", "Results", "Bound", "Report", "Rows",
     "Error", "InputError", "LimitError", "CheckFailed", "InternalError", "__version__",
 ]

@@ -7,6 +7,7 @@
 
 #include "model/forward.hpp"
 #include "netpoly/rings.hpp"
+#include "domains/structure_rings.hpp"
 
 namespace netpoly {
 

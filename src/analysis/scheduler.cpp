@@ -10,18 +10,19 @@
 #include <memory>
 #include <random>
 
-#include "gauss_sep.hpp"
+#include "analysis/engines/gauss_sep.hpp"
 #include "methods/method.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
 #include "analysis/generic.hpp"
 #include "runtime/limits.hpp"
 #include "netpoly/options.hpp"
+#include "runtime/number_text.hpp"
+#include "expansion/packing.hpp"
 
 namespace netpoly {
 
 using json = nlohmann::json;
-using methods::fmt_g;
 using methods::seconds_since;
 using methods::skipped;
 
@@ -60,10 +61,8 @@ std::optional<MethodRun> certify_before_expansion(const methods::MethodContext& 
   if (!upper || !ctx.model || ctx.o.prime || !ctx.o.small_prime_first) return std::nullopt;
   SepOptions o = ctx.o;
   o.budget = std::min(o.budget, kCertifyFirstSeconds);
-  methods::MethodContext c{.model = ctx.model, .e = ctx.e, .P = ctx.P, .o = o, .run = ctx.run, .res = ctx.res,
-                           .by_default = ctx.by_default, .degree = ctx.degree, .matrix = ctx.matrix,
-                           .bidegrees = ctx.bidegrees, .blackbox = ctx.blackbox, .generic = ctx.generic,
-                           .realified = ctx.realified, .small_prime_only = true};
+  methods::MethodContext c = ctx.with_options(o);
+  c.small_prime_only = true;
   const auto t0 = std::chrono::steady_clock::now();
   MethodRun r = method_info(Method::blackbox).run(c);
   r.seconds = seconds_since(t0);
@@ -237,9 +236,8 @@ void run_probe(SepResult& res, const methods::MethodContext& pc, const std::func
   SepOptions probe = pc.o;
   probe.max_points = std::min<std::size_t>(pc.o.max_points, 256);
   probe.budget = std::min(pc.o.budget, 15.0);
-  methods::MethodContext c{.model = pc.model, .e = pc.e, .P = pc.P, .o = probe, .run = pc.run, .res = pc.res,
-                           .by_default = true, .degree = pc.degree, .matrix = pc.matrix,
-                           .bidegrees = pc.bidegrees, .blackbox = pc.blackbox};
+  methods::MethodContext c = pc.with_options(probe);
+  c.by_default = true;
   run_methods(res, c, {Method::blackbox}, true, {}, "", after_each);
   auto& r = res.runs.back();
   if (r.method == Method::blackbox)
@@ -247,7 +245,7 @@ void run_probe(SepResult& res, const methods::MethodContext& pc, const std::func
 }
 
 // An entry's expansion as the methods read it: packed (real weights), or the
-// realified polynomial of a Gaussian model (gauss_sep.hpp).
+// realified polynomial of a Gaussian model (engines/gauss_sep.hpp).
 struct Expansion {
   std::optional<PackedExpansion> y;
   std::optional<FmpqMpoly> F;
@@ -364,6 +362,41 @@ void check_methods_for(const Model& m, const SepOptions& o) {
     throw InputError("--blocks needs --seed: every share must rank its blocks mod the same prime at the same points");
 }
 
+namespace {
+
+// A default run's black-box steps before an expansion, which may make it
+// unnecessary: certify first (where the small prime's ranks meet a structural
+// upper bound, the pair is exact), then, before a long expansion, a probe (a
+// certified lower end early). Sets `skip` when no pair is left open.
+void black_box_before_expansion(const std::vector<std::unique_ptr<Pair>>& pairs,
+                                const std::vector<std::unique_ptr<methods::MethodContext>>& ctxs, double terms,
+                                double secs, const std::vector<Method>& after, std::string& skip,
+                                const std::function<void(const Pair&)>& report_partial) {
+  if (terms > kCertifyFirstTerms)
+    for (std::size_t k = 0; k < pairs.size(); ++k)
+      if (!closed(pairs[k]->res))
+        if (auto r = certify_before_expansion(*ctxs[k])) {
+          pairs[k]->res.runs.push_back(std::move(*r));
+          report_partial(*pairs[k]);
+        }
+  if (std::none_of(pairs.begin(), pairs.end(), [](const auto& q) { return !closed(q->res); }))
+    skip = "not needed: every pair closed before the expansion";
+  if (skip.empty() && secs > kProbeBeforeExpansion && std::find(after.begin(), after.end(), Method::blackbox) != after.end())
+    for (std::size_t k = 0; k < pairs.size(); ++k) run_probe(pairs[k]->res, *ctxs[k], [&] { report_partial(*pairs[k]); });
+}
+
+// A probe superseded by the black-box's own run is dropped.
+void drop_superseded_probe(std::vector<MethodRun>& runs) {
+  const auto probe = std::find_if(runs.begin(), runs.end(), [](const MethodRun& r) {
+    return r.method == Method::blackbox && r.note.rfind(kProbeNote, 0) == 0;
+  });
+  if (probe != runs.end() &&
+      std::count_if(runs.begin(), runs.end(), [](const MethodRun& r) { return r.method == Method::blackbox && r.value; }) > 1)
+    runs.erase(probe);
+}
+
+}  // namespace
+
 std::vector<SepResult> analyse_network(const Model& m_in, const std::vector<Entry>& outputs,
                                        const std::vector<Partition>& partitions, const SepOptions& o_in,
                                        const SepProgress& progress, const AnalysisContext& run) {
@@ -439,20 +472,8 @@ std::vector<SepResult> analyse_network(const Model& m_in, const std::vector<Entr
         throw LimitError("--methods " + std::string(method_name(list[first_expanding])) +
                          ": it needs the expansion, estimated at " + fmt_g(est.terms) + " terms, more than --max-terms " +
                          fmt_g(o.max_terms) + "; raise --max-terms to run it, or leave it out of --methods");
-      // Certify first: where the small prime's ranks meet a structural upper
-      // bound, the pair is exact and needs no expansion.
-      if (expand_skip.empty() && by_default && est.terms > kCertifyFirstTerms)
-        for (std::size_t k = 0; k < pairs.size(); ++k)
-          if (!closed(pairs[k]->res))
-            if (auto r = certify_before_expansion(*ctxs[k])) {
-              pairs[k]->res.runs.push_back(std::move(*r));
-              report_partial(*pairs[k]);
-            }
-      if (!open()) expand_skip = "not needed: every pair closed before the expansion";
-      if (expand_skip.empty() && by_default && secs > kProbeBeforeExpansion &&
-          std::find(after.begin(), after.end(), Method::blackbox) != after.end())
-        for (std::size_t k = 0; k < pairs.size(); ++k)
-          run_probe(pairs[k]->res, *ctxs[k], [&] { report_partial(*pairs[k]); });
+      if (expand_skip.empty() && by_default)
+        black_box_before_expansion(pairs, ctxs, est.terms, secs, after, expand_skip, report_partial);
       if (expand_skip.empty()) {
         auto t0 = std::chrono::steady_clock::now();
         y = expand_watched(R, m, e, est, run, o, by_default, expand_skip);
@@ -470,15 +491,7 @@ std::vector<SepResult> analyse_network(const Model& m_in, const std::vector<Entr
       std::function<SparseIntMatrix()> matrix;
       if (y) matrix = [&] { return y.matrix(q.res.partition); };
       run_methods(q.res, *ctxs[k], after, by_default, matrix, expand_skip, [&] { report_partial(q); });
-      // A probe superseded by the black-box's own run is dropped.
-      std::vector<MethodRun>& runs = q.res.runs;
-      const auto probe = std::find_if(runs.begin(), runs.end(), [](const MethodRun& r) {
-        return r.method == Method::blackbox && r.note.rfind(kProbeNote, 0) == 0;
-      });
-      if (probe != runs.end() && std::count_if(runs.begin(), runs.end(), [](const MethodRun& r) {
-            return r.method == Method::blackbox && r.value;
-          }) > 1)
-        runs.erase(probe);
+      drop_superseded_probe(q.res.runs);
       combine(q.res);
       if (progress) progress(q.res, true);
       results.push_back(std::move(q.res));

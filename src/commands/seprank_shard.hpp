@@ -6,18 +6,14 @@
 #include <vector>
 
 #include "commands/commands.hpp"
+#include "netpoly/shards.hpp"
 
 namespace netpoly::cli {
 
-// The plans of an analysis run with --plan: {"model", "plans": [{output, partition, generic, plan}]}.
-nlohmann::json plan_document(const Model& m, const std::vector<SepResult>& rs);
+// The text of a plan (plan_document, netpoly/shards.hpp).
 void print_plan(std::ostream& os, const nlohmann::json& doc);
-// The shard file of a result run with --blocks (null when it has no shard yet):
-// format, build, model (name, sha256 of its canonical JSON), the pair, and
-// the black-box's shard (prime, seed, layout, blocks, ...).
-nlohmann::json shard_document(const Model& m, const SepResult& r);
 // seprank --merge SHARD...: the bracket of the shards, or InputError naming
-// the file and the JSON path that does not fit.
+// the file and the JSON path that does not fit (merge_shards, netpoly/shards.hpp).
 void run_seprank_merge(const SeprankOptions& o);
 
 }  // namespace netpoly::cli

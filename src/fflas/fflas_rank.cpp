@@ -1,7 +1,7 @@
 // netpoly_fflas: the one translation unit that includes FFLAS-FFPACK
-// (src/analysis/fflas.hpp). Built with -mavx2 -mfma and hidden
+// (src/analysis/rank/fflas.hpp). Built with -mavx2 -mfma and hidden
 // visibility into its own shared library (CMakeLists.txt), which nothing
-// links: src/analysis/fflas.cpp loads it with dlopen only on a CPU with AVX2
+// links: src/analysis/rank/fflas.cpp loads it with dlopen only on a CPU with AVX2
 // and FMA, so none of its code (static initializers included) runs elsewhere.
 #include <fflas-ffpack/fflas-ffpack.h>
 #include <givaro/modular-balanced.h>
@@ -9,9 +9,9 @@
 #include <cstddef>
 #include <cstdint>
 
-// The one exported symbol, looked up with dlsym by src/analysis/fflas.cpp
-// after its CPU check; see src/analysis/fflas.hpp for the contract. OpenBLAS's
-// thread count is set by the caller (fflas.cpp: rank_modp), never here.
+// The one exported symbol, looked up with dlsym by src/analysis/rank/fflas.cpp
+// after its CPU check; see src/analysis/rank/fflas.hpp for the contract. OpenBLAS's
+// thread count is set by the caller (rank/fflas.cpp: rank_modp), never here.
 extern "C" __attribute__((visibility("default"))) std::size_t netpoly_fflas_rank_modp(
     const std::uint64_t* a, std::size_t rows, std::size_t cols, std::size_t stride, std::uint64_t p) {
   if (rows == 0 || cols == 0) return 0;

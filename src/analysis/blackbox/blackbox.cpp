@@ -1,6 +1,6 @@
 // blackbox: rank mod p of [y(a_i, b_j)] at random points, no expansion
 // (docs/math.md §2.4): a certified lower bound, equal to sep with probability
-// >= 1 - eps over the black-box seed (blackbox_prime.hpp). Where the bidegree
+// >= 1 - eps over the black-box seed (blackbox/prime.hpp). Where the bidegree
 // graph splits the coefficient matrix into blocks, each block is seen on its
 // own (fewer points per block). One doubling driver serves both.
 #include <atomic>
@@ -10,10 +10,11 @@
 #include <numeric>
 #include <memory>
 
-#include "blackbox_shard.hpp"
-#include "method.hpp"
+#include "analysis/blackbox/blackbox.hpp"
+#include "analysis/blackbox/shards.hpp"
+#include "analysis/methods/method.hpp"
 #include "netpoly/expand.hpp"
-#include "analysis/fflas.hpp"
+#include "analysis/rank/fflas.hpp"
 #include "model/forward.hpp"
 #include "netpoly/parallel.hpp"
 #include "runtime/random.hpp"
@@ -221,7 +222,7 @@ bool small_prime_phase(MethodContext& ctx, const Layout& L, std::vector<Block>& 
   Points pts;
   Goal goal{.target = static_cast<std::size_t>(target), .budget = ctx.o.budget};
   goal.on_round = tell_provisional(ctx, out, q, !L.as.empty());
-  out.rounds = double_points(*eval, blocks, *t, q, g, na, nb, std::min<std::size_t>(cap, 256), ctx.o, ctx.run, goal, pts);
+  out.rounds = double_points({*eval, *t, q, g, na, nb}, blocks, {std::min<std::size_t>(cap, 256), ctx.o, ctx.run, goal}, pts);
   const auto open = [](const std::vector<Block>& bs) {
     return std::any_of(bs.begin(), bs.end(), [](const Block& c) { return !c.done && !c.exact; });
   };
@@ -247,9 +248,9 @@ bool small_prime_phase(MethodContext& ctx, const Layout& L, std::vector<Block>& 
       run_on = &out.first;
       t = set_weights(C, out.first, q, g);
       Points fresh;
-      if (t) out.rounds = double_points(*eval, out.first, *t, q, g, na, nb, cap, ctx.o, ctx.run, rest, fresh);
+      if (t) out.rounds = double_points({*eval, *t, q, g, na, nb}, out.first, {cap, ctx.o, ctx.run, rest}, fresh);
     } else {  // the components go on from where the probe left them, at the same points
-      out.rounds = double_points(*eval, blocks, *t, q, g, na, nb, cap, ctx.o, ctx.run, rest, pts);
+      out.rounds = double_points({*eval, *t, q, g, na, nb}, blocks, {cap, ctx.o, ctx.run, rest}, pts);
     }
     out.rounds.spent += spent;
   }
@@ -294,7 +295,7 @@ std::optional<Outcome> blackbox_rounds(MethodContext& ctx, const Layout& L, std:
   Points pts;
   Goal goal{.target = 0, .budget = ctx.o.budget - spent, .growth = 1.5};
   goal.on_round = tell_provisional(ctx, out, bp.p, !L.as.empty());
-  out.rounds = double_points(*eval, blocks, *t, bp.p, g, na, nb, cap, ctx.o, ctx.run, goal, pts);
+  out.rounds = double_points({*eval, *t, bp.p, g, na, nb}, blocks, {cap, ctx.o, ctx.run, goal}, pts);
   out.rounds.spent += spent;
   out.ring = eval->ring();
   return out;
@@ -518,8 +519,10 @@ double monomial_cap(const MethodContext& ctx) {
   return cap_mono;
 }
 
+}  // namespace
+
 // The prime is the analysis's (drawn once), the height bound the entry's.
-// --plan and --blocks are blackbox_shard.cpp's.
+// --plan and --blocks are blackbox/shards.cpp's.
 MethodRun run_blackbox(MethodContext& ctx) {
   if (ctx.o.plan) return run_plan(ctx);
   if (ctx.o.share_count) return run_shard(ctx);
@@ -542,19 +545,6 @@ MethodRun run_blackbox(MethodContext& ctx) {
   // the whole matrix always has its weights
   return with_witness(ctx, report(whole, *o, bp, height, ctx.eps_degree(), false), whole, *o, bp);
 }
-
-const MethodInfo blackbox_info{
-    .id = Method::blackbox,
-    .order = 3,
-    .kind = RunKind::lower,
-    .summary = "rank mod a random prime of [y(a_i, b_j)] at random points, no expansion; "
-               "equal to sep with probability >= 1 - eps",
-    .plan = {.expandable = 4, .unexpandable = 1, .polynomial = -1, .generic = 1},
-    .run = run_blackbox,
-};
-const RegisterMethod blackbox_registered(blackbox_info);
-
-}  // namespace
 
 BlockLayout block_layout(MethodContext& ctx) {
   if (ctx.o.blackbox_split)

@@ -1,4 +1,4 @@
-#include "analysis/blackbox_prime.hpp"
+#include "analysis/blackbox/prime.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -8,18 +8,13 @@
 #include "model/forward.hpp"
 #include "runtime/random.hpp"
 #include "netpoly/rings.hpp"
+#include "runtime/number_text.hpp"
 
 namespace netpoly {
 
 namespace {
 
 constexpr ulong kLow = UWORD(1) << 49;  // the range is [2^49, 2^50): residues exact in doubles (BatchF64Ring)
-
-std::string fmt_g(double x) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.3g", x);
-  return b;
-}
 
 }  // namespace
 

@@ -1,5 +1,5 @@
-// The black-box's prime and what its rank says about sep (README, "What the
-// black-box probability is over"). Unless --prime fixes one, the prime is drawn
+// The black-box's prime and what its rank says about sep (docs/guide/numbers.md,
+// "What the black-box probability is over"). Unless --prime fixes one, the prime is drawn
 // uniformly at random among the primes in [2^49, 2^50) from the black-box seed,
 // so that no model can be built against it; the failure bound of a block of
 // rank r then covers both the random points and the prime dividing a minor.
@@ -35,7 +35,7 @@ BlackboxPrime draw_blackbox_prime(const Model& m, std::uint64_t seed, ulong fixe
 // (1 mod 4 for Gaussian weights; m-th roots of unity for every m | 120)
 // drawn uniformly from [2^22, 2^23) with `seed`, dividing no weight's
 // denominator. Its ranks are certified lower bounds (as for any prime); it is
-// small so that FFLAS-FFPACK eliminates (fflas.hpp), and it carries no
+// small so that FFLAS-FFPACK eliminates (rank/fflas.hpp), and it carries no
 // probability statement: what it proves, it proves by meeting an upper bound.
 // 0 when no such prime divides no denominator (a model built against the
 // range): the phase is then skipped.

@@ -1,6 +1,6 @@
-// The black-box's doubling driver (blackbox_rounds.hpp).
-#include "blackbox_rounds.hpp"
-#include "blackbox_tape.hpp"
+// The black-box's doubling driver (blackbox/rounds.hpp).
+#include "analysis/blackbox/rounds.hpp"
+#include "analysis/blackbox/tape.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -9,15 +9,16 @@
 
 #include "model/forward.hpp"
 #include "netpoly/parallel.hpp"
-#include "analysis/fflas.hpp"
+#include "analysis/rank/fflas.hpp"
 #include "analysis/nominal.hpp"
-#include "analysis/rank.hpp"
+#include "analysis/rank/rank.hpp"
+#include "domains/batch_rings.hpp"
 
 namespace netpoly::methods {
 namespace {
 
 // The weights mod p as a batch ring's scalars; Gaussian weights a + bi as
-// a + ι b with ι^2 = -1 mod p (p = 1 mod 4: blackbox_prime.hpp).
+// a + ι b with ι^2 = -1 mod p (p = 1 mod 4: blackbox/prime.hpp).
 template <class BR>
 Network<typename BR::Scalar> batch_weights(const Model& m, ulong p) {
   if (!m.gaussian()) return prepare(BR(p, 1), m);
@@ -191,7 +192,7 @@ Columns::Columns(const std::vector<std::vector<ulong>>& B, std::size_t nb_, std:
 
 std::unique_ptr<BatchEval> make_batch_eval(const Model& m, const Entry& e, const Partition& P, ulong p) {
   // The dense-rank library is loaded (and OpenBLAS given its kernels, which
-  // sets OPENBLAS_CORETYPE: fflas.cpp) here, on the method's thread, before
+  // sets OPENBLAS_CORETYPE: rank/fflas.cpp) here, on the method's thread, before
   // the rounds rank blocks side by side on several threads.
   (void)fflas::available();
   auto va = side_vars(P, true), vb = side_vars(P, false);
@@ -224,9 +225,9 @@ double potential(const std::vector<Block>& blocks, std::size_t cap) {
   return s;
 }
 
-Rounds double_points(const BatchEval& eval, std::vector<Block>& blocks, const std::vector<ulong>& t, ulong p,
-                     SplitMix64& g, std::size_t na, std::size_t nb, std::size_t cap, const SepOptions& o,
-                     const AnalysisContext& run, const Goal& goal, Points& pts) {
+Rounds double_points(const Sampler& s, std::vector<Block>& blocks, const RoundLimits& lim, Points& pts) {
+  const auto& [eval, t, p, g, na, nb] = s;
+  const auto& [cap, o, run, goal] = lim;
   nmod_t mod;
   nmod_init(&mod, p);
   if (pts.p != 0 && pts.p != p)

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "method.hpp"
+#include "analysis/methods/method.hpp"
 #include "runtime/random.hpp"
 
 namespace netpoly::methods {
@@ -28,7 +28,7 @@ struct Columns {
 };
 
 // Batched forward passes mod p of one output entry: the side-A inputs fixed
-// at one point, the side-B inputs at n points. Compiled (blackbox_tape.hpp)
+// at one point, the side-B inputs at n points. Compiled (blackbox/tape.hpp)
 // when the prime and the CPU allow it, else over BatchModpRing; both give the
 // same residues.
 class BatchEval {
@@ -53,7 +53,7 @@ class BatchEval {
 };
 
 // A batch evaluator of entry e of m's output mod p: the compiled forward
-// pass (blackbox_tape.hpp) where the prime and the CPU allow it, else
+// pass (blackbox/tape.hpp) where the prime and the CPU allow it, else
 // BatchModpRing.
 std::unique_ptr<BatchEval> make_batch_eval(const Model& m, const Entry& e, const Partition& P, ulong p);
 
@@ -132,8 +132,23 @@ double potential(const std::vector<Block>& blocks, std::size_t cap);
 // --max-memory, and the goal is still reachable. The values of earlier rounds
 // are kept; only new entries are evaluated. t and each block's weights: how
 // a block's value is a combination of passes at scaled A-points.
-Rounds double_points(const BatchEval& eval, std::vector<Block>& blocks, const std::vector<ulong>& t, ulong p,
-                     SplitMix64& g, std::size_t na, std::size_t nb, std::size_t cap, const SepOptions& o,
-                     const AnalysisContext& run, const Goal& goal, Points& pts);
+// What the rounds evaluate: the batch evaluator mod p, the scaling t, the
+// random source of the points, and the two sides' input counts.
+struct Sampler {
+  const BatchEval& eval;
+  const std::vector<ulong>& t;
+  ulong p;
+  SplitMix64& g;
+  std::size_t na, nb;
+};
+// How far they may go: points per side, the options (--budget,
+// --max-memory), the run (its limits, nominal costs), and the goal.
+struct RoundLimits {
+  std::size_t cap;
+  const SepOptions& o;
+  const AnalysisContext& run;
+  const Goal& goal;
+};
+Rounds double_points(const Sampler& s, std::vector<Block>& blocks, const RoundLimits& lim, Points& pts);
 
 }  // namespace netpoly::methods

@@ -1,6 +1,6 @@
-// --plan and --blocks of the black-box (blackbox_shard.hpp): its blocks
+// --plan and --blocks of the black-box (blackbox/shards.hpp): its blocks
 // before any evaluation, and one share of them mod the small prime.
-#include "blackbox_shard.hpp"
+#include "analysis/blackbox/shards.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -9,7 +9,7 @@
 #include <numeric>
 #include <queue>
 
-#include "analysis/fflas.hpp"
+#include "analysis/rank/fflas.hpp"
 #include "analysis/nominal.hpp"
 #include "netpoly/error.hpp"
 
@@ -351,7 +351,7 @@ MethodRun run_shard(MethodContext& ctx) {
     if (ctx.provisional) ctx.provisional(shard_run(true, "the rounds finished so far; the shard was still running"));
   };
   Points pts;
-  const Rounds rounds = double_points(*eval, sub, *t, q, g, na, nb, mp, ctx.o, ctx.run, goal, pts);
+  const Rounds rounds = double_points({*eval, *t, q, g, na, nb}, sub, {mp, ctx.o, ctx.run, goal}, pts);
   return shard_run(false, rounds.stop_note);
 }
 

@@ -1,5 +1,5 @@
 // The black-box's blocks laid out before any evaluation (blackbox.cpp builds
-// them), and what --plan and --blocks do with them (blackbox_shard.cpp): the
+// them), and what --plan and --blocks do with them (blackbox/shards.cpp): the
 // plan prints each block's width, cap, points, memory and time; a share i/n
 // computes only its blocks mod the small prime and reports a shard that
 // `seprank --merge` sums (docs/guide/slurm.md, "One analysis across a cluster").
@@ -7,7 +7,7 @@
 #include <optional>
 #include <vector>
 
-#include "blackbox_rounds.hpp"
+#include "analysis/blackbox/rounds.hpp"
 
 namespace netpoly::methods {
 

@@ -1,6 +1,6 @@
-// The black-box's compiled forward pass (blackbox_tape.hpp).
-#include "blackbox_tape.hpp"
-#include "blackbox_tape_program.hpp"
+// The black-box's compiled forward pass (blackbox/tape.hpp).
+#include "analysis/blackbox/tape.hpp"
+#include "analysis/blackbox/tape_program.hpp"
 
 #include <algorithm>
 #include <array>
@@ -12,6 +12,7 @@
 #include "model/forward.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/rings.hpp"
+#include "domains/batch_rings.hpp"
 
 namespace netpoly::methods {
 namespace tape {
@@ -105,7 +106,7 @@ struct TapeRing {
 // The centred residue of c in [0, p): in (-p/2, p/2].
 double centred(ulong c, ulong p) { return c > p / 2 ? -static_cast<double>(p - c) : static_cast<double>(c); }
 
-// The arithmetic for p (blackbox_tape_ops.hpp): a sum starts below h = 2p in
+// The arithmetic for p (blackbox/tape_ops.hpp): a sum starts below h = 2p in
 // magnitude; lazy sums take (2^53 - h) / p^2 products, else (2^53 - h) / p
 // remainders in (-p, p).
 Arith arith_for(ulong p) {

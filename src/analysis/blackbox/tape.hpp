@@ -1,7 +1,7 @@
 // The black-box's compiled forward pass: one output entry's forward pass
 // recorded once as a straight-line program, then run over many points.
 //
-// The layers run once over a recording ring (TapeRing, blackbox_tape.cpp):
+// The layers run once over a recording ring (TapeRing, blackbox/tape.cpp):
 // every ring operation they call becomes an instruction on numbered
 // registers, so the program is written by the same layer code as every other
 // number domain. The program is then simplified — constants folded (a
@@ -16,7 +16,7 @@
 // every slot stays in the core's first-level cache: no allocation per
 // operation and no intermediate batch streamed through memory. Each
 // instruction is a sum of products reduced mod p exactly (the arithmetic:
-// blackbox_tape_ops.hpp), so the residues equal BatchModpRing's
+// blackbox/tape_ops.hpp), so the residues equal BatchModpRing's
 // (tests/test_batch_eval.cpp, with every instruction set).
 #pragma once
 #include <cstddef>
@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "blackbox_rounds.hpp"
+#include "analysis/blackbox/rounds.hpp"
 #include "netpoly/network.hpp"
 
 namespace netpoly::methods {

@@ -3,7 +3,7 @@
 // the CPU has both (BatchF64Ring::supported()).
 #include <immintrin.h>
 
-#include "blackbox_tape_ops.hpp"
+#include "analysis/blackbox/tape_ops.hpp"
 
 namespace netpoly::methods::tape {
 namespace {
@@ -24,7 +24,7 @@ struct V {
   static T round(T x) { return _mm256_round_pd(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
 };
 
-#include "blackbox_tape_kernels.hpp"
+#include "analysis/blackbox/tape_kernels.hpp"
 
 }  // namespace
 

@@ -1,9 +1,9 @@
 // The compiled forward pass's kernels for AVX-512 (compiled with -mavx512f,
 // outside unity batches: CMakeLists.txt). Called only where the CPU and the
-// OS support it (__builtin_cpu_supports("avx512f"), blackbox_tape.cpp).
+// OS support it (__builtin_cpu_supports("avx512f"), blackbox/tape.cpp).
 #include <immintrin.h>
 
-#include "blackbox_tape_ops.hpp"
+#include "analysis/blackbox/tape_ops.hpp"
 
 namespace netpoly::methods::tape {
 namespace {
@@ -25,7 +25,7 @@ struct V {
   static T round(T x) { return _mm512_maskz_roundscale_pd(0xFF, x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
 };
 
-#include "blackbox_tape_kernels.hpp"
+#include "analysis/blackbox/tape_kernels.hpp"
 
 }  // namespace
 

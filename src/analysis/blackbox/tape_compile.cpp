@@ -1,6 +1,6 @@
-// The compiled forward pass's compiler (blackbox_tape_program.hpp): the
+// The compiled forward pass's compiler (blackbox/tape_program.hpp): the
 // recorded pass folded, pruned, inlined, split by side and given slots.
-#include "blackbox_tape_program.hpp"
+#include "analysis/blackbox/tape_program.hpp"
 
 #include <algorithm>
 #include <optional>

@@ -1,4 +1,4 @@
-// The kernels of the compiled forward pass (blackbox_tape_ops.hpp), written
+// The kernels of the compiled forward pass (blackbox/tape_ops.hpp), written
 // once over a vector type V and included by one file per instruction set,
 // each inside its own anonymous namespace (nothing here is shared between
 // files compiled for different instruction sets).

@@ -1,6 +1,6 @@
-// The compiled forward pass's instructions (blackbox_tape.hpp) as plain data,
+// The compiled forward pass's instructions (blackbox/tape.hpp) as plain data,
 // and the kernels that run them, one per instruction set
-// (blackbox_tape_avx2.cpp, blackbox_tape_avx512.cpp: each compiled for its
+// (blackbox/tape_avx2.cpp, blackbox/tape_avx512.cpp: each compiled for its
 // own instruction set alone, so nothing here may be an inline function or a
 // template another file also instantiates).
 #pragma once

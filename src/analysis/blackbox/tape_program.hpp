@@ -1,7 +1,7 @@
-// The compiled forward pass's programs (blackbox_tape.hpp): the recorded
+// The compiled forward pass's programs (blackbox/tape.hpp): the recorded
 // instructions on registers, the programs on slots they become, and the
-// compiler between them (blackbox_tape_compile.cpp). Internal to the
-// black-box's compiled pass (blackbox_tape.cpp).
+// compiler between them (blackbox/tape_compile.cpp). Internal to the
+// black-box's compiled pass (blackbox/tape.cpp).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -9,7 +9,7 @@
 
 #include <flint/flint.h>
 
-#include "blackbox_tape_ops.hpp"
+#include "analysis/blackbox/tape_ops.hpp"
 
 namespace netpoly::methods::tape {
 

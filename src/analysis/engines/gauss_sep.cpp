@@ -11,12 +11,13 @@
 // The network's own methods run on the model: support (the monomials any
 // weights can produce; valid over C) and grid (LV Claim 1 over Q(i) through
 // the realified grid matrix, or mod a prime p = 1 mod 4 with i = sqrt(-1)).
-// numeric takes the grid in complex doubles. blackbox is not offered for
-// Gaussian weights yet.
-#include "gauss_sep.hpp"
+// numeric takes the grid in complex doubles. blackbox runs on the model
+// itself, mod a random prime p = 1 mod 4 with i a square root of -1
+// (blackbox/prime.cpp); only mixer needs real weights (check_methods_for).
+#include "analysis/engines/gauss_sep.hpp"
 
 #include "netpoly/error.hpp"
-#include "methods/method.hpp"
+#include "analysis/methods/method.hpp"
 #include "netpoly/expand.hpp"
 
 namespace netpoly {

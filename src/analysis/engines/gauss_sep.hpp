@@ -1,4 +1,4 @@
-// Separation ranks of models with Gaussian weights (gauss_sep.cpp says how).
+// Separation ranks of models with Gaussian weights (engines/gauss_sep.cpp says how).
 #pragma once
 #include <vector>
 

@@ -1,6 +1,6 @@
 // The gram bound's counts and the shapes it applies to (gram.hpp; the proofs
 // are in docs/math.md §4).
-#include "gram.hpp"
+#include "analysis/engines/gram.hpp"
 
 #include <algorithm>
 #include <functional>

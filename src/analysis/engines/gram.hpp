@@ -19,7 +19,7 @@
 #include "netpoly/model.hpp"
 #include "netpoly/partition.hpp"
 #include "runtime/random.hpp"
-#include "analysis/support.hpp"
+#include "analysis/engines/support.hpp"
 
 namespace netpoly::gram {
 
@@ -74,7 +74,7 @@ struct Contraction {
 };
 Contraction first_layer_contraction(const Model& m);
 
-// Lower bounds on the codimensions (pencil points, gram_jets.cpp): for the
+// Lower bounds on the codimensions (pencil points, engines/gram_jets.cpp): for the
 // side of r tokens (the output's side when `output_side`), degree deg, order
 // e = deg - full: the rank mod a prime of functionals that vanish on the
 // space the bound counts. 0 when no point was found or the work would pass

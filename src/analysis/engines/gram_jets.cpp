@@ -22,9 +22,9 @@
 #include <optional>
 #include <set>
 
-#include "gram.hpp"
+#include "analysis/engines/gram.hpp"
 #include "runtime/random.hpp"
-#include "analysis/rank.hpp"
+#include "analysis/rank/rank.hpp"
 
 namespace netpoly::gram {
 namespace {

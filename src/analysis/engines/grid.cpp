@@ -3,7 +3,7 @@
 // can be larger and fits the budget, is a certified lower bound.
 #include <cmath>
 
-#include "grid.hpp"
+#include "analysis/engines/grid.hpp"
 #include "analysis/nominal.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"

@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "method.hpp"
+#include "analysis/methods/method.hpp"
 #include "model/forward.hpp"
 #include "model/gauss.hpp"
 

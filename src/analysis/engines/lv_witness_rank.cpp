@@ -24,9 +24,9 @@
 #include "netpoly/error.hpp"
 #include "model/forward.hpp"
 #include "model/gauss.hpp"
-#include "bounds/lv_witness.hpp"
+#include "netpoly/lv_witness.hpp"
 #include "netpoly/rings.hpp"
-#include "singular_values.hpp"
+#include "analysis/rank/singular_values.hpp"
 
 namespace netpoly {
 namespace {

@@ -1,4 +1,4 @@
-#include "analysis/mixer_rank.hpp"
+#include "analysis/engines/mixer_rank.hpp"
 
 #include <cmath>
 

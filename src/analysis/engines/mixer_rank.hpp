@@ -25,11 +25,12 @@
 #include <string>
 #include <vector>
 
-#include "analysis/support.hpp"
+#include "analysis/engines/support.hpp"
 #include "netpoly/flint.hpp"
 #include "netpoly/model.hpp"
 #include "netpoly/partition.hpp"
 #include "netpoly/rings.hpp"
+#include "domains/structure_rings.hpp"
 
 namespace netpoly::mixer_rank {
 

@@ -1,4 +1,4 @@
-#include "analysis/support.hpp"
+#include "analysis/engines/support.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -7,6 +7,7 @@
 
 #include "model/forward.hpp"
 #include "netpoly/rings.hpp"
+#include "domains/structure_rings.hpp"
 
 namespace netpoly {
 

@@ -49,7 +49,7 @@ SupportBound support_bound(const Bidegrees& bd, const Partition& P);
 // (the argument above holds for any such bounds: gram.hpp). With `edge_cap`,
 // a bidegree (a, b) whose block C_ab has rank at most edge_cap(a, b) need not
 // be covered: C is the sum of the covered parts and the other blocks, so the
-// minimum s-t cut with those middle capacities bounds rank C (mixer_rank.hpp).
+// minimum s-t cut with those middle capacities bounds rank C (engines/mixer_rank.hpp).
 using EdgeWeight = std::function<Fmpz(std::size_t, std::size_t)>;
 SupportBound support_bound(const Bidegrees& bd, const std::function<Fmpz(std::size_t)>& weight_A,
                            const std::function<Fmpz(std::size_t)>& weight_B, const EdgeWeight* edge_cap = nullptr);

@@ -7,7 +7,7 @@
 // kernel on the Gram variety. A minimum weighted vertex cover of the degree
 // graph bounds sep. No expansion. The per-degree bounds (`degree_weights`)
 // give the black-box its block caps.
-#include "../gram.hpp"
+#include "analysis/engines/gram.hpp"
 #include "method.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/seprank.hpp"
@@ -25,7 +25,7 @@ std::optional<gram::Shape> shape_of(const MethodContext& ctx, std::string& why) 
   return gram::attention_shape(*ctx.model, ctx.e, ctx.P, why);
 }
 
-bool applies(const MethodContext& ctx) {
+bool gram_applies(const MethodContext& ctx) {
   std::string why;
   return shape_of(ctx, why).has_value();
 }
@@ -71,7 +71,7 @@ const MethodInfo gram_info{
                "matrices; per degree, dimensions of those polynomials (representation theory) and of the first "
                "layer's head contraction, min weighted vertex cover",
     .plan = {.expandable = 0, .unexpandable = 0, .polynomial = -1, .generic = 0},
-    .applies = applies,
+    .applies = gram_applies,
     .run = run_gram,
 };
 const RegisterMethod gram_registered(gram_info);

@@ -1,6 +1,6 @@
 // What a separation-rank method is given and the helpers methods share.
 // Each method is one file in this folder holding its descriptor (methods.hpp)
-// and registering it; the scheduler (seprank.cpp) runs what the plan or
+// and registering it; the scheduler (analysis/scheduler.cpp) runs what the plan or
 // --methods asks for through the descriptors alone.
 #pragma once
 #include <chrono>
@@ -12,12 +12,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/blackbox_prime.hpp"
-#include "analysis/coeff_matrix.hpp"
+#include "analysis/blackbox/prime.hpp"
+#include "analysis/rank/coeff_matrix.hpp"
 #include "analysis/generic.hpp"
-#include "netpoly/methods.hpp"
-#include "analysis/rank.hpp"
-#include "analysis/support.hpp"
+#include "analysis/methods/registry.hpp"
+#include "analysis/rank/rank.hpp"
+#include "analysis/engines/support.hpp"
+#include "runtime/number_text.hpp"
 
 namespace netpoly::methods {
 
@@ -81,9 +82,9 @@ struct MethodContext {
   // and a black-box mod p evaluates the network of weights drawn mod p.
   GenericDraws* generic = nullptr;
   // Gaussian weights: the coefficient matrix is the realified polynomial's
-  // (gauss_sep.hpp), and the scheduler halves what is read from it.
+  // (engines/gauss_sep.hpp), and the scheduler halves what is read from it.
   bool realified = false;
-  // The scheduler's attempt before an expansion (seprank.cpp): the black-box
+  // The scheduler's attempt before an expansion (scheduler.cpp): the black-box
   // runs its small-prime phase only, whose certified bound is kept only when
   // it meets the best upper bound.
   bool small_prime_only = false;
@@ -92,6 +93,15 @@ struct MethodContext {
   // stopped in the middle (SIGINT, a limit) prints and keeps that bound
   // instead of nothing. Never read back by the method.
   std::function<void(const MethodRun&)> provisional;
+
+  // The same context under other options (the scheduler's small-prime
+  // attempt and its probe): the one place a context is copied, so that no
+  // field is left behind. `provisional` is the scheduler's per run: not copied.
+  MethodContext with_options(const SepOptions& other) const {
+    return MethodContext{.model = model, .e = e, .P = P, .o = other, .run = run, .res = res, .by_default = by_default,
+                         .degree = degree, .matrix = matrix, .bidegrees = bidegrees, .blackbox = blackbox,
+                         .generic = generic, .realified = realified, .small_prime_only = small_prime_only, .provisional = {}};
+  }
 
   const BlackboxPrime& blackbox_prime() const { return blackbox->prime(); }
   double blackbox_height() const { return blackbox->height(e); }
@@ -110,7 +120,6 @@ struct MethodContext {
 
 // ------------------------------------------------------------------ helpers
 double seconds_since(std::chrono::steady_clock::time_point t0);
-std::string fmt_g(double x);  // "%.3g"
 ulong default_prime(const SepOptions& o);
 // A model with Gaussian weights: --prime (which must be 1 mod 4), else the
 // first prime = 1 mod 4 above 2^62; and the ring mod it with i = sqrt(-1).

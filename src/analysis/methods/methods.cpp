@@ -5,6 +5,7 @@
 #include "method.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/seprank.hpp"
+#include "domains/structure_rings.hpp"
 
 namespace netpoly {
 
@@ -42,6 +43,14 @@ const MethodInfo& method_info(Method m) {
 }
 
 const char* method_name(Method m) { return method_info(m).id.id().data(); }
+std::vector<Method> registered_methods() {
+  std::vector<Method> r;
+  for (const MethodInfo* m : method_registry()) r.push_back(m->id);
+  return r;
+}
+RunKind method_kind(Method m) { return method_info(m).kind; }
+bool method_needs_expansion(Method m) { return method_info(m).needs_expansion; }
+bool method_accepts_polynomial(Method m) { return method_info(m).accepts_polynomial; }
 
 std::string method_list(const std::string& sep) {
   std::string s;
@@ -115,11 +124,6 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-std::string fmt_g(double x) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.3g", x);
-  return b;
-}
 
 ulong default_prime(const SepOptions& o) { return o.prime ? o.prime : nth_prime(0); }
 

@@ -1,4 +1,4 @@
-// mixer: a structural upper bound for mixers (mixer_rank.hpp, docs/math.md
+// mixer: a structural upper bound for mixers (engines/mixer_rank.hpp, docs/math.md
 // "Separable terms through a mixer"): through the network, per entry, the
 // rank of each bihomogeneous block and the dimension of the linear forms each
 // side depends on; sums add, squares of r terms give r(r + 1)/2, blocks are
@@ -6,7 +6,7 @@
 // the output's bidegree graph (rows, columns and blocks weighted) bounds sep,
 // never above support's (same graph, smaller weights). No expansion. The
 // per-degree bounds (`degree_weights`) give the black-box its block caps.
-#include "../mixer_rank.hpp"
+#include "analysis/engines/mixer_rank.hpp"
 #include "method.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/seprank.hpp"
@@ -16,7 +16,7 @@ namespace {
 
 using json = nlohmann::json;
 
-bool applies(const MethodContext& ctx) {
+bool mixer_applies(const MethodContext& ctx) {
   std::string why;
   return ctx.model && mixer_rank::is_mixer(*ctx.model, why);
 }
@@ -58,7 +58,7 @@ const MethodInfo mixer_info{
                "layers (squares of r terms: r(r+1)/2), min cut with weighted rows, columns and blocks",
     .gaussian = false,
     .plan = {.expandable = 0, .unexpandable = 0, .polynomial = -1, .generic = 0},
-    .applies = applies,
+    .applies = mixer_applies,
     .run = run_mixer,
 };
 const RegisterMethod mixer_registered(mixer_info);

@@ -4,8 +4,8 @@
 #include <complex>
 #include <limits>
 
-#include "../singular_values.hpp"
-#include "grid.hpp"
+#include "analysis/rank/singular_values.hpp"
+#include "analysis/engines/grid.hpp"
 #include "analysis/nominal.hpp"
 #include "netpoly/seprank.hpp"
 

@@ -1,4 +1,4 @@
-#include "analysis/coeff_matrix.hpp"
+#include "analysis/rank/coeff_matrix.hpp"
 
 #include <algorithm>
 #include <numeric>
@@ -8,6 +8,7 @@
 
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
+#include "expansion/packing.hpp"
 
 namespace netpoly {
 

@@ -8,6 +8,7 @@
 #include "netpoly/expand.hpp"
 #include "netpoly/flint.hpp"
 #include "netpoly/partition.hpp"
+#include "expansion/packing.hpp"
 
 namespace netpoly {
 

@@ -1,7 +1,7 @@
 // Loads the FFLAS-FFPACK library (src/fflas/) on first use, after checking
 // the CPU: it is compiled for AVX2 and FMA, so on another CPU it is never
-// loaded and the callers fall back to FLINT (src/analysis/fflas.hpp).
-#include "analysis/fflas.hpp"
+// loaded and the callers fall back to FLINT (src/analysis/rank/fflas.hpp).
+#include "analysis/rank/fflas.hpp"
 
 #include <dlfcn.h>
 #include <link.h>

@@ -3,7 +3,7 @@
 // Givaro::ModularBalanced<double>, its products through OpenBLAS's dgemm).
 // It lives in its own shared library (src/fflas/), compiled for AVX2 and FMA
 // with hidden symbols and loaded with dlopen only after a runtime CPU check
-// (src/analysis/fflas.cpp), so none of its code can reach a CPU without
+// (src/analysis/rank/fflas.cpp), so none of its code can reach a CPU without
 // them. Callers ask available() first and fall back to FLINT (rank.cpp:
 // rank_dense_modp is the one dispatcher).
 #include <cstddef>
@@ -24,7 +24,7 @@ bool available();
 // is a[i * stride + j], each in [0, p). `threads` is OpenBLAS's thread count
 // for this call (1 when several ranks run side by side). OpenBLAS's count is
 // global: calls with one thread run side by side, a call with more runs
-// alone (fflas.cpp), so no call sees the count change under it.
+// alone (rank/fflas.cpp), so no call sees the count change under it.
 std::size_t rank_modp(const std::uint64_t* a, std::size_t rows, std::size_t cols, std::size_t stride,
                       std::uint64_t p, int threads);
 

@@ -1,6 +1,6 @@
-#include "analysis/rank.hpp"
+#include "analysis/rank/rank.hpp"
 
-#include "analysis/fflas.hpp"
+#include "analysis/rank/fflas.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -12,7 +12,7 @@
 #include "netpoly/parallel.hpp"
 #include "runtime/random.hpp"
 #include "netpoly/rings.hpp"
-#include "rank_shared.hpp"
+#include "analysis/rank/rank_shared.hpp"
 
 namespace netpoly {
 

@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/coeff_matrix.hpp"
+#include "analysis/rank/coeff_matrix.hpp"
 
 namespace netpoly {
 

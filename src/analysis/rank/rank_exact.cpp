@@ -12,9 +12,10 @@
 #include "netpoly/error.hpp"
 #include "netpoly/parallel.hpp"
 #include "runtime/random.hpp"
-#include "analysis/rank.hpp"
+#include "analysis/rank/rank.hpp"
 #include "netpoly/rings.hpp"
-#include "rank_shared.hpp"
+#include "analysis/rank/rank_shared.hpp"
+#include "domains/batch_rings.hpp"
 
 namespace netpoly {
 

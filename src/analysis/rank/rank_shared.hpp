@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "analysis/coeff_matrix.hpp"
+#include "analysis/rank/coeff_matrix.hpp"
 #include "netpoly/flint.hpp"
 
 namespace netpoly::rank_detail {

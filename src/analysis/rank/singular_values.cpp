@@ -1,4 +1,4 @@
-#include "singular_values.hpp"
+#include "analysis/rank/singular_values.hpp"
 
 #include <Eigen/SVD>
 
