@@ -241,16 +241,21 @@ set_tests_properties(reliability_blackbox_degree_clamp PROPERTIES PASS_REGULAR_E
 # "terms > max_terms" test (a 1e11-term expansion then ran until memory ran
 # out), and "--budget nan" passed "budget <= 0". Now input errors naming the
 # flag, on every command that takes them; so are negative values.
-netpoly_expect(reliability_max_terms_nan 2 "--max-terms: expected a number, got nan" expand ${EX} --max-terms nan --stats)
+netpoly_expect(reliability_max_terms_nan 2 "--max-terms: expected a whole number >= 1 such as 5e7 (or inf), got \"nan\"" expand ${EX} --max-terms nan --stats)
+# --budget is one quantity on every command (issue 51 §1): 0 was "no limit" for table and
+# expand, and refused by seprank and Python; now refused everywhere with the option table's words.
+netpoly_expect(reliability_table_budget_zero 2 "--budget: expected a positive number of seconds (or inf), got 0" table --layers 1 --budget 0)
+netpoly_expect(reliability_expand_budget_zero 2 "--budget: expected a positive number of seconds (or inf), got 0" expand ${EX} --budget 0 --stats)
+set_tests_properties(reliability_table_budget_zero reliability_expand_budget_zero PROPERTIES LABELS reliability)
 netpoly_expect(reliability_budget_nan 2 "--budget: expected a positive number of seconds (or inf), got \"nan\"" seprank ${EX} --budget nan)
-netpoly_expect(reliability_expand_budget_nan 2 "--budget: expected a number, got nan" expand ${EX} --budget nan --stats)
-netpoly_expect(reliability_expand_budget_negative 2 "--budget: must be 0 (no limit) or positive" expand ${EX} --budget -1)
+netpoly_expect(reliability_expand_budget_nan 2 "--budget: expected a positive number of seconds (or inf), got \"nan\"" expand ${EX} --budget nan --stats)
+netpoly_expect(reliability_expand_budget_negative 2 "--budget: expected a positive number of seconds (or inf), got -1" expand ${EX} --budget -1)
 netpoly_expect(reliability_seprank_max_terms_nan 2 "--max-terms: expected a whole number >= 1 such as 5e7 (or inf), got \"nan\"" seprank ${EX} --max-terms nan)
-netpoly_expect(reliability_table_max_terms_nan 2 "--max-terms: expected a number, got nan" table --layers 1 --max-terms nan)
-netpoly_expect(reliability_table_budget_nan 2 "--budget: expected a number, got nan" table --layers 1 --budget nan)
-netpoly_expect(reliability_check_budget_nan 2 "--budget: expected a number, got nan"
+netpoly_expect(reliability_table_max_terms_nan 2 "--max-terms: expected a whole number >= 1 such as 5e7 (or inf), got \"nan\"" table --layers 1 --max-terms nan)
+netpoly_expect(reliability_table_budget_nan 2 "--budget: expected a positive number of seconds (or inf), got \"nan\"" table --layers 1 --budget nan)
+netpoly_expect(reliability_check_budget_nan 2 "--budget: expected a positive number of seconds (or inf), got \"nan\""
                check ${NETPOLY_TEST_DATA}/claims/pass --budget nan)
-netpoly_expect(reliability_check_max_terms_nan 2 "--max-terms: expected a number, got nan"
+netpoly_expect(reliability_check_max_terms_nan 2 "--max-terms: expected a whole number >= 1 such as 5e7 (or inf), got \"nan\""
                check ${NETPOLY_TEST_DATA}/claims/pass --max-terms nan)
 netpoly_expect(reliability_max_memory_nan 2 "--max-memory \"nanG\"" seprank ${EX} --max-memory nanG)
 set_tests_properties(reliability_claims_deep_location reliability_expand_degree_2_63

@@ -65,6 +65,21 @@ std::vector<Bound> compute_bounds(const NetworkShape& p, const BoundOptions& o =
 // "in_regime", "note"}, ...]}.
 std::string bounds_json(const NetworkShape& p, const Fmpz& params, const std::vector<Bound>& bs);
 
+// A bounds request as every front end makes it (the CLI's `bounds` flags,
+// Python's netpoly.bounds): the architecture by name and its shape, with
+// which of tokens, degree and heads were given (their defaults depend on the
+// architecture).
+struct BoundsRequest {
+  std::string arch;
+  NetworkShape params;
+  std::size_t max_exact_digits = 10000;
+  bool tokens_given = false, degree_given = false, heads_given = false;
+};
+// The shape a request speaks of, checked as `bounds` checks it (InputError
+// naming the flag); and its bounds' JSON, as `bounds --json` prints it.
+NetworkShape bounds_shape(const BoundsRequest& r);
+std::string bounds_json_for(const BoundsRequest& r);
+
 // The ids of every bound in the registry (src/bounds/, one file per paper),
 // in listing order: what claims and `table --bounds` may name.
 std::vector<std::string> bound_ids();
@@ -96,6 +111,29 @@ Fmpz nb_lemma54_corrected(const Fmpz& sep_f, std::uint64_t n, std::uint64_t m);
 
 // NB Lemma 5.2 (iv): sep(f ⊙ f) <= binom(sep(f) + 1, 2).
 Fmpz nb_lemma52_square(const Fmpz& sep_f);
+
+// ------------------------------------------------------ one-step lemmas
+// A lemma that bounds the separation rank after one layer (or one
+// operation) by a function of K, the separation rank before it, and of whole
+// parameters of the layer: the functions above. Each is registered beside its
+// function (RegisterStepLemma, src/bounds/bounds.cpp), and the claim language
+// offers every registered one as bound("ID", K = ..., PARAM = ...), applied
+// to both ends of K's interval (each is non-decreasing in K). Adding one: its
+// function, its RegisterStepLemma, and its test.
+struct StepLemma {
+  const char* id;
+  // The whole parameters besides K, each with the names a call may give it
+  // (the first is the one messages use): {{"n", "tokens", "N"}}.
+  std::vector<std::vector<std::string>> params;
+  Fmpz (*apply)(const Fmpz& K, const std::vector<std::uint64_t>& params);
+};
+// Every registered lemma, in registration order.
+const std::vector<const StepLemma*>& step_lemmas();
+// The lemma of this id (exact spelling), or null.
+const StepLemma* find_step_lemma(const std::string& id);
+struct RegisterStepLemma {
+  explicit RegisterStepLemma(const StepLemma& l);
+};
 
 // ------------------------------------------------------ parameter counts
 // How a shape's parameters are counted at an equal budget (table

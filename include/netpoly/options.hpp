@@ -14,6 +14,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "netpoly/seprank.hpp"
@@ -39,7 +40,10 @@ enum OptionScope : unsigned {
   kPython = 2,  // Network.seprank(NAME=...) and netpoly.seprank(poly, NAME=...)
   kClaims = 4,  // sep(...; NAME = ...) and `using NAME = ...`
   kEvery = kCli | kPython | kClaims,
-  kTable = 8,   // netpoly table --NAME (its rows' analysis; not in kEvery)
+  kTable = 8,    // netpoly table --NAME and netpoly.table(NAME=...) (its rows' analysis; not in kEvery)
+  kCheck = 16,   // netpoly check --NAME and netpoly.check(NAME=...): the run limits of a claim
+  kExpand = 32,  // netpoly expand --NAME and Network.expand(NAME=...)
+  kLimits = kTable | kCheck | kExpand,  // the commands that take the run limits besides seprank
 };
 
 // How a front end spells an option, for messages: "--max-points", "max_points=", "max_points =".
@@ -58,6 +62,17 @@ struct OptionSpec {
   std::function<void(SepOptions&, const OptionValue&)> set;
   // The field's value (for the cache key and the defaults): JSON of the same shape.
   std::function<OptionValue(const SepOptions&)> get;
+  // Where a command reads the option its own way, the table says so: its
+  // default and help there (by the command's scope bit; the others use
+  // default_text and help).
+  struct ForCommand {
+    unsigned scope;
+    std::string default_text, help;
+  };
+  std::vector<ForCommand> for_command = {};
+  // The default and help a command's front end shows (scope: one bit).
+  const std::string& default_for(unsigned scope) const;
+  const std::string& help_for(unsigned scope) const;
 };
 
 // The table, in the order help texts list it.
@@ -78,6 +93,10 @@ void set_option(SepOptions& so, const std::string& name, const OptionValue& v, S
 // The CLI's text for an option: numbers in decimal (digits only for whole
 // numbers), "inf", sizes with units, comma lists; the same checks follow.
 OptionValue option_from_text(const OptionSpec& o, const std::string& text, Spelling s = Spelling::cli);
+// Sets the options given as (name, text) in the table's names, each checked
+// by the table and named as the CLI spells it (the CLI's flags, a claim's
+// re-check of `netpoly seprank FILE FLAGS`).
+void set_options_from_text(SepOptions& sep, const std::vector<std::pair<std::string, std::string>>& given);
 
 // The defaults that depend on what was given, applied once by the analysis
 // (analyse_network, analyse_polynomial): without max_points (0) the black-box

@@ -17,8 +17,6 @@
 namespace netpoly {
 
 // Internal types (src/runtime/), named only by functions the library calls itself.
-class JsonCheck;
-class Journal;
 
 // The limits of a sweep, the CLI's (--seeds, the lists' values) and a file's
 // alike: a sweep larger than kMaxSweepRows configurations is refused before
@@ -70,9 +68,9 @@ struct SweepSpec {
   // one sweep and knows from it which rows an unsharded run has.
   nlohmann::json sweep_json() const;
   // Reads sweep_json() back, every field checked as the CLI checks its
-  // options (an InputError naming in's source and the JSON path under path).
+  // options (an InputError naming `source` and the JSON path under path).
   static SweepSpec from_sweep_json(const nlohmann::json& j);
-  static SweepSpec from_sweep_json(const nlohmann::json& j, const JsonCheck& in, const std::string& path);
+  static SweepSpec from_sweep_json(const nlohmann::json& j, const std::string& source, const std::string& path);
 };
 
 // InputError when the sweep has more than kMaxSweepRows configurations (an
@@ -134,10 +132,10 @@ struct TableRow : Bracket {
   nlohmann::json sweep = nullptr;    // SweepSpec::sweep_json() of that run
   std::string second_draw_text() const;  // the second draw's bracket as text ("" without one)
   nlohmann::json to_json() const;
-  // Reads to_json() back, every field checked strictly (JsonCheck): an
-  // InputError naming in's source and the JSON path under path.
+  // Reads to_json() back, every field checked strictly: an InputError naming
+  // `source` (a file) and the JSON path under path.
   static TableRow from_json(const nlohmann::json& j);
-  static TableRow from_json(const nlohmann::json& j, const JsonCheck& in, const std::string& path);
+  static TableRow from_json(const nlohmann::json& j, const std::string& source, const std::string& path);
 };
 
 // Measures one configuration (both draws) and judges it (judge_row).
@@ -174,6 +172,34 @@ struct TableView {
   std::vector<std::string> bounds;
   std::vector<std::string> columns;
 };
+
+// A sweep as every front end asks for it (the CLI's `table` flags, Python's
+// netpoly.table keywords): the lists as text ("1..3", "2,4"), and the rows'
+// analysis options and run limits through the option table (kTable).
+// sweep_spec checks each field as the command checks its flags (InputError
+// naming the flag: Python's messages rename them).
+struct SweepRequest {
+  std::string arch = "attention";  // a list with param_budget
+  std::string layers = "1", width = "2", heads = "1", tokens, degree;  // tokens: 2 (1 for product); degree: the arch's
+  bool residual = false;
+  std::uint64_t seeds = 1;
+  std::int64_t range = 0;           // 0: the weight distribution's default
+  std::string weights = "generic";  // small | wide | generic
+  std::string partition = "half";
+  std::string methods;
+  std::string param_budget, param_count;        // equal budgets: "32,48", how parameters count
+  std::uint64_t max_depth = 6, max_width = 16;  // equal budgets: the shapes tried
+  // The option table's kTable options given (max_points, budget, max_terms,
+  // max_memory, threads), (name, text); or `sep` set directly (Python).
+  std::vector<std::pair<std::string, std::string>> options;
+};
+// The sweep of a request; its rows' SepOptions start from `sep` (tables'
+// max_points 1,024 and no budget unless given; 30 s a method with equal budgets).
+SweepSpec sweep_spec(const SweepRequest& r, const SepOptions& sep = SweepSpec{}.sep);
+// --bounds and --columns of a table of these shapes (equal-budget tables have
+// fixed columns): the view, checked (InputError naming the flag).
+TableView table_view(const std::string& bounds, const std::string& columns, const std::vector<NetworkShape>& shapes,
+                     bool equal_budgets);
 
 // Parses --bounds "LV Thm 3,NB Thm 5.5": ids of the registry, in the order
 // given, without repeats. Throws InputError naming an unknown id and listing
@@ -234,12 +260,6 @@ struct SweepRunOptions {
 
 // Runs the sweep; returns the rows of this shard (finished and resumed).
 std::vector<TableRow> run_sweep(const SweepSpec& s, const SweepRunOptions& o);
-
-// The rows of a journal that --resume keeps: those of `mine` (this shard's
-// configurations), each read strictly and judged like a fresh row (an edited
-// journal is not trusted), measured with s's options and by this build (one
-// table, one build); an InputError otherwise, the journal left as it was.
-std::vector<TableRow> resumed_rows(const Journal& jf, const SweepSpec& s, const std::vector<SweepConfig>& mine);
 
 // Reads rows from a JSON table or a journal (FILE.jsonl, or FILE's journal).
 // A journal's torn last line (a killed run) is skipped; any other line that

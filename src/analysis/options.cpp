@@ -10,6 +10,7 @@
 #include "netpoly/error.hpp"
 #include "runtime/limits.hpp"
 #include "netpoly/model.hpp"
+#include "runtime/number_text.hpp"
 
 namespace netpoly {
 
@@ -38,9 +39,9 @@ std::vector<OptionSpec> make_table() {
   t.push_back({"budget", OptionType::seconds, 0, 0,
                "none; the black-box refines while its next round is estimated within 600 s",
                "seconds: methods estimated beyond what is left are skipped, and the analysis stops when it runs out",
-               kEvery, [](SepOptions& s, const json& v) { s.budget = v.get<double>(); },
+               kEvery | kLimits, [](SepOptions& s, const json& v) { s.budget = v.get<double>(); },
                [](const SepOptions& s) { return std::isfinite(s.budget) ? json(s.budget) : json("inf"); }});
-  t.push_back({"max_terms", OptionType::real, 0, 0, "5e7", "refuse expansions estimated larger than this", kEvery,
+  t.push_back({"max_terms", OptionType::real, 0, 0, "5e7", "refuse expansions estimated larger than this", kEvery | kLimits,
                [](SepOptions& s, const json& v) { s.max_terms = v.get<double>(); },
                [](const SepOptions& s) { return std::isfinite(s.max_terms) ? json(s.max_terms) : json("inf"); }});
   t.push_back({"seed", OptionType::seed, 0, 0,
@@ -102,10 +103,11 @@ std::vector<OptionSpec> make_table() {
                kEvery, [](SepOptions& s, const json& v) { s.generic = v.get<bool>(); },
                [](const SepOptions& s) { return json(s.generic); }});
   t.push_back({"max_memory", OptionType::memory, 0, 0, "half the machine's memory",
-               "stop (printing what finished) beyond this resident size, e.g. 8G", kCli | kPython,
+               "stop (printing what finished) beyond this resident size, e.g. 8G", kCli | kPython | kLimits,
                [](SepOptions& s, const json& v) { s.max_memory = v.get<double>(); },
                [](const SepOptions& s) { return json(s.max_memory); }});
-  t.push_back({"threads", OptionType::count, 0, 256, "0: every core", "threads (0 = every core)", kCli | kPython,
+  t.push_back({"threads", OptionType::count, 0, 256, "0: every core", "threads (0 = every core)",
+               kCli | kPython | kTable | kExpand,
                [](SepOptions& s, const json& v) { s.threads = v.get<unsigned>(); },
                [](const SepOptions& s) { return json(s.threads); }});
   t.push_back({"max_pairs", OptionType::real, 0, 0, "1e5", "refuse more (output, partition) pairs than this",
@@ -270,15 +272,61 @@ json checked(const OptionSpec& o, const json& v, Spelling s) {
 }  // namespace
 
 std::string budget_text(const SepOptions& o) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.3g", o.budget);
+  const std::string b = fmt_g(o.budget);
   return o.budget_is_default ? std::string("the default refinement budget of ") + b + " s (--budget to change)"
                              : std::string("--budget ") + b + " s";
 }
 
+// What the other commands read their own way: each one's default and help
+// (the run limits are declared here once, and each command's flags and
+// keywords are made from them).
+void add_command_texts(std::vector<OptionSpec>& t) {
+  auto at = [&](const char* name, unsigned scope, std::string def, std::string help) {
+    for (auto& o : t)
+      if (o.name == name) {
+        if (!(o.scope & scope)) throw InternalError(std::string("option table: ") + name + " has no such scope");
+        o.for_command.push_back({scope, std::move(def), std::move(help)});
+        return;
+      }
+    throw InternalError(std::string("option table: no option ") + name);
+  };
+  at("budget", kTable, "none; 30 s a method with --param-budget",
+     "seconds: a row's method whose estimated cost exceeds this is skipped");
+  at("budget", kCheck, "60 nominal seconds",
+     "nominal seconds per rank method and call (fixed-rate estimates of the work, the same on every machine); a "
+     "quantity that cannot be made exact within it stays a bracket. The wall clock is only a safety net of 10 x "
+     "this per claim (ERROR, exit 3)");
+  at("budget", kExpand, "none", "seconds: stop (exit 3) after this many");
+  at("max_points", kTable, "1024, so that a sweep's rows keep their cost",
+     "blackbox: most points per side (per block when split)");
+  at("max_memory", kTable, "half the machine's memory",
+     "stop (exit 3; finished rows stay in the journal) beyond this resident size, e.g. 8G");
+  at("max_memory", kCheck, "half the machine's memory",
+     "stop (exit 3, printing the finished claims) beyond this resident size, e.g. 8G");
+  at("max_memory", kExpand, "half the machine's memory",
+     "stop (exit 3, printing what finished) beyond this resident size, e.g. 8G");
+  at("threads", kExpand, "0: every core", "threads for FLINT multiplication (0 = every core)");
+}
+
 const std::vector<OptionSpec>& analysis_options() {
-  static const std::vector<OptionSpec> t = make_table();
+  static const std::vector<OptionSpec> t = [] {
+    auto r = make_table();
+    add_command_texts(r);
+    return r;
+  }();
   return t;
+}
+
+const std::string& OptionSpec::default_for(unsigned s) const {
+  for (const auto& c : for_command)
+    if (c.scope == s) return c.default_text;
+  return default_text;
+}
+
+const std::string& OptionSpec::help_for(unsigned s) const {
+  for (const auto& c : for_command)
+    if (c.scope == s) return c.help;
+  return help;
 }
 
 const OptionSpec* find_option(const std::string& name) {
@@ -358,6 +406,14 @@ OptionValue option_from_text(const OptionSpec& o, const std::string& text, Spell
     case OptionType::share: return text;
   }
   return text;
+}
+
+void set_options_from_text(SepOptions& sep, const std::vector<std::pair<std::string, std::string>>& given) {
+  for (const auto& [name, text] : given) {
+    const OptionSpec* spec = find_option(name);
+    if (!spec) throw InternalError("a flag of no option: " + name);
+    set_option(sep, *spec, option_from_text(*spec, text), Spelling::cli);
+  }
 }
 
 SepOptions resolved(const SepOptions& so) {

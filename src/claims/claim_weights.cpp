@@ -11,8 +11,8 @@
 
 #include "claim_eval.hpp"
 #include "netpoly/claims.hpp"
-#include "commands/commands.hpp"
 #include "netpoly/error.hpp"
+#include "netpoly/request.hpp"
 #include "netpoly/model.hpp"
 
 namespace netpoly::claims_detail {
@@ -93,22 +93,25 @@ struct Recheck {
 };
 Recheck recheck(Evaluator& ev, const Env& env, const Clause& cl, const Refutation& d, const Model& m) {
   const Witness& w = *d.w;
-  cli::SeprankOptions o;
+  // The request `netpoly seprank FILE FLAGS` makes, through the same assembly (netpoly/request.hpp).
+  SepRequest req;
   std::string a;
   for (const auto& n : w.P.a_names()) a += (a.empty() ? "" : ",") + n;
-  o.partitions = {"A=" + a};
+  req.partitions = {"A=" + a};
+  std::vector<std::pair<std::string, std::string>> given;
   const double budget = ev.defaults().budget;  // the check's own budget per method
   if (std::isfinite(budget)) {
     char buf[64];
     const auto r = std::to_chars(buf, buf + sizeof buf, budget);
-    o.options.emplace_back("budget", std::string(buf, r.ptr));
+    given.emplace_back("budget", std::string(buf, r.ptr));
   }
-  Recheck r{cli::seprank_flags(o), "", {}};
+  Recheck r{request_flags(req, given), "", {}};
   std::optional<std::size_t> lower, upper;
   try {
     const Model back = parse_model(write_model(m), "the counterexample");
-    const SepOptions so = cli::seprank_options(o);
-    const cli::SeprankPairs pairs = cli::seprank_pairs(o, back, so);
+    SepOptions so;
+    set_options_from_text(so, given);
+    const SepPairs pairs = request_pairs(back, req, so, Spelling::cli);
     // On nominal costs, as every analysis of a claim: the same re-check on every machine.
     AnalysisContext nominal = AnalysisContext::process();
     nominal.nominal = true;

@@ -18,18 +18,10 @@ void setup_check(CLI::App& app) {
                 "path's directory or the nearest one above it)");
   s->add_option("--jobs", o->check.jobs, "claims run in parallel (results still print in file order)")
       ->capture_default_str();
-  s->add_option("--budget", o->check.budget,
-                "nominal seconds per rank method and call (fixed-rate estimates of the work, the same on every "
-                "machine); a quantity that cannot be made exact within it stays a bracket. The wall clock is only "
-                "a safety net of 10 x this per claim (ERROR, exit 3)")
-      ->capture_default_str();
-  s->add_option("--max-terms", o->check.max_terms, "refuse expansions estimated larger than this")
-      ->capture_default_str();
+  // The run limits (--budget, --max-terms, --max-memory), from the option table (scope kCheck).
+  auto limits = add_analysis_flags(s, kCheck);
   s->add_option("--counterexamples", o->check.counterexamples_dir,
                 "write each failing claim's first counterexample (model files, polynomial files, a summary) here");
-  s->add_option("--max-memory", o->max_memory,
-                "stop (exit 3, printing the finished claims) beyond this resident size, e.g. 8G (default: half the "
-                "machine's memory)");
   s->add_flag("--strict", o->check.strict, "a PASS (probabilistic) counts as not passed (exit code 1)");
   s->add_option("--journal", o->journal,
                 "append each finished claim's result to FILE (JSON lines); without --resume FILE starts empty");
@@ -44,7 +36,10 @@ void setup_check(CLI::App& app) {
               "stop at the first claim (in file order) that does not pass; the rest are reported as not run");
   s->add_flag("--resume", o->resume,
               "skip the claims already in the --journal FILE (same file, title, clauses, --budget, --max-terms)");
-  s->callback([o]() { run_check(*o); });
+  s->callback([o, limits]() {
+    o->limits = limits();
+    run_check(*o);
+  });
 }
 
 }  // namespace netpoly::cli

@@ -15,11 +15,12 @@ void setup_expand(CLI::App& app) {
   s->add_option("--format", o->format, "text|json|sympy|singular|latex")->capture_default_str();
   s->add_option("--modulus", o->modulus_text, "expand mod this prime instead of over Q");
   s->add_flag("--json", o->json, "machine-readable output");
-  s->add_option("--max-terms", o->max_terms, "refuse expansions estimated larger than this")->capture_default_str();
-  s->add_option("--threads", o->threads, "threads for FLINT multiplication (0 = all cores)")->capture_default_str();
-  s->add_option("--max-memory", o->max_memory, "stop (exit 3, printing what finished) beyond this resident size, e.g. 8G (default: half the machine's memory)");
-  s->add_option("--budget", o->budget, "stop (exit 3) after this many seconds");
-  s->callback([o]() { run_expand(*o); });
+  // The run limits (--max-terms, --threads, --max-memory, --budget), from the option table (scope kExpand).
+  auto limits = add_analysis_flags(s, kExpand);
+  s->callback([o, limits]() {
+    o->limits = limits();
+    run_expand(*o);
+  });
 }
 
 }  // namespace netpoly::cli

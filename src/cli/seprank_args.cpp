@@ -10,15 +10,13 @@ namespace netpoly::cli {
 // One flag per analysis option the CLI takes: --NAME VALUE, or for a flag
 // --NAME (default off) / --no-NAME (default on). The given ones are kept as
 // (name, text) for run_seprank, which checks them through the table.
-std::function<std::vector<std::pair<std::string, std::string>>()> add_analysis_flags(
-    CLI::App* s, unsigned scope, const std::map<std::string, std::string>& defaults) {
+std::function<std::vector<std::pair<std::string, std::string>>()> add_analysis_flags(CLI::App* s, unsigned scope) {
   auto given = std::make_shared<std::vector<std::pair<std::string, CLI::Option*>>>();
   auto texts = std::make_shared<std::map<std::string, std::string>>();
   for (const OptionSpec& o : analysis_options()) {
     if (!(o.scope & scope)) continue;
     const std::string flag = option_spelling(o, Spelling::cli);
-    const auto d = defaults.find(o.name);
-    const std::string help = o.help + " (" + (d != defaults.end() ? d->second : "default: " + o.default_text) + ")";
+    const std::string help = o.help_for(scope) + " (default: " + o.default_for(scope) + ")";
     if (o.type == OptionType::flag) {
       const bool on = o.get(SepOptions{}).get<bool>();
       CLI::Option* f = s->add_flag(on ? "--no-" + flag.substr(2) : flag, on ? "turn off: " + help : help);

@@ -16,10 +16,10 @@ void setup_expand(CLI::App& app);
 void setup_seprank(CLI::App& app);
 // The flags of the analysis options a command takes (netpoly/options.hpp:
 // those of `scope`), made from the option table; the returned function gives
-// the ones used, as (name, text), once the command line is parsed. `defaults`
-// replaces an option's "default: ..." in its help (by name).
-std::function<std::vector<std::pair<std::string, std::string>>()> add_analysis_flags(
-    CLI::App* s, unsigned scope = kCli, const std::map<std::string, std::string>& defaults = {});
+// the ones used, as (name, text), once the command line is parsed. The help
+// and default are the table's for that command (OptionSpec::help_for).
+std::function<std::vector<std::pair<std::string, std::string>>()> add_analysis_flags(CLI::App* s,
+                                                                                   unsigned scope = kCli);
 void setup_bounds(CLI::App& app);
 void setup_check(CLI::App& app);
 void setup_table(CLI::App& app);

@@ -22,10 +22,9 @@ void setup_table(CLI::App& app) {
   s->add_option("--range", o->range, "R: weights in [-R, R] (default 2^10, 100 or 3 by --weights)");
   s->add_option("--partition", o->partition, "partition (see seprank)")->capture_default_str();
   s->add_option("--methods", o->methods, "separation-rank methods (default: what is affordable)");
-  s->add_option("--budget", o->budget, "seconds: skip a method whose estimated cost exceeds this");
-  s->add_option("--max-terms", o->max_terms, "refuse expansions estimated larger than this")->capture_default_str();
-  // The rows' analysis options of the option table (--max-points).
-  auto given = add_analysis_flags(s, kTable, {{"max_points", "default for tables: 1024, so that a sweep's rows keep their cost"}});
+  // The rows' analysis options and the run limits, from the option table
+  // (--max-points, --budget, --max-terms, --max-memory, --threads).
+  auto given = add_analysis_flags(s, kTable);
   s->add_option("--format", o->format, "md | csv | latex | json (default: from the file extension)");
   s->add_option("-o,--output", o->out, "table file (rows are written as they finish; journal FILE.jsonl)");
   s->add_flag("--resume", o->resume, "skip rows already in FILE's journal");
@@ -47,10 +46,6 @@ void setup_table(CLI::App& app) {
                 "12 d^2 a degree-3 attention layer)");
   s->add_option("--max-depth", o->max_depth, "equal budgets: deepest shape tried")->capture_default_str();
   s->add_option("--max-width", o->max_width, "equal budgets: widest shape tried")->capture_default_str();
-  s->add_option("--threads", o->threads, "threads (0 = all cores)")->capture_default_str();
-  s->add_option("--max-memory", o->max_memory,
-                "stop (exit 3; finished rows stay in the journal) beyond this resident size, e.g. 8G (default: half "
-                "the machine's memory)");
   s->callback([o, given]() {
     o->options = given();
     run_table(*o);

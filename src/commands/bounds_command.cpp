@@ -45,32 +45,6 @@ void print_text(std::ostream& os, const NetworkShape& p, const Fmpz& params, con
 
 }  // namespace
 
-NetworkShape bounds_shape(const BoundsOptions& options) {
-  BoundsOptions o = options;
-  o.params.arch = parse_arch(o.arch);
-  const Arch a = o.params.arch;
-  const std::string an = arch_name(a);
-  if ((a == Arch::attention || a == Arch::mixer) && !o.tokens_given)
-    throw InputError("bounds: --tokens is required for --arch " + an);
-  if (a == Arch::mlp && o.tokens_given && o.params.tokens != 1)
-    throw InputError("bounds: an mlp has one token (NB Def. 3.1); drop --tokens");
-  if (a == Arch::mlp) o.params.tokens = 1;
-  if (a == Arch::product && !o.tokens_given) o.params.tokens = 1;
-  if (a != Arch::product && a != Arch::attention && o.degree_given)
-    throw InputError("bounds: --degree applies to --arch product and attention only");
-  if (a == Arch::product && o.heads_given) throw InputError("bounds: --heads does not apply to --arch product");
-  if (a == Arch::product && o.params.residual)
-    throw InputError("bounds: --residual does not apply to --arch product (AO has no residual form)");
-  return o.params;
-}
-
-std::string bounds_json_for(const BoundsOptions& o) {
-  const NetworkShape p = bounds_shape(o);
-  BoundOptions bo;
-  bo.max_exact_digits = o.max_exact_digits;
-  return bounds_json(p, parameter_count(p), compute_bounds(p, bo));
-}
-
 void run_bounds(const BoundsOptions& o) {
   if (o.json) {
     std::cout << bounds_json_for(o);

@@ -296,15 +296,21 @@ void load_registry(const CheckCliOptions& o, Report& rep) {
 
 }  // namespace
 
-void run_check(const CheckCliOptions& o) {
-  limit_option(o.check.budget, "--budget", false);
-  limit_option(o.check.max_terms, "--max-terms", false);
+void run_check(const CheckCliOptions& options) {
+  CheckCliOptions o = options;
+  // The run limits through the option table (scope kCheck): those not given keep check's defaults.
+  SepOptions given;
+  set_options_from_text(given, o.limits);
+  for (const auto& [name, text] : o.limits) {
+    if (name == "budget") o.check.budget = given.budget;
+    if (name == "max_terms") o.check.max_terms = given.max_terms;
+  }
   if (o.check.jobs < 1 || o.check.jobs > 256) throw InputError("--jobs: must be in [1, 256]");
   if (o.resume && o.journal.empty()) throw InputError("--resume needs --journal FILE");
   if (!o.annotations.empty() && o.annotations != "github")
     throw InputError("--annotations: expected github, got '" + o.annotations + "'");
   Limits lim;
-  if (!o.max_memory.empty()) lim.max_memory_bytes = parse_memory_size(o.max_memory, "--max-memory");
+  if (given.max_memory > 0) lim.max_memory_bytes = given.max_memory;
   start_watchdog(lim, "check");
   Report rep;
   rep.t0 = std::chrono::steady_clock::now();

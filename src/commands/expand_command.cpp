@@ -13,6 +13,7 @@
 #include "runtime/limits.hpp"
 #include "runtime/text_escape.hpp"
 #include "terminal_progress.hpp"
+#include "expansion/packing.hpp"
 
 namespace netpoly::cli {
 
@@ -130,11 +131,13 @@ void print_estimate(std::ostream& os, const ExpandOptions& o, const Model& m, co
 void run_expand(const ExpandOptions& options) {
   ExpandOptions o = options;
   if (!o.modulus_text.empty()) o.modulus = parse_u64(o.modulus_text, "--modulus", 2);
-  set_threads(o.threads);
+  // The run limits through the option table (scope kExpand).
+  SepOptions given;
+  set_options_from_text(given, o.limits);
+  set_threads(given.threads);
   Limits lim;
-  if (!o.max_memory.empty()) lim.max_memory_bytes = parse_memory_size(o.max_memory, "--max-memory");
-  limit_option(o.max_terms, "--max-terms", false);
-  if (std::isfinite(limit_option(o.budget, "--budget", true))) lim.budget_seconds = o.budget;
+  if (given.max_memory > 0) lim.max_memory_bytes = given.max_memory;
+  if (std::isfinite(given.budget)) lim.budget_seconds = given.budget;
   start_watchdog(lim, "expand");
   parse_poly_format(o.format);
   if (o.format == "sympy" && o.modulus) throw InputError("--format sympy cannot express a modular expansion; drop --modulus");
@@ -150,7 +153,7 @@ void run_expand(const ExpandOptions& options) {
   if (o.estimate) {
     std::string refusal;
     try {
-      check_expansion_size(m, o.max_terms);
+      check_expansion_size(m, given.max_terms);
       check_memory_estimate(expansion_memory_estimate(m), "the expansion");
     } catch (const LimitError& e) {
       refusal = e.what();
@@ -158,7 +161,7 @@ void run_expand(const ExpandOptions& options) {
     print_estimate(os, o, m, outs, refusal);
     return;
   }
-  check_expansion_size(m, o.max_terms);
+  check_expansion_size(m, given.max_terms);
   check_memory_estimate(expansion_memory_estimate(m), "the expansion");
   // Outputs are printed whole, one at a time, under `mu`. Stopped early (a
   // limit, SIGINT, SIGTERM), the outputs printed so far are complete and the

@@ -5,7 +5,7 @@
 #include "commands/commands.hpp"
 #include "netpoly/error.hpp"
 #include "runtime/io.hpp"
-#include "bounds/lv_witness.hpp"
+#include "netpoly/lv_witness.hpp"
 #include "netpoly/presets.hpp"
 
 namespace netpoly::cli {

@@ -95,7 +95,7 @@ void print_result(std::ostream& os, const SepResult& r, std::size_t label_width)
     t << std::fixed << std::setprecision(3) << run.seconds;
     os << " [" << t.str() << " s]";
     // What the run worked on, from its details' common keys.
-    if (method_info(run.method).needs_expansion && r.sizes.contains("coefficient_matrix"))
+    if (method_needs_expansion(run.method) && r.sizes.contains("coefficient_matrix"))
         os << " (" << r.sizes["coefficient_matrix"][0] << " x " << r.sizes["coefficient_matrix"][1]
            << " coefficient matrix)";
     if (run.details.contains("points"))
@@ -150,38 +150,24 @@ SepOptions seprank_options(const SeprankOptions& o) {
   return sep;
 }
 
-SeprankPairs seprank_pairs(const SeprankOptions& o, const Model& m, const SepOptions& sep) {
-  if (!o.out.empty() && !(sep.share_count && !sep.plan))
-    throw InputError("-o: the shard of --blocks goes there (or the bracket of --merge)");
-  SeprankPairs r;
-  std::optional<Entry> req;
-  if (!o.output.empty()) req = parse_entry(o.output, "--output");
-  r.outputs = resolve_outputs(m, req, o.all);
-  std::vector<std::string> specs = o.partitions;
-  if (o.all_balanced) specs.push_back("all-balanced");
-  r.partitions = request_partitions(m, specs);
-  check_methods_for(m, sep);
-  // Every entry of a wide model by default: refused up front beyond --max-pairs.
-  check_pairs(r.outputs.size(), r.partitions.size(), sep, Spelling::cli);
-  if (sep.share_count && r.outputs.size() * r.partitions.size() != 1)
-    throw InputError("--blocks: a shard is of one output and one partition (give --output and one --partition)");
+SepRequest seprank_request(const SeprankOptions& o) {
+  SepRequest r;
+  if (!o.output.empty()) r.outputs.push_back(parse_entry(o.output, "--output"));
+  r.all_outputs = o.all;
+  r.partitions = o.partitions;
+  if (o.all_balanced) r.partitions.push_back("all-balanced");
   return r;
 }
 
+SeprankPairs seprank_pairs(const SeprankOptions& o, const Model& m, const SepOptions& sep) {
+  if (!o.out.empty() && !(sep.share_count && !sep.plan))
+    throw InputError("-o: the shard of --blocks goes there (or the bracket of --merge)");
+  return request_pairs(m, seprank_request(o), sep, Spelling::cli);
+}
+
 std::string seprank_flags(const SeprankOptions& o) {
-  std::string s;
-  auto add = [&](const std::string& flag) { s += (s.empty() ? "" : " ") + flag; };
-  if (!o.output.empty()) add("--output " + o.output);
-  if (o.all) add("--all");
-  if (o.all_balanced) add("--all-balanced");
-  for (const auto& p : o.partitions) add("--partition " + p);
-  for (const auto& [name, text] : o.options) {
-    const OptionSpec* spec = find_option(name);
-    if (!spec) throw InternalError("seprank: a flag of no option: " + name);
-    const std::string flag = option_spelling(*spec, Spelling::cli);  // a flag: --NAME, or --no-NAME to turn it off
-    add(spec->type != OptionType::flag ? flag + " " + text : text == "false" ? "--no-" + flag.substr(2) : flag);
-  }
-  if (!o.templates_file.empty()) add("--templates-file " + o.templates_file);
+  std::string s = request_flags(seprank_request(o), o.options);
+  if (!o.templates_file.empty()) s += (s.empty() ? "" : " ") + std::string("--templates-file ") + o.templates_file;
   return s;
 }
 

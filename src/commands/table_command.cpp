@@ -51,7 +51,7 @@ void run_merge(const TableOptions& o) {
   Merged m = merge_tables(o.merge);
   std::vector<NetworkShape> shapes;
   for (const auto& r : m.rows) shapes.push_back(r.config.params);
-  const TableView view = table_view(o, shapes, !m.spec.budgets.empty());
+  const TableView view = table_view(o.bounds, o.columns, shapes, !m.spec.budgets.empty());
   write_file_atomic(o.out, render_table(m.rows, f, m.title, view));
   std::string journal;
   for (const auto& r : m.rows) journal += r.to_json().dump() + "\n";
@@ -64,97 +64,19 @@ void run_merge(const TableOptions& o) {
   report_violations(m.rows);
 }
 
-// A list option without repeats, in the order given (--width 2,2,2 is one width).
-std::vector<std::uint64_t> parse_unique_list(const std::string& s, const std::string& flag) {
-  std::vector<std::uint64_t> r;
-  for (auto v : parse_list(s, flag))
-    if (std::find(r.begin(), r.end(), v) == r.end()) r.push_back(v);
-  return r;
-}
-
 }  // namespace
 
-// --bounds: ids of the registry that apply to some shape of the table;
-// --columns: columns a sweep table of these shapes has (equal-budget tables
-// have fixed columns).
-TableView table_view(const TableOptions& o, const std::vector<NetworkShape>& shapes, bool equal_budgets) {
-  TableView v;
-  if (!o.columns.empty()) {
-    if (equal_budgets)
-      throw InputError("--columns applies to sweep tables; an equal-budget table's columns are fixed (--bounds "
-                       "chooses its bound columns)");
-    v.columns = parse_table_columns(o.columns, shapes);
-  }
-  if (o.bounds.empty()) return v;
-  v.bounds = parse_bound_ids(o.bounds);
-  check_bound_ids_apply(v.bounds, shapes);
-  return v;
-}
-
-
-SweepSpec table_spec(const TableOptions& o) {
-  SweepSpec s;
-  if (!o.param_budget.empty()) {
-    // Equal-budget comparison: --arch is a list, --param-budget a list of budgets.
-    std::stringstream as(o.arch);
-    for (std::string a; std::getline(as, a, ',');) {
-      const Arch x = parse_arch(a);
-      if (std::find(s.archs.begin(), s.archs.end(), x) == s.archs.end()) s.archs.push_back(x);
-    }
-    if (s.archs.empty()) throw InputError("--arch: expected a list like attention,mixer,mlp,product");
-    s.arch = s.archs[0];
-    std::stringstream bs(o.param_budget);
-    for (std::string b; std::getline(bs, b, ',');) {
-      if (!is_param_budget(b))
-        throw InputError("--param-budget: expected positive integers below 2^62 separated by commas, got \"" +
-                         o.param_budget + "\"");
-      if (std::find(s.budgets.begin(), s.budgets.end(), b) == s.budgets.end()) s.budgets.push_back(b);
-    }
-    if (s.budgets.empty()) throw InputError("--param-budget: expected at least one budget");
-    if (o.max_depth < 1 || o.max_depth > kMaxSweepDepth)
-      throw InputError("--max-depth: must be in [1, " + std::to_string(kMaxSweepDepth) + "]");
-    if (o.max_width < 1 || o.max_width > kMaxSweepWidth)
-      throw InputError("--max-width: must be in [1, " + std::to_string(kMaxSweepWidth) + "]");
-    s.max_depth = o.max_depth;
-    s.max_width = o.max_width;
-    if (!o.param_count.empty()) s.param_count = parse_param_count(o.param_count);
-  } else {
-    if (!o.param_count.empty()) throw InputError("--param-count applies to equal budgets (--param-budget) only");
-    if (o.arch.find(',') != std::string::npos)
-      throw InputError("--arch " + o.arch + ": several architectures only with --param-budget (equal budgets)");
-    s.arch = parse_arch(o.arch);
-  }
-  s.layers = parse_unique_list(o.layers, "--layers");
-  s.widths = parse_unique_list(o.width, "--width");
-  s.heads = parse_unique_list(o.heads, "--heads");
-  s.tokens = parse_unique_list(o.tokens.empty() ? (s.arch == Arch::product ? "1" : "2") : o.tokens, "--tokens");
-  if (!o.degree.empty()) s.degrees = parse_unique_list(o.degree, "--degree");
-  if (!o.degree.empty() && s.arch != Arch::product && s.arch != Arch::attention && s.budgets.empty())
-    throw InputError("--degree applies to product and attention blocks only");
-  s.residual = o.residual;
-  s.seeds = o.seeds;
-  s.range = o.range;
-  if (o.range < 0 || o.range > kMaxWeightRange) throw InputError("--range: must be in [1, 2^40]");
-  s.weights = parse_weight_dist(o.weights);
-  s.partition = o.partition;
-  if (!o.methods.empty()) s.sep.methods = parse_methods(o.methods);
-  if (limit_option(o.budget, "--budget", true) > 0) s.sep.budget = o.budget;
-  else if (!s.budgets.empty()) s.sep.budget = 30;  // equal-budget rows never run unbounded: 30 s a method by default
-  s.sep.max_terms = limit_option(o.max_terms, "--max-terms", false);
-  set_options_from_text(s.sep, o.options);
-  if (s.seeds == 0 || s.seeds > kMaxSweepSeeds)
-    throw InputError("--seeds: expected 1.." + std::to_string(kMaxSweepSeeds));
-  return s;
-}
-
 void run_table(const TableOptions& o) {
-  set_threads(o.threads);
+  // The run limits given (--threads, --max-memory), checked by the option table with the rest.
+  SepOptions given = SweepSpec{}.sep;
+  set_options_from_text(given, o.options);
+  set_threads(given.threads);
   Limits lim;
-  if (!o.max_memory.empty()) lim.max_memory_bytes = parse_memory_size(o.max_memory, "--max-memory");
+  if (given.max_memory > 0) lim.max_memory_bytes = given.max_memory;
   start_watchdog(lim, "table");
   if (!o.merge.empty()) return run_merge(o);
   if (o.jobs < 1 || o.jobs > 256) throw InputError("--jobs: must be in [1, 256], got " + std::to_string(o.jobs));
-  SweepSpec s = table_spec(o);
+  SweepSpec s = sweep_spec(o);
   if (sweep_configs(s).empty())
     throw InputError(s.budgets.empty() ? "the sweep has no configuration: no --heads value divides any --width value"
                                        : "--param-budget " + o.param_budget +
@@ -170,7 +92,7 @@ void run_table(const TableOptions& o) {
   {
     std::vector<NetworkShape> shapes;
     for (const auto& c : sweep_configs(s)) shapes.push_back(c.params);
-    r.view = table_view(o, shapes, !s.budgets.empty());
+    r.view = table_view(o.bounds, o.columns, shapes, !s.budgets.empty());
   }
   // Digits only on both sides (stoul alone takes " 1", "+1" and stops at "2x").
   auto slash = o.shard.find('/');

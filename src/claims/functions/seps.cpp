@@ -2,9 +2,11 @@
 #include "../../analysis/methods/method.hpp"
 #include "../work_limits.hpp"
 #include "function.hpp"
-#include "bounds/lv_witness.hpp"
+#include "netpoly/lv_witness.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
+#include "netpoly/request.hpp"
+#include "runtime/number_text.hpp"
 
 namespace netpoly::claims_detail {
 namespace {
@@ -25,14 +27,13 @@ Quantity grid_quantity(const MethodRun& run) {
 
 // A quantity over many (output, partition) pairs analyses each: at most
 // max_pairs of them (the CLI's --max-pairs, 1e5), as seprank and table.
+// The decision and its message are the request's (netpoly/request.hpp).
 void check_claim_pairs(const Expr& e, std::size_t outputs, std::size_t partitions, const SepOptions& so) {
-  const double pairs = static_cast<double>(outputs) * static_cast<double>(partitions);
-  if (pairs > so.max_pairs)
-    limit_reached(e,
-                  std::to_string(outputs) + " output entries x " + std::to_string(partitions) + " partitions = " +
-                      methods::fmt_g(pairs) + " (output, partition) pairs to analyse, more than " +
-                      methods::fmt_g(so.max_pairs),
-                  "name one output entry (net[i, c]) or a smaller network");
+  try {
+    check_pairs(outputs, partitions, so, Spelling::claims);
+  } catch (const LimitError& x) {
+    limit_reached(e, x.what(), "or a smaller network");
+  }
 }
 
 Value sep_like(Evaluator& ev, const Expr& e, const Env& env) {
