@@ -15,7 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "commands/commands.hpp"  // parse_entry, parse_list
+#include "commands/commands.hpp"  // parse_entry
+#include "runtime/number_text.hpp"  // parse_list
 #include <stdlib.h>
 
 #include <cctype>
@@ -173,7 +174,7 @@ inline void options_input(const std::uint8_t* data, std::size_t size) {
         break;
       }
       case 2: {
-        auto v = cli::parse_list(s, "--layers");
+        auto v = parse_list(s, "--layers");
         expect(!v.empty(), "list: empty");
         for (auto x : v) expect(x <= 999999999u, "list: value beyond 9 digits");
         break;

@@ -18,6 +18,8 @@
 #include "netpoly/parallel.hpp"
 #include "netpoly/presets.hpp"
 #include "runtime/random.hpp"
+#include "domains/structure_rings.hpp"
+#include "expansion/packing.hpp"
 
 using namespace netpoly;
 

@@ -13,8 +13,9 @@
 #include "netpoly/model.hpp"
 #include "netpoly/presets.hpp"
 #include "netpoly/rings.hpp"
-#include "analysis/support.hpp"
+#include "analysis/engines/support.hpp"
 #include "runtime/random.hpp"
+#include "domains/batch_rings.hpp"
 
 using namespace netpoly;
 

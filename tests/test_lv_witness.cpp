@@ -22,7 +22,7 @@
 
 #include "netpoly/error.hpp"
 #include "model/gauss.hpp"
-#include "bounds/lv_witness.hpp"
+#include "netpoly/lv_witness.hpp"
 #include "netpoly/model.hpp"
 
 using namespace netpoly;

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "netpoly/error.hpp"
-#include "domains/poly_text.hpp"
+#include "netpoly/poly_text.hpp"
 
 using namespace netpoly;
 

@@ -21,10 +21,10 @@
 #include <vector>
 
 #include "../fuzz/fuzz_inputs.hpp"
-#include "analysis/blackbox_prime.hpp"
+#include "analysis/blackbox/prime.hpp"
 #include "claims/claim_parser.hpp"
 #include "netpoly/claims.hpp"
-#include "analysis/coeff_matrix.hpp"
+#include "analysis/rank/coeff_matrix.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
 #include "model/forward.hpp"
@@ -32,10 +32,11 @@
 #include "netpoly/model.hpp"
 #include "netpoly/partition.hpp"
 #include "netpoly/presets.hpp"
-#include "analysis/rank.hpp"
+#include "analysis/rank/rank.hpp"
 #include "netpoly/rings.hpp"
 #include "netpoly/seprank.hpp"
 #include "runtime/random.hpp"
+#include "domains/structure_rings.hpp"
 
 using namespace netpoly;
 namespace fs = std::filesystem;
@@ -245,9 +246,9 @@ TEST_CASE("option parsers accept what they document and refuse the rest", "[reli
     }
   }
   SECTION("lists, methods, partitions") {
-    CHECK(cli::parse_list("1..3,8", "--layers") == std::vector<std::uint64_t>{1, 2, 3, 8});
+    CHECK(parse_list("1..3,8", "--layers") == std::vector<std::uint64_t>{1, 2, 3, 8});
     for (const char* s : {"", ",", "3..1", "1..", "..2", "1...3", "0..20000", "1234567890", "-1"})
-      CHECK_THROWS_AS(cli::parse_list(s, "--layers"), InputError);
+      CHECK_THROWS_AS(parse_list(s, "--layers"), InputError);
     for (const char* s : {"", ",", "exact,", "exact,,group", "Exact", "exact group"})
       CHECK_THROWS_AS(parse_methods(s), InputError);
     for (const char* s : {"", "A=", "A=,", "A=0,", "A=0,0", "A=4", "A=x0_2", "A=x4_0", "A=x0_", "A=x_0", "A=0,1,2,3",

@@ -17,6 +17,7 @@
 #include "netpoly/table.hpp"
 #include "runtime/io.hpp"
 #include "netpoly/version.hpp"
+#include "tables/journal_rows.hpp"
 
 using namespace netpoly;
 using json = nlohmann::json;
@@ -38,7 +39,7 @@ json shard_row() {
 // The InputError message of reading j back as a row of FILE.
 std::string refusal(const json& j) {
   try {
-    TableRow::from_json(j, JsonCheck("FILE"), "rows[0]");
+    TableRow::from_json(j, "FILE", "rows[0]");
   } catch (const InputError& e) {
     return e.what();
   }
@@ -51,7 +52,7 @@ TEST_CASE("a row's ranks are integers >= 0: -1, 3.5, 3.0 and \"3\" are refused w
           "[table][strict]") {
   const json good = shard_row();
   CHECK(refusal(good) == "accepted");
-  const TableRow back = TableRow::from_json(good, JsonCheck("FILE"), "rows[0]");
+  const TableRow back = TableRow::from_json(good, "FILE", "rows[0]");
   CHECK(back.lower.value == std::optional<std::size_t>(3));
   auto with = [&](const char* key, json v) {
     json j = good;
@@ -97,12 +98,12 @@ TEST_CASE("a row's build string and method names are netpoly's: anything else is
   // A method name is a registered method's: judge_row refuses the row otherwise.
   j = good;
   j["lower_method"] = "=cmd|' /C calc'!A0";
-  TableRow r = TableRow::from_json(j, JsonCheck("FILE"), "");
+  TableRow r = TableRow::from_json(j, "FILE", "");
   CHECK_THAT(judge_row(r), Catch::Contains("its lower end's method \"=cmd|' /C calc'!A0\" is no method of this netpoly"));
   j = good;
   j["upper"] = nullptr;
   j["status"] = "bracket";
-  r = TableRow::from_json(j, JsonCheck("FILE"), "");
+  r = TableRow::from_json(j, "FILE", "");
   CHECK(judge_row(r) == "no upper end, but a method for it");
   // The sweep's methods are parsed against the registry.
   j = good;
@@ -117,7 +118,7 @@ TEST_CASE("a sweep read from a file has the CLI's limits, checked before any con
     json j = sweep;
     j[key] = v;
     try {
-      SweepSpec::from_sweep_json(j, JsonCheck("FILE"), "sweep");
+      SweepSpec::from_sweep_json(j, "FILE", "sweep");
     } catch (const InputError& e) {
       return std::string(e.what());
     }
@@ -136,7 +137,7 @@ TEST_CASE("a sweep read from a file has the CLI's limits, checked before any con
   j["layers"] = big;
   j["widths"] = big;
   j["seeds"] = 10;
-  CHECK_THROWS_WITH(SweepSpec::from_sweep_json(j, JsonCheck("FILE"), "sweep"),
+  CHECK_THROWS_WITH(SweepSpec::from_sweep_json(j, "FILE", "sweep"),
                     Catch::StartsWith("FILE: sweep: the sweep has up to 1e+07 configurations, more than the 1000000"));
   SweepSpec s;
   s.layers.assign(1001, 1);
@@ -144,8 +145,8 @@ TEST_CASE("a sweep read from a file has the CLI's limits, checked before any con
   CHECK_THROWS_AS(sweep_configs(s), InputError);
   j = sweep;
   j["options"]["range"] = -1;
-  CHECK_THAT(SweepSpec::from_sweep_json(sweep, JsonCheck("FILE"), "sweep").sweep_json().dump(), Catch::Contains("\"seeds\":1"));
-  CHECK_THROWS_WITH(SweepSpec::from_sweep_json(j, JsonCheck("FILE"), "sweep"),
+  CHECK_THAT(SweepSpec::from_sweep_json(sweep, "FILE", "sweep").sweep_json().dump(), Catch::Contains("\"seeds\":1"));
+  CHECK_THROWS_WITH(SweepSpec::from_sweep_json(j, "FILE", "sweep"),
                     Catch::StartsWith("FILE: sweep.options.range: expected an integer in [0, 1099511627776]"));
 }
 

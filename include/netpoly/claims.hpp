@@ -161,4 +161,9 @@ std::vector<ClaimResult> run_claims(const std::vector<const Claim*>& claims, con
                                     const std::function<void(std::size_t, const ClaimResult&)>& done = {},
                                     const std::function<bool(const ClaimResult&)>& stop_after = {});
 
+// A claim's result as `netpoly check` prints it, and as its --json writes it
+// (claim_report.cpp).
+void write_claim_text(std::ostream& os, const ClaimResult& r);
+nlohmann::json claim_json(const ClaimResult& r);
+
 }  // namespace netpoly

@@ -51,4 +51,12 @@ struct AnalysisContext {
   static AnalysisContext process();
 };
 
+// The memory limit in force when no --max-memory is given: half of the
+// machine's memory (or of the cgroup's limit when that is smaller), so that no
+// input can drive a command into the kernel's out-of-memory killer.
+double default_memory_limit();
+
+// Current resident set size in bytes (Linux /proc/self/statm; 0 if unknown).
+double resident_bytes();
+
 }  // namespace netpoly

@@ -90,7 +90,7 @@ std::string lv_templates_json(const LvWitnessShape& s);
 // The grid sub-matrix Ĩ x J̃ of output (0, 0) over the partition tokens
 // [0, N/2) | [N/2, N), its rank, and a numeric cross-check. The paper's V:
 // evaluated modulo a prime p = 1 mod 4 in which every sqrt(n_α) exists
-// (chosen consistently: see lv_witness_rank.cpp), a certified lower bound.
+// (chosen consistently: see engines/lv_witness_rank.cpp), a certified lower bound.
 // A rational V: exact over Q(i) (half the rank of the realified matrix).
 struct LvWitnessRank {
   LvWitnessDims dims;

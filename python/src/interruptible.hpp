@@ -20,7 +20,6 @@
 
 #include "netpoly/context.hpp"
 #include "netpoly/error.hpp"
-#include "runtime/limits.hpp"
 #include "netpoly/parallel.hpp"
 #include "netpoly/seprank.hpp"
 

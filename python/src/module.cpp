@@ -24,23 +24,20 @@
 #include "args.hpp"
 #include "interruptible.hpp"
 #include "netpoly/bounds.hpp"
-#include "claims/claim_report.hpp"
 #include "netpoly/claims.hpp"
-#include "commands/commands.hpp"
 #include "netpoly/context.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
-#include "model/gauss.hpp"
-#include "runtime/io.hpp"
-#include "runtime/limits.hpp"
-#include "bounds/lv_witness.hpp"
+#include "netpoly/io.hpp"
+#include "netpoly/lv_witness.hpp"
 #include "netpoly/model.hpp"
 #include "netpoly/parallel.hpp"
 #include "netpoly/partition.hpp"
-#include "domains/poly_text.hpp"
+#include "netpoly/poly_text.hpp"
 #include "netpoly/presets.hpp"
 #include "netpoly/request.hpp"
 #include "netpoly/seprank.hpp"
+#include "netpoly/shards.hpp"
 #include "netpoly/table.hpp"
 
 namespace py = pybind11;
@@ -170,11 +167,13 @@ std::pair<std::string, bool> seprank_model(const Model& m, const std::vector<std
                                            const std::vector<std::string>& parts, const py::dict& kw,
                                            py::object progress) {
   const SepOptions o = py_sep_options(kw);
-  check_methods_for(m, o.methods, o.prime);
-  std::vector<Entry> es;
-  for (auto [t, c] : outs) es.push_back(Entry{t, c});
-  const std::vector<Partition> ps = request_partitions(m, parts);
-  check_pairs(es.size(), ps.size(), o, Spelling::python);
+  // The request as the CLI's seprank assembles it (netpoly/request.hpp).
+  SepRequest req;
+  for (auto [t, c] : outs) req.outputs.push_back(Entry{t, c});
+  req.partitions = parts;
+  SepPairs pairs = request_pairs(m, req, o, Spelling::python);
+  std::vector<Entry> es = std::move(pairs.outputs);
+  const std::vector<Partition> ps = std::move(pairs.partitions);
   // As the CLI's seprank: the finished results, and on Ctrl-C the pairs in
   // flight with the methods that finished for each (and a running method's
   // bound so far), marked "unfinished".
@@ -235,7 +234,7 @@ std::string seprank_poly(const std::vector<Term>& re, const std::optional<std::v
 // ------------------------------------------------------------------ bounds, claims, tables
 std::string bounds_for(const std::string& arch, const py::dict& kw) {
   Args a(kw, "bounds('" + arch + "')");
-  cli::BoundsOptions o;
+  BoundsRequest o;
   o.arch = arch;
   o.params.layers = a.count("layers", 1, 4096, 1);
   o.params.width = a.count("width", 1, std::uint64_t{1} << 40, 2);
@@ -247,7 +246,7 @@ std::string bounds_for(const std::string& arch, const py::dict& kw) {
   o.params.degree = a.count("degree", 1, 64, 0);
   o.params.residual = a.flag("residual", false);
   a.finish();
-  return cli::bounds_json_for(o);
+  return bounds_json_for(o);
 }
 
 // fn(i) for i < n, in order, until Ctrl-C: (the results as a JSON array, interrupted).
@@ -282,7 +281,7 @@ SepOptions table_options(Args& a, const py::dict& kw, std::initializer_list<cons
   return py_sep_options(given);
 }
 
-// budget= and max_terms= of a check or a table (CheckOptions, TableOptions);
+// budget= and max_terms= of a check or a table (CheckOptions, a sweep's SepOptions);
 // an absent one keeps o's default.
 template <class Options>
 void take_budget(Args& a, const py::dict& kw, Options& o) {
@@ -324,7 +323,7 @@ std::pair<std::string, bool> check_paths(const std::vector<std::string>& paths, 
 std::pair<std::string, bool> table_rows(const py::dict& kw, py::object progress) {
   forget_inputs();  // a run of its own, as check_paths
   Args a(kw, "table");
-  cli::TableOptions o;
+  SweepRequest o;
   o.arch = a.text("arch", "attention");
   o.layers = a.counts("layers", "1");
   o.width = a.counts("widths", "2");
@@ -339,11 +338,13 @@ std::pair<std::string, bool> table_rows(const py::dict& kw, py::object progress)
   o.param_budget = a.counts("param_budget", "");
   o.max_depth = a.count("max_depth", 1, 64, 6);
   o.max_width = a.count("max_width", 1, 4096, 16);
-  take_budget(a, kw, o);
+  // The rows' options and the run limits through the option table, as the CLI's kTable flags.
+  SepOptions sep = SweepSpec{}.sep;
+  take_budget(a, kw, sep);
   const SepOptions lim = limits_of(a, kw);
   a.finish();
   try {
-    const SweepSpec s = cli::table_spec(o);
+    const SweepSpec s = sweep_spec(o, sep);
     const auto configs = s.budgets.empty() ? sweep_configs(s) : budget_configs(s);
     return collect(lim, progress, configs.size(), [&](std::size_t i) { return measure_row(configs[i], s).to_json(); });
   } catch (const InputError& e) {  // table()'s keywords for the sweep's lists
@@ -363,11 +364,8 @@ std::string render_rows(const std::string& rows_json, const std::string& format,
     shapes.push_back(rows.back().config.params);
   }
   const TableFormat f = parse_table_format(format);
-  cli::TableOptions o;
-  o.bounds = bounds;
-  o.columns = columns;
   const bool budget = !rows.empty() && !rows[0].config.budget.empty();
-  const TableView view = cli::table_view(o, shapes, budget);
+  const TableView view = table_view(bounds, columns, shapes, budget);
   return budget ? render_budget_table(rows, f, title, view) : render_table(rows, f, title, view);
 }
 
@@ -486,6 +484,20 @@ PYBIND11_MODULE(_netpoly, mod) {
   mod.def("expand", &expand_model);
   mod.def("seprank", &seprank_model);
   mod.def("seprank_poly", &seprank_poly);
+  // netpoly.merge: the library's merge of shard files (netpoly/shards.hpp), as the CLI's --merge.
+  mod.def("merge_shards", [](const std::vector<std::string>& paths, const Model* m, const std::string& label,
+                             std::optional<std::pair<std::size_t, std::size_t>> output,
+                             const std::vector<std::string>& parts, const py::dict& kw) {
+    ShardModel with;
+    with.model = m;
+    with.label = label;
+    with.options = py_sep_options(kw);
+    for (auto [k, v] : kw)
+      if (!v.is_none()) with.given.push_back(py::str(k).cast<std::string>());
+    if (output) with.output = Entry{output->first, output->second};
+    with.partitions = parts;
+    return merge_shards(paths, m ? &with : nullptr, {"merge", Spelling::python}).document.dump();
+  });
   mod.def("parse_poly", &parse_poly);
   // The analysis options checked by the table (an InputError naming the bad one); their max_terms.
   mod.def("max_terms", [](const py::dict& kw) { return py_sep_options(kw).max_terms; });

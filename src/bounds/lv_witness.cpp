@@ -1,6 +1,6 @@
 // LV Lemma 6's witness: the weights and the template vectors (the repaired
 // reading of App. B.3 is written out in lv_witness.hpp).
-#include "bounds/lv_witness.hpp"
+#include "netpoly/lv_witness.hpp"
 
 #include <nlohmann/json.hpp>
 #include <set>

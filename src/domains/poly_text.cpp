@@ -1,4 +1,4 @@
-#include "domains/poly_text.hpp"
+#include "netpoly/poly_text.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -7,6 +7,7 @@
 #include <set>
 
 #include "netpoly/error.hpp"
+#include "runtime/number_text.hpp"
 
 namespace netpoly {
 
@@ -16,11 +17,7 @@ constexpr int kMaxNesting = 200;           // parentheses and unary signs (the c
 constexpr double kMaxCoefficientBits = 1 << 24;  // 2 MB a coefficient: 2^(10^9) is refused, not computed
 constexpr double kMaxBytes = 1 << 30;            // the coefficients together: (x + 1)^100000 is refused
 
-std::string g3(double x) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.3g", x);
-  return b;
-}
+std::string g3(double x) { return fmt_g(x); }
 
 // What a subexpression can expand to, as upper bounds: its terms, its total
 // degree and log2 of its coefficients (numerators and denominators).

@@ -7,6 +7,8 @@
 
 #include "netpoly/error.hpp"
 #include "netpoly/parallel.hpp"
+#include "domains/batch_rings.hpp"
+#include "domains/structure_rings.hpp"
 
 namespace netpoly {
 

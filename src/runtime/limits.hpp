@@ -5,6 +5,7 @@
 // Long commands write results atomically as they go, so what was written
 // before the stop stays valid.
 #pragma once
+#include "netpoly/context.hpp"
 #include <functional>
 #include <string>
 
@@ -16,10 +17,6 @@ struct Limits {
   double budget_seconds = 0;    // 0 = no limit
 };
 
-// The memory limit in force when no --max-memory is given: half of the
-// machine's memory (or of the cgroup's limit when that is smaller), so that no
-// input can drive a command into the kernel's out-of-memory killer.
-double default_memory_limit();
 
 // Parses "512M", "8G", "1.5G", "100000" (bytes); throws InputError.
 double parse_memory_size(const std::string& s, const std::string& option);
@@ -53,8 +50,6 @@ std::string format_fixed(double x, int digits);
 // dropped, so that the resident set falls before the next one).
 void release_memory();
 
-// Current resident set size in bytes (Linux /proc/self/statm; 0 if unknown).
-double resident_bytes();
 
 // A note appended to the stop message (e.g. "finished rows are in FILE; rerun with --resume").
 void set_stop_hint(const std::string& hint);

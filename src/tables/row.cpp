@@ -62,7 +62,7 @@ json TableRow::to_json() const {
   return j;
 }
 
-TableRow TableRow::from_json(const json& j) { return from_json(j, JsonCheck("a table row"), ""); }
+TableRow TableRow::from_json(const json& j) { return from_json(j, "a table row", ""); }
 
 namespace {
 
@@ -90,7 +90,8 @@ BoundCell bound_cell_from(const json& x, const JsonCheck& in, const std::string&
 
 }  // namespace
 
-TableRow TableRow::from_json(const json& j, const JsonCheck& in, const std::string& path) {
+TableRow TableRow::from_json(const json& j, const std::string& source, const std::string& path) {
+  const JsonCheck in(source);
   TableRow r;
   auto sub = [&](const std::string& k) { return JsonCheck::join(path, k); };
   auto opt_text = [&](const char* k) { return j.contains(k) ? in.text(j[k], sub(k)) : std::string(); };
@@ -133,7 +134,7 @@ TableRow TableRow::from_json(const json& j, const JsonCheck& in, const std::stri
   if (!r.options.is_null() && !r.options.is_object())
     in.fail(sub("options"), "expected an object, got " + JsonCheck::kind(r.options));
   r.sweep = j.value("sweep", json(nullptr));
-  if (!r.sweep.is_null()) SweepSpec::from_sweep_json(r.sweep, in, sub("sweep"));  // every field checked
+  if (!r.sweep.is_null()) SweepSpec::from_sweep_json(r.sweep, in.source(), sub("sweep"));  // every field checked
   return r;
 }
 

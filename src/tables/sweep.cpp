@@ -44,7 +44,7 @@ json SweepSpec::sweep_json() const {
   return j;
 }
 
-SweepSpec SweepSpec::from_sweep_json(const json& j) { return from_sweep_json(j, JsonCheck("a sweep description"), ""); }
+SweepSpec SweepSpec::from_sweep_json(const json& j) { return from_sweep_json(j, "a sweep description", ""); }
 
 bool is_param_budget(const std::string& b) {
   Fmpz B;
@@ -55,7 +55,8 @@ bool is_param_budget(const std::string& b) {
 // Every field as strictly as the CLI's own options take it (table_spec): the
 // same ranges, so a sweep read from a file is never larger than one the CLI
 // could be asked for, and sweep_configs refuses it before allocating.
-SweepSpec SweepSpec::from_sweep_json(const json& j, const JsonCheck& in, const std::string& path) {
+SweepSpec SweepSpec::from_sweep_json(const json& j, const std::string& source, const std::string& path) {
+  const JsonCheck in(source);
   SweepSpec s;
   auto sub = [&](const std::string& k) { return JsonCheck::join(path, k); };
   auto field = [&](const json& o, const std::string& at, const char* k) -> const json& { return in.at(o, at, k); };

@@ -22,6 +22,7 @@
 #include "netpoly/parallel.hpp"
 #include "netpoly/presets.hpp"
 #include "netpoly/version.hpp"
+#include "tables/journal_rows.hpp"
 
 namespace netpoly {
 
@@ -121,7 +122,7 @@ std::vector<TableRow> journal_rows(const std::string& path) {
     } catch (const InputError& e) {
       throw InputError(where + ": not a JSON line (" + std::string(e.what()) + "; only a journal's last line may be torn)");
     }
-    rows.push_back(TableRow::from_json(j, JsonCheck(where), ""));
+    rows.push_back(TableRow::from_json(j, where, ""));
   }
   return rows;
 }
@@ -143,7 +144,7 @@ std::vector<TableRow> read_rows(const std::string& path) {
     const json& t = j.contains("timings") && j["timings"].is_object() ? j["timings"] : json::object();
     std::vector<TableRow> rows;
     for (std::size_t i = 0; i < rs.size(); ++i) {
-      TableRow r = TableRow::from_json(rs[i], in, JsonCheck::idx("rows", i));
+      TableRow r = TableRow::from_json(rs[i], in.source(), JsonCheck::idx("rows", i));
       const std::string key = r.config.key();
       if (t.contains(key)) r.seconds = in.number(t[key], "timings." + key, 0, 1e12);
       rows.push_back(r);
@@ -175,7 +176,7 @@ std::vector<TableRow> resumed_rows(const Journal& jf, const SweepSpec& s, const 
       } catch (const InputError& e) {
         throw InputError(in.source() + ": not a JSON line (" + std::string(e.what()) + ")");
       }
-      r = TableRow::from_json(j, in, "");
+      r = TableRow::from_json(j, in.source(), "");
     } catch (const json::exception& e) {
       throw InputError(journal + ":" + std::to_string(line_no) + ": not a JSON line (" + std::string(e.what()) +
                        "); drop --resume to start afresh");
