@@ -202,6 +202,28 @@ TEST_CASE("LV Lemma 2, Thm 5 and Thm 6 by hand", "[bounds]") {
   CHECK(exact_str(get(attn(2, 4, 2, 4, true), "LV Thm 6")) == "1336500");
 }
 
+TEST_CASE("the one-step lemmas are registered with their parameters (issue 51 §4)", "[bounds]") {
+  // Each registered lemma through its descriptor equals its function, at values worked by hand:
+  //   NB Lemma 5.4: n^2 K^2 + K, n = 2, K = 3: 4 * 9 + 3 = 39;
+  //   corrected: binom(max(n, m) K + 1, 2) + K, n = 2, m = 7, K = 3: binom(22, 2) + 3 = 234;
+  //   NB Lemma 5.2 (iv): binom(K + 1, 2), K = 5: 15;
+  //   LV Lemma 2: N d^4 K^3 / H, N = 2, d = 2, H = 1, K = 2: 2 * 16 * 8 = 256.
+  const std::vector<std::pair<std::string, std::pair<std::vector<std::uint64_t>, std::pair<long, const char*>>>> want = {
+      {"NB Lemma 5.4", {{2}, {3, "39"}}},
+      {"NB Lemma 5.4 (corrected)", {{2, 7}, {3, "234"}}},
+      {"NB Lemma 5.2 (iv)", {{}, {5, "15"}}},
+      {"LV Lemma 2", {{2, 2, 1}, {2, "256"}}},
+  };
+  REQUIRE(step_lemmas().size() == want.size());
+  for (const auto& [id, v] : want) {
+    const StepLemma* l = find_step_lemma(id);
+    REQUIRE(l);
+    CHECK(l->params.size() == v.first.size());
+    CHECK(l->apply(Fmpz(v.second.first), v.first).str() == v.second.second);
+  }
+  CHECK(find_step_lemma("nb lemma 5.4") == nullptr);  // exact spelling: the claims resolve case and prefixes
+}
+
 TEST_CASE("NB bounds by hand", "[bounds]") {
   // Lemma 5.4: n^2 s^2 + s; s = 2, n = 3: 36 + 2 = 38. Lemma 5.2 (iv): binom(3 + 1, 2) = 6.
   CHECK(nb_lemma54_layer(Fmpz(2), 3).str() == "38");

@@ -40,6 +40,7 @@ concept LayerKind = requires(const L& l, std::size_t d) {
   { l.degree() } -> std::same_as<double>;
   { l.family_size() } -> std::same_as<std::size_t>;
   l.for_each_matrix([](const auto&) {});
+  l.for_each_named_matrix([](const std::string&, std::size_t, const auto&) {});
 };
 
 template <class V>

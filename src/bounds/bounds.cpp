@@ -274,4 +274,36 @@ Fmpz nb_lemma52_square(const Fmpz& sep_f) {
   return r;
 }
 
+// ------------------------------------------------------ one-step lemmas
+namespace {
+std::vector<const StepLemma*>& lemma_registry() {
+  static std::vector<const StepLemma*> r;  // filled by RegisterStepLemma objects before main
+  return r;
+}
+}  // namespace
+
+RegisterStepLemma::RegisterStepLemma(const StepLemma& l) { lemma_registry().push_back(&l); }
+const std::vector<const StepLemma*>& step_lemmas() { return lemma_registry(); }
+const StepLemma* find_step_lemma(const std::string& id) {
+  for (const StepLemma* l : lemma_registry())
+    if (id == l->id) return l;
+  return nullptr;
+}
+
+namespace {
+// "NB Lemma 5.4" is the printed form (false for channel mixing with m > n; kept to show it).
+const StepLemma kNbLemma54{"NB Lemma 5.4", {{"n", "tokens", "N"}},
+                           [](const Fmpz& K, const std::vector<std::uint64_t>& p) { return nb_lemma54_layer(K, p[0]); }};
+const StepLemma kNbLemma54Corrected{
+    "NB Lemma 5.4 (corrected)", {{"n", "tokens", "N"}, {"m", "width", "d"}},
+    [](const Fmpz& K, const std::vector<std::uint64_t>& p) { return nb_lemma54_corrected(K, p[0], p[1]); }};
+const StepLemma kNbLemma52Square{"NB Lemma 5.2 (iv)", {},
+                                 [](const Fmpz& K, const std::vector<std::uint64_t>&) { return nb_lemma52_square(K); }};
+const StepLemma kLvLemma2{
+    "LV Lemma 2", {{"N", "n", "tokens"}, {"d", "m", "width"}, {"H", "heads"}},
+    [](const Fmpz& K, const std::vector<std::uint64_t>& p) { return lv_lemma2_layer(p[0], p[1], p[2], K); }};
+const RegisterStepLemma nb_lemma54_registered(kNbLemma54), nb_lemma54_corrected_registered(kNbLemma54Corrected),
+    nb_lemma52_registered(kNbLemma52Square), lv_lemma2_registered(kLvLemma2);
+}  // namespace
+
 }  // namespace netpoly

@@ -14,11 +14,6 @@ namespace netpoly {
 
 namespace {
 
-// One-step lemmas offered as functions of named arguments.
-// "NB Lemma 5.4" is the printed form (false for channel mixing with m > n; kept to show it).
-const std::vector<std::string> kLemmas = {"NB Lemma 5.4", "NB Lemma 5.4 (corrected)", "NB Lemma 5.2 (iv)",
-                                          "LV Lemma 2"};
-
 std::string lower(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
@@ -35,12 +30,6 @@ std::optional<std::uint64_t> get_uint(const BoundCall& c, std::initializer_list<
     return fmpz_get_ui(z->get());
   }
   return std::nullopt;
-}
-
-std::uint64_t need_uint(const BoundCall& c, std::initializer_list<const char*> names, const std::string& id) {
-  auto v = get_uint(c, names);
-  if (!v) throw InputError("bound(\"" + id + "\"): missing the parameter " + *names.begin());
-  return *v;
 }
 
 const Quantity& need_quantity(const BoundCall& c, const char* name, const std::string& id) {
@@ -71,25 +60,26 @@ Quantity monotone_in_K(const Quantity& K, const std::function<Fmpz(const Fmpz&)>
   return r;
 }
 
-Quantity lemma(const BoundCall& c, const std::string& id) {
-  if (id == "NB Lemma 5.4") {
-    const std::uint64_t n = need_uint(c, {"n", "tokens", "N"}, id);
-    return monotone_in_K(
-        need_quantity(c, "K", id), [n](const Fmpz& K) { return nb_lemma54_layer(K, n); }, id);
+// A one-step lemma of the registry (bounds.hpp): its parameters by their
+// names, the function applied to both ends of K's interval.
+Quantity lemma(const BoundCall& c, const StepLemma& l) {
+  std::vector<std::uint64_t> args;
+  for (const auto& names : l.params) {
+    bool found = false;
+    for (const auto& n : names) {
+      auto it = c.numbers.find(n);
+      if (it == c.numbers.end()) continue;
+      auto z = it->second.exact_integer();
+      if (!z || fmpz_sgn(z->get()) < 0 || !fmpz_abs_fits_ui(z->get()))
+        throw InputError("bound(\"" + c.id + "\"): " + n + " must be an exact integer >= 0, got " + describe(it->second));
+      args.push_back(fmpz_get_ui(z->get()));
+      found = true;
+      break;
+    }
+    if (!found) throw InputError("bound(\"" + std::string(l.id) + "\"): missing the parameter " + names.front());
   }
-  if (id == "NB Lemma 5.4 (corrected)") {
-    const std::uint64_t n = need_uint(c, {"n", "tokens", "N"}, id), m = need_uint(c, {"m", "width", "d"}, id);
-    return monotone_in_K(
-        need_quantity(c, "K", id), [n, m](const Fmpz& K) { return nb_lemma54_corrected(K, n, m); }, id);
-  }
-  if (id == "NB Lemma 5.2 (iv)")
-    return monotone_in_K(
-        need_quantity(c, "K", id), [](const Fmpz& K) { return nb_lemma52_square(K); }, id);
-  // LV Lemma 2
-  const std::uint64_t N = need_uint(c, {"N", "n", "tokens"}, id), d = need_uint(c, {"d", "m", "width"}, id),
-                      H = need_uint(c, {"H", "heads"}, id);
   return monotone_in_K(
-      need_quantity(c, "K", id), [=](const Fmpz& K) { return lv_lemma2_layer(N, d, H, K); }, id);
+      need_quantity(c, "K", l.id), [&](const Fmpz& K) { return l.apply(K, args); }, l.id);
 }
 
 }  // namespace
@@ -99,7 +89,7 @@ std::vector<std::string> claim_bound_ids() {
   static std::vector<std::string> ids;
   std::call_once(once, [] {
     ids = bound_ids();  // the registry (src/bounds/)
-    for (const auto& l : kLemmas) ids.push_back(l);
+    for (const StepLemma* l : step_lemmas()) ids.push_back(l->id);
   });
   return ids;
 }
@@ -125,9 +115,9 @@ Quantity claim_bound(const BoundCall& c, BoundWant want, BoundUse* use) {
   const std::string known = resolve_bound_id(c.id, claim_bound_ids(), &why);
   if (known.empty()) throw InputError("bound: " + why);
   if (use) use->id = known;
-  if (std::find(kLemmas.begin(), kLemmas.end(), known) != kLemmas.end()) {
+  if (const StepLemma* l = find_step_lemma(known)) {
     if (want == BoundWant::regime) return Quantity::exact(XRat(1));
-    Quantity q = lemma(c, known);
+    Quantity q = lemma(c, *l);
     if (want == BoundWant::log3) return q_log(q, Quantity::exact(XRat(3)));
     return q;
   }

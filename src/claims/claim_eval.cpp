@@ -1,4 +1,4 @@
-// Evaluation of claim expressions: values, generators, quantities (eval.hpp).
+// Evaluation of claim expressions: values, generators, quantities (claim_eval.hpp).
 #include "claim_eval.hpp"
 #include "netpoly/options.hpp"
 

@@ -128,8 +128,8 @@ namespace {
 // "group, exact, modular": the methods that take a polynomial.
 std::string polynomial_methods() {
   std::string s;
-  for (const MethodInfo* m : method_registry())
-    if (m->accepts_polynomial) s += (s.empty() ? "" : ", ") + std::string(m->id.id());
+  for (Method m : registered_methods())
+    if (method_accepts_polynomial(m)) s += (s.empty() ? "" : ", ") + std::string(m.id());
   return s;
 }
 
@@ -137,7 +137,7 @@ std::string polynomial_methods() {
 
 Quantity poly_sep(const FmpqMpoly& p, const Partition& P, const SepOptions& so) {
   for (Method m : so.methods)
-    if (!method_info(m).accepts_polynomial)
+    if (!method_accepts_polynomial(m))
       throw InputError(std::string("sep: method ") + method_name(m) +
                        " needs a network; a polynomial expression takes " + polynomial_methods());
   Quantity q = from_result(analyse_polynomial(p, P, so));
@@ -152,7 +152,7 @@ Quantity poly_sep(const FmpqMpoly& p, const Partition& P, const SepOptions& so) 
 Quantity poly_sep(const PolyVal& p, const Partition& P, const SepOptions& so) {
   if (!p.im) return poly_sep(p.p, P, so);
   for (Method m : so.methods)
-    if (!method_info(m).accepts_polynomial)
+    if (!method_accepts_polynomial(m))
       throw InputError(std::string("sep: method ") + method_name(m) +
                        " needs a network; a polynomial expression takes " + polynomial_methods());
   Quantity q = from_result(analyse_gaussian_polynomial(p.p, *p.im, P, so));

@@ -6,6 +6,7 @@
 
 #include "claims/claim_interval.hpp"
 #include "netpoly/error.hpp"
+#include "runtime/number_text.hpp"
 
 namespace netpoly {
 
@@ -266,11 +267,7 @@ std::string real_str(const Interval& i) {
 
 }  // namespace
 
-std::string probability_str(double p) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.3g", p);
-  return b;
-}
+std::string probability_str(double p) { return fmt_g(p); }
 
 std::string iv_str(const Interval& i) {
   if (i.is_point()) return end_str(i.lo);

@@ -30,7 +30,7 @@ inline std::vector<std::string> symbol_values(const std::string& option) {
   if (option == "param_count") return {"netpoly", "ao_eq4", "ao_eq2", "lv"};
   if (option == "methods") {
     std::vector<std::string> ids;
-    for (const MethodInfo* m : method_registry()) ids.emplace_back(m->id.id());
+    for (Method m : registered_methods()) ids.emplace_back(m.id());
     return ids;
   }
   if (option == "arch") return {"attention", "mixer", "mlp", "product"};

@@ -119,7 +119,7 @@ using Env = std::vector<std::pair<std::string, Value>>;
 }  // namespace claims_detail
 
 // The functions of the language: each entry holds its signature (what the
-// parser checks), its one-line summary (README, messages) and its behaviour
+// parser checks), its one-line summary and its behaviour
 // (what the evaluator runs), so a signature without behaviour cannot exist.
 // The table is src/claims/functions/functions.cpp; the entries live with
 // their handlers in that folder.

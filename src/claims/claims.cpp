@@ -15,6 +15,7 @@
 #include "netpoly/claims.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
+#include "runtime/number_text.hpp"
 
 namespace netpoly {
 
@@ -209,8 +210,8 @@ class Runner {
     const double planned = outer_ * static_cast<double>(std::max<std::size_t>(vals.size(), 1));
     if (planned > kMaxInstances) {
       stopped_ = true;
-      throw LimitError(cl.loc.str() + ": " + cl.text + ": " + methods::fmt_g(outer_) + " x " +
-                       std::to_string(vals.size()) + " = " + methods::fmt_g(planned) +
+      throw LimitError(cl.loc.str() + ": " + cl.text + ": " + fmt_g(outer_) + " x " +
+                       std::to_string(vals.size()) + " = " + fmt_g(planned) +
                        " instances of the claim, more than 10^6 (the limit of instances of one claim, "
                        "proofs/README.md); split the range or bind fewer values");
     }
@@ -246,7 +247,7 @@ class Runner {
     if (ev_.claim_wall_left() >= 0) return;
     stopped_ = true;
     throw MachineLimit(cl.loc.str() + ": " + cl.text + ": the wall clock's safety net (" +
-                       methods::fmt_g(kSafetyFactor) + " x " + budget_text(ev_.defaults()) +
+                       fmt_g(kSafetyFactor) + " x " + budget_text(ev_.defaults()) +
                        ", over the whole claim) was reached after " + std::to_string(k) + " of " + std::to_string(n) +
                        " values, before the work's own limits: the machine was too slow or too loaded for this "
                        "claim, so no verdict (raise --budget, or run it where it has the cores)");

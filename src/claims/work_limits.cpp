@@ -8,10 +8,10 @@
 #include "../analysis/methods/method.hpp"
 #include "netpoly/error.hpp"
 #include "runtime/limits.hpp"
+#include "runtime/number_text.hpp"
 
 namespace netpoly::claims_detail {
 
-using methods::fmt_g;
 
 std::string call_place(const Expr& e) {
   return e.loc.str() + ": " + (e.kind == Expr::Kind::call ? e.str + "(...)" : e.text);

@@ -90,6 +90,27 @@ struct Attention {
     return false;
   }
   bool homogeneous() const { return !has_bias(); }
+  // The matrices the papers name, f(name, head, M): head 1..H for a per-head
+  // matrix, 0 for the layer's own (the claim language's weights(net, layer,
+  // name [, head])). Biases are not named.
+  template <class F>
+  void for_each_named_matrix(F&& f) const {
+    for (std::size_t k = 0; k < heads.size(); ++k) {
+      const AttentionHead<S>& h = heads[k];
+      f(std::string("Q"), k + 1, h.Q);
+      f(std::string("K"), k + 1, h.K);
+      if (h.C) {
+        f(std::string("C"), k + 1, *h.C);
+      } else {
+        f(std::string("V"), k + 1, h.V);
+        f(std::string("O"), k + 1, h.O);
+      }
+      for (std::size_t j = 0; j < h.extra.size(); ++j) {  // Q2, K2, ...: the later score pairs
+        f("Q" + std::to_string(j + 2), k + 1, h.extra[j].Q);
+        f("K" + std::to_string(j + 2), k + 1, h.extra[j].K);
+      }
+    }
+  }
   template <class F>
   void for_each_matrix(F&& f) const {
     auto opt = [&](const Bias<S>& b) {

@@ -82,6 +82,8 @@ struct Branches {
     return false;
   }
   template <class F>
+  void for_each_named_matrix(F&&) const {}  // its layers' matrices are theirs, not named through the sum
+  template <class F>
   void for_each_matrix(F&& f) const {
     for (const auto& b : branches)
       for (const auto& l : b) l.for_each_matrix(f);

@@ -80,6 +80,14 @@ struct MixWeights {
   std::size_t family_size() const { return 0; }
   bool has_bias() const { return b || b2; }
   bool homogeneous() const { return !has_bias(); }
+  // The matrices the papers name, f(name, head, M): head 1..H for a per-head
+  // matrix, 0 for the layer's own (the claim language's weights(net, layer,
+  // name [, head])). Biases are not named.
+  template <class F>
+  void for_each_named_matrix(F&& f) const {
+    f(std::string("W"), std::size_t{0}, W);
+    if (W2) f(std::string("W2"), std::size_t{0}, *W2);
+  }
   template <class F>
   void for_each_matrix(F&& f) const {
     f(W);

@@ -21,6 +21,8 @@ struct Permute {
   std::size_t family_size() const { return 0; }
   template <class F>
   void for_each_matrix(F&&) const {}
+  template <class F>
+  void for_each_named_matrix(F&&) const {}  // a permutation has no weights
 
   template <class Rd, class Json>
   static Permute read(const Rd& r, const Json& o, const std::string& lp, std::size_t N, std::size_t d) {

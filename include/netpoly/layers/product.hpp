@@ -40,6 +40,10 @@ struct Product {
     return k < bs.size() ? bs[k] : none;
   }
   template <class F>
+  void for_each_named_matrix(F&& f) const {  // W1 .. Wk
+    for (std::size_t k = 0; k < Ws.size(); ++k) f("W" + std::to_string(k + 1), std::size_t{0}, Ws[k]);
+  }
+  template <class F>
   void for_each_matrix(F&& f) const {
     for (const auto& w : Ws) f(w);
     for (const auto& b : bs)

@@ -11,12 +11,13 @@
 #include <algorithm>
 #include <cmath>
 
-#include "../../analysis/methods/grid.hpp"
-#include "../../analysis/singular_values.hpp"
+#include "analysis/engines/grid.hpp"
+#include "analysis/rank/singular_values.hpp"
 #include "../work_limits.hpp"
 #include "function.hpp"
 #include "netpoly/error.hpp"
 #include "domains/flint_linalg.hpp"
+#include "runtime/number_text.hpp"
 
 namespace netpoly::claims_detail {
 namespace {
@@ -52,7 +53,7 @@ Value grid_matrix_fn(Evaluator& ev, const Expr& e, const Env& env) {
   } catch (const methods::OverBudget&) {
     clock.check();
     limit_reached(e, "the grid's exact evaluations stopped at " + budget_text(ev.defaults()) + " (after " +
-                         methods::fmt_g(clock.seconds()) + " s)",
+                         fmt_g(clock.seconds()) + " s)",
                   "raise --budget");
   }
   Matrix M(rows);
@@ -165,7 +166,7 @@ Value eps_rank_fn(Evaluator& ev, const Expr& e, const Env& env) {
   const bool svd = norm == "mean_square" && svd_secs <= ev.defaults().budget;
   if (norm == "mean_square" && !svd)
     ev.notes.push_back(call_place(e) + ": beyond " + budget_text(ev.defaults()) + ", the singular values in doubles (" +
-                       "estimated at " + methods::fmt_g(svd_secs) + " s) were not computed: no numeric estimate");
+                       "estimated at " + fmt_g(svd_secs) + " s) were not computed: no numeric estimate");
   std::size_t est = 0;
   if (svd) {  // the least r with sum_{i > r} s_i^2 <= eps m n
     const Eigen::VectorXd s = singular_values(D);
@@ -181,7 +182,7 @@ Value eps_rank_fn(Evaluator& ev, const Expr& e, const Env& env) {
     counted = false;
     ev.notes.push_back(call_place(e) + ": beyond " + budget_text(ev.defaults()) +
                        ", the exact eigenvalue counts of a " + std::to_string(m) + " x " + std::to_string(n) +
-                       " matrix (estimated at " + methods::fmt_g(count_secs) +
+                       " matrix (estimated at " + fmt_g(count_secs) +
                        " s) were not computed: the bracket [0, " + std::to_string(k) + "]" +
                        (svd ? " and the numeric estimate" : "") + " (raise --budget)");
   } else if (counted) {

@@ -16,8 +16,9 @@
 #include "netpoly/error.hpp"
 #include "domains/flint_linalg.hpp"
 #include "model/gauss.hpp"
-#include "analysis/rank.hpp"
+#include "analysis/rank/rank.hpp"
 #include "netpoly/rings.hpp"
+#include "runtime/number_text.hpp"
 
 namespace netpoly::claims_detail {
 namespace {
@@ -174,7 +175,7 @@ Value det_fn(Evaluator& ev, const Expr& e, const Env& env) {
     if (est > ev.defaults().budget)
       limit_reached(e,
                     "beyond " + budget_text(ev.defaults()) + ", the exact determinant (estimated at " +
-                        methods::fmt_g(est) + " s) was not computed",
+                        fmt_g(est) + " s) was not computed",
                     "raise --budget");
     Fmpq d;
     fmpq_mat_det(d.get(), q->get());
@@ -218,7 +219,7 @@ Value rank_fn(Evaluator& ev, const Expr& e, const Env& env) {
     if (est > ev.defaults().budget) {
       const Quantity b = Quantity::bracket(XRat(rp), XRat(full));
       ev.notes.push_back(call_place(e) + ": beyond " + budget_text(ev.defaults()) + ", the rank over Q (estimated at " +
-                         methods::fmt_g(est) + " s) was not computed: bracketed by its rank mod " + std::to_string(p) +
+                         fmt_g(est) + " s) was not computed: bracketed by its rank mod " + std::to_string(p) +
                          " (a certified lower bound) and the smaller side (raise --budget)");
       ev.record(e, b.status());
       return Value::number(b);
@@ -358,7 +359,7 @@ Value subs_fn(Evaluator& ev, const Expr& e, const Env& env) {
   }
   if (bits > kMaxPowerBits) {
     limit_reached(e,
-                  "the value at this point would have up to " + methods::fmt_g(bits) + " bits, more than " +
+                  "the value at this point would have up to " + fmt_g(bits) + " bits, more than " +
                       std::to_string(static_cast<long>(kMaxPowerBits)) + " (the limit of an exact power)",
                   "no flag raises it: compare logarithms instead (log3(...))");
   }

@@ -9,6 +9,7 @@
 #include "claims/claim_transforms.hpp"
 #include "netpoly/presets.hpp"
 #include "netpoly/table.hpp"
+#include "runtime/number_text.hpp"
 
 namespace netpoly::claims_detail {
 namespace {
@@ -57,7 +58,7 @@ std::vector<Value> gen_presets(Evaluator& ev, const Expr& e, const Env& env) {
   double combinations = 1;
   for (const auto& p : ps) combinations *= static_cast<double>(p.values.size());
   if (combinations > 1e5)
-    limit_reached(e, methods::fmt_g(combinations) + " combinations of the parameters (at most 10^5)",
+    limit_reached(e, fmt_g(combinations) + " combinations of the parameters (at most 10^5)",
                   "no flag raises it: give fewer values");
   WorkClock clock(ev, e);
   std::vector<Value> out;
@@ -222,12 +223,12 @@ void check_wide_sparse_size(const Evaluator& ev, const Expr& e, const Model& m) 
       d = static_cast<double>(L.out_width(static_cast<std::size_t>(d)));
     }
   }
-  const std::string what = "wide_sparse's Kronecker factors (" + methods::fmt_g(entries) + " rational entries)";
+  const std::string what = "wide_sparse's Kronecker factors (" + fmt_g(entries) + " rational entries)";
   check_work_memory(e, entries * 48, what);
   const WorkClock clock(ev, e);
   const double secs = entries * 5e-7;  // nominal: an estimate against the call's nominal budget
   if (secs > clock.nominal_left())
-    limit_reached(e, "beyond " + budget_text(ev.defaults()) + ", " + what + " (estimated at " + methods::fmt_g(secs) + " s)",
+    limit_reached(e, "beyond " + budget_text(ev.defaults()) + ", " + what + " (estimated at " + fmt_g(secs) + " s)",
                   "raise --budget");
 }
 
@@ -319,53 +320,36 @@ Value net_measure(Evaluator& ev, const Expr& e, const Env& env) {
 }
 
 // The named matrix of one layer (1-based layer and head, as the papers write
-// W^{Q,l,h}), or a message saying what the layer has.
+// W^{Q,l,h}), or a message saying what the layer has: the layer kind names
+// its matrices (for_each_named_matrix, netpoly/layers/).
 const Mat<Fmpq>* layer_matrix(const Layer<Fmpq>& L, const std::string& name, std::size_t head, bool head_given,
                               std::string& why) {
   const Mat<Fmpq>* out = nullptr;
+  std::size_t heads = 0;
+  std::string names, kind;
   std::visit(
       [&](const auto& op) {
-        using T = std::decay_t<decltype(op)>;
-        if constexpr (std::is_same_v<T, Attention<Fmpq>>) {
-          const std::size_t H = op.heads.size();
-          if (!head_given && H > 1) {
-            why = "an attention layer of " + std::to_string(H) + " heads: give the head (1.." + std::to_string(H) + ")";
-            return;
-          }
-          if (head < 1 || head > H) {
-            why = "head " + std::to_string(head) + " out of range (1.." + std::to_string(H) + ")";
-            return;
-          }
-          const AttentionHead<Fmpq>& h = op.heads[head - 1];
-          if (name == "Q") out = &h.Q;
-          else if (name == "K") out = &h.K;
-          else if ((name == "V" || name == "O") && !h.C) out = name == "V" ? &h.V : &h.O;
-          else if (name == "C" && h.C) out = &*h.C;
-          else if (name.size() > 1 && (name[0] == 'Q' || name[0] == 'K') &&
-                   name.find_first_not_of("0123456789", 1) == std::string::npos) {
-            const std::size_t j = std::stoul(name.substr(1));  // Q2, K2: the second score pair
-            if (j >= 2 && j - 2 < h.extra.size()) out = name[0] == 'Q' ? &h.extra[j - 2].Q : &h.extra[j - 2].K;
-          }
-          if (!out)
-            why = "an attention head has Q, K" + std::string(h.C ? ", C" : ", V, O") +
-                  (h.extra.empty() ? "" : ", Q2..Q" + std::to_string(h.extra.size() + 1) + ", K2..K" +
-                                              std::to_string(h.extra.size() + 1));
-        } else if constexpr (std::is_same_v<T, TokenMix<Fmpq>> || std::is_same_v<T, ChannelMix<Fmpq>>) {
-          if (name == "W" || name == "W1") out = &op.W;
-          else if (name == "W2" && op.W2) out = &*op.W2;
-          else why = std::string("a ") + T::kind + " layer has W" + (op.W2 ? " and W2" : "");
-        } else if constexpr (std::is_same_v<T, Product<Fmpq>>) {
-          const std::size_t k = name.size() > 1 && name[0] == 'W' &&
-                                        name.find_first_not_of("0123456789", 1) == std::string::npos
-                                    ? std::stoul(name.substr(1))
-                                    : 0;
-          if (k >= 1 && k <= op.Ws.size()) out = &op.Ws[k - 1];
-          else why = "a product layer has W1..W" + std::to_string(op.Ws.size());
-        } else {
-          why = std::string("a ") + T::kind + " layer has no weight matrix";
-        }
+        kind = std::decay_t<decltype(op)>::kind;
+        op.for_each_named_matrix([&](const std::string& n, std::size_t h, const Mat<Fmpq>& M) {
+          heads = std::max(heads, h);
+          if (h <= 1) names += (names.empty() ? "" : ", ") + n;
+          // W1 is W (a mixing layer's first matrix, as NB and WS write it).
+          if ((n == name || (n == "W" && name == "W1")) && (h == 0 || h == head)) out = &M;
+        });
       },
       L.op);
+  const std::string article = kind.find_first_of("aeiou") == 0 ? "an " : "a ";
+  if (heads > 1 && !head_given) {
+    why = article + kind + " layer of " + std::to_string(heads) + " heads: give the head (1.." + std::to_string(heads) + ")";
+    return nullptr;
+  }
+  if (heads > 0 && (head < 1 || head > heads)) {
+    why = "head " + std::to_string(head) + " out of range (1.." + std::to_string(heads) + ")";
+    return nullptr;
+  }
+  if (!out)
+    why = names.empty() ? article + kind + " layer has no weight matrix"
+                        : article + kind + (heads > 0 ? " head has " : " layer has ") + names;
   return out;
 }
 
