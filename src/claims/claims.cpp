@@ -8,7 +8,6 @@
 #include <thread>
 #include <utility>
 
-#include "../analysis/methods/method.hpp"
 #include "claim_eval.hpp"
 #include "work_limits.hpp"
 #include "claims/claim_report.hpp"

@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <limits>
 
-#include "../analysis/methods/method.hpp"
 #include "netpoly/error.hpp"
 #include "runtime/limits.hpp"
 #include "runtime/number_text.hpp"

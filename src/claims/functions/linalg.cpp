@@ -10,7 +10,6 @@
 #include <functional>
 #include <optional>
 
-#include "../../analysis/methods/method.hpp"
 #include "../work_limits.hpp"
 #include "function.hpp"
 #include "netpoly/error.hpp"

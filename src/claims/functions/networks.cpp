@@ -3,7 +3,6 @@
 #include <type_traits>
 #include <variant>
 
-#include "../../analysis/methods/method.hpp"
 #include "../work_limits.hpp"
 #include "function.hpp"
 #include "claims/claim_transforms.hpp"

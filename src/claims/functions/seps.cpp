@@ -1,5 +1,4 @@
 // Separation-rank quantities: sep, grid, max_sep, min_sep, sup_sep, inf_sep.
-#include "../../analysis/methods/method.hpp"
 #include "../work_limits.hpp"
 #include "function.hpp"
 #include "netpoly/lv_witness.hpp"
