@@ -19,9 +19,9 @@
 #include <string>
 #include <vector>
 
-#include "claims/claim_journal.hpp"
-#include "claims/claim_parser.hpp"
-#include "claims/claim_report.hpp"
+#include "claims/report/claim_journal.hpp"
+#include "claims/syntax/claim_parser.hpp"
+#include "claims/report/claim_report.hpp"
 #include "netpoly/error.hpp"
 #include "runtime/sha256.hpp"
 #include "netpoly/version.hpp"

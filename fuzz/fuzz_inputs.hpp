@@ -23,8 +23,8 @@
 #include <cstdio>
 #include <sstream>
 
-#include "claims/claim_parser.hpp"
-#include "claims/claim_report.hpp"
+#include "claims/syntax/claim_parser.hpp"
+#include "claims/report/claim_report.hpp"
 #include "netpoly/claims.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"

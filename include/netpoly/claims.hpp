@@ -7,7 +7,7 @@
 //     check sep(f * f; A = x0..x2) <= binom(k + 1, 2)
 //
 // Every quantity is an interval with a certification label
-// (src/claims/claim_interval.hpp); a check is PASS only when the certified values decide
+// (src/claims/quantities/claim_interval.hpp); a check is PASS only when the certified values decide
 // it, PASS (probabilistic) when only black-box ranks back it, FAIL when the
 // certified values contradict it, and INCONCLUSIVE otherwise.
 #pragma once
@@ -36,7 +36,7 @@ enum class Verdict { pass, pass_probabilistic, inconclusive, fail };
 const char* verdict_name(Verdict v);  // "PASS", "PASS (probabilistic)", "INCONCLUSIVE", "FAIL"
 
 // One clause of a claim: the claim language's syntax tree, inside the
-// library (src/claims/claim_parser.hpp); a claim is parsed and run whole.
+// library (src/claims/syntax/claim_parser.hpp); a claim is parsed and run whole.
 struct Clause;
 
 struct Claim {
@@ -46,7 +46,7 @@ struct Claim {
   std::vector<Clause> clauses;
   std::vector<std::string> reads;  // every file the claim reads (model("...")), filled by load_claim_paths
   std::string source;  // its text in the file: from its `claim` line up to the next claim's (the journal hashes it)
-  // Out of line, where Clause is complete (src/claims/claim_parser.cpp).
+  // Out of line, where Clause is complete (src/claims/syntax/claim_parser.cpp).
   Claim();
   Claim(const Claim&);
   Claim(Claim&&) noexcept;

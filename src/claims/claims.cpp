@@ -8,9 +8,9 @@
 #include <thread>
 #include <utility>
 
-#include "claim_eval.hpp"
-#include "work_limits.hpp"
-#include "claims/claim_report.hpp"
+#include "claims/eval/claim_eval.hpp"
+#include "claims/eval/work_limits.hpp"
+#include "claims/report/claim_report.hpp"
 #include "netpoly/claims.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"

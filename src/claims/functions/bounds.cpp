@@ -1,7 +1,7 @@
 // The seeds' bounds by id: bound, log3bound, regime.
 #include "function.hpp"
 #include "netpoly/bounds.hpp"
-#include "claims/claim_bounds.hpp"
+#include "claims/eval/claim_bounds.hpp"
 
 namespace netpoly::claims_detail {
 namespace {

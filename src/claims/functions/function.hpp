@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "../claim_eval.hpp"
-#include "claims/claim_parser.hpp"
+#include "claims/eval/claim_eval.hpp"
+#include "claims/syntax/claim_parser.hpp"
 
 namespace netpoly::claims_detail {
 

@@ -13,7 +13,7 @@
 
 #include "analysis/engines/grid.hpp"
 #include "analysis/rank/singular_values.hpp"
-#include "../work_limits.hpp"
+#include "claims/eval/work_limits.hpp"
 #include "function.hpp"
 #include "netpoly/error.hpp"
 #include "domains/flint_linalg.hpp"

@@ -10,7 +10,7 @@
 #include <functional>
 #include <optional>
 
-#include "../work_limits.hpp"
+#include "claims/eval/work_limits.hpp"
 #include "function.hpp"
 #include "netpoly/error.hpp"
 #include "domains/flint_linalg.hpp"

@@ -3,7 +3,7 @@
 // homogeneous components of a polynomial. What LV Lemma 3 (products of
 // multiset coefficients), WS's vec(W X V) = (V^T ⊗ W) vec(X) and LV Lemma 5
 // (homogeneous parts) need to be written as claims.
-#include "../work_limits.hpp"
+#include "claims/eval/work_limits.hpp"
 #include "function.hpp"
 
 namespace netpoly::claims_detail {

@@ -3,9 +3,9 @@
 #include <type_traits>
 #include <variant>
 
-#include "../work_limits.hpp"
+#include "claims/eval/work_limits.hpp"
 #include "function.hpp"
-#include "claims/claim_transforms.hpp"
+#include "claims/eval/claim_transforms.hpp"
 #include "netpoly/presets.hpp"
 #include "netpoly/table.hpp"
 #include "runtime/number_text.hpp"

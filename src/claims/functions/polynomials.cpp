@@ -8,7 +8,7 @@
 #include "netpoly/expand.hpp"
 #include "model/gauss.hpp"
 #include "runtime/random.hpp"
-#include "../work_limits.hpp"
+#include "claims/eval/work_limits.hpp"
 
 namespace netpoly::claims_detail {
 namespace {

@@ -1,5 +1,5 @@
 // Separation-rank quantities: sep, grid, max_sep, min_sep, sup_sep, inf_sep.
-#include "../work_limits.hpp"
+#include "claims/eval/work_limits.hpp"
 #include "function.hpp"
 #include "netpoly/lv_witness.hpp"
 #include "netpoly/error.hpp"

@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <numeric>
 
-#include "claims/claim_transforms.hpp"
+#include "claims/eval/claim_transforms.hpp"
 #include "netpoly/error.hpp"
 
 namespace netpoly {

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "claim_eval.hpp"
+#include "claims/eval/claim_eval.hpp"
 #include "netpoly/claims.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/request.hpp"

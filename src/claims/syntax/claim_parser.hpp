@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "claims/claim_interval.hpp"
+#include "claims/quantities/claim_interval.hpp"
 #include "netpoly/claims.hpp"
 #include "netpoly/flint.hpp"
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "netpoly/bounds.hpp"
-#include "claims/claim_interval.hpp"
+#include "claims/quantities/claim_interval.hpp"
 
 namespace netpoly {
 

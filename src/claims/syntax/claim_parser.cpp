@@ -7,9 +7,9 @@
 #include <set>
 #include <sstream>
 
-#include "claim_expr_parser.hpp"
-#include "claims/claim_parser.hpp"
-#include "claims/claim_bounds.hpp"
+#include "claims/syntax/claim_expr_parser.hpp"
+#include "claims/syntax/claim_parser.hpp"
+#include "claims/eval/claim_bounds.hpp"
 #include "netpoly/error.hpp"
 #include "runtime/io.hpp"
 #include "netpoly/methods.hpp"

@@ -1,6 +1,6 @@
 // The registry of statements (docs/statements.md): its parser, where it is
 // found, and each statement against the claims of the files checked.
-#include "claims/statements.hpp"
+#include "claims/report/statements.hpp"
 
 #include <algorithm>
 #include <filesystem>

@@ -1,4 +1,4 @@
-#include "work_limits.hpp"
+#include "claims/eval/work_limits.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -9,7 +9,7 @@
 #include <chrono>
 #include <string>
 
-#include "claim_eval.hpp"
+#include "claims/eval/claim_eval.hpp"
 
 namespace netpoly::claims_detail {
 

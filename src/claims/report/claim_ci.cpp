@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "netpoly/error.hpp"
-#include "claims/claim_report.hpp"
+#include "claims/report/claim_report.hpp"
 #include "runtime/text_escape.hpp"
 
 namespace netpoly {

@@ -1,5 +1,5 @@
 // The check journal and its judgement on --resume (claim_journal.hpp).
-#include "claims/claim_journal.hpp"
+#include "claims/report/claim_journal.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <set>
 
-#include "claims/claim_report.hpp"
+#include "claims/report/claim_report.hpp"
 #include "netpoly/error.hpp"
 #include "runtime/io.hpp"
 #include "runtime/json_check.hpp"

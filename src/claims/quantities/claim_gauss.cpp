@@ -2,11 +2,11 @@
 // of networks with Gaussian weights, and arithmetic on them. A PolyVal keeps
 // the real part in p and the imaginary part in im; sep(...) of one is over C
 // (analyse_gaussian_polynomial: the realified polynomial, halved).
-#include "claim_eval.hpp"
+#include "claims/eval/claim_eval.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
 #include "model/gauss.hpp"
-#include "work_limits.hpp"
+#include "claims/eval/work_limits.hpp"
 
 namespace netpoly::claims_detail {
 

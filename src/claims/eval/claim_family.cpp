@@ -3,7 +3,7 @@
 // shape. NB eq. (3)'s sums of branches count as their mixing layer.
 #include <variant>
 
-#include "claim_eval.hpp"
+#include "claims/eval/claim_eval.hpp"
 
 namespace netpoly::claims_detail {
 

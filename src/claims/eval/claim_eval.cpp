@@ -1,5 +1,5 @@
 // Evaluation of claim expressions: values, generators, quantities (claim_eval.hpp).
-#include "claim_eval.hpp"
+#include "claims/eval/claim_eval.hpp"
 #include "netpoly/options.hpp"
 
 #include <algorithm>
@@ -8,13 +8,13 @@
 #include <set>
 #include <sstream>
 
-#include "claims/claim_bounds.hpp"
-#include "claims/claim_transforms.hpp"
+#include "claims/eval/claim_bounds.hpp"
+#include "claims/eval/claim_transforms.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
 #include "netpoly/presets.hpp"
 #include "netpoly/rings.hpp"
-#include "work_limits.hpp"
+#include "claims/eval/work_limits.hpp"
 
 namespace netpoly::claims_detail {
 

@@ -1,5 +1,5 @@
 // bound / log3bound / regime of the claim language over the bounds library.
-#include "claims/claim_bounds.hpp"
+#include "claims/eval/claim_bounds.hpp"
 
 #include <algorithm>
 #include <cctype>

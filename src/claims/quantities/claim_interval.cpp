@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <functional>
 
-#include "claims/claim_interval.hpp"
+#include "claims/quantities/claim_interval.hpp"
 #include "netpoly/error.hpp"
 #include "runtime/number_text.hpp"
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "claims/claim_parser.hpp"
+#include "claims/syntax/claim_parser.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/methods.hpp"
 

@@ -2,7 +2,7 @@
 #include <iomanip>
 #include <sstream>
 
-#include "claims/claim_report.hpp"
+#include "claims/report/claim_report.hpp"
 #include "netpoly/claims.hpp"
 #include "runtime/text_escape.hpp"
 

@@ -17,8 +17,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "claim_eval.hpp"
-#include "claims/claim_report.hpp"
+#include "claims/eval/claim_eval.hpp"
+#include "claims/report/claim_report.hpp"
 #include "netpoly/claims.hpp"
 #include "netpoly/expand.hpp"
 #include "netpoly/model.hpp"

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "claims/claim_interval.hpp"
-#include "claims/claim_parser.hpp"
+#include "claims/quantities/claim_interval.hpp"
+#include "claims/syntax/claim_parser.hpp"
 #include "netpoly/claims.hpp"
 
 namespace netpoly {

@@ -5,8 +5,8 @@
 #include <random>
 #include <sstream>
 
-#include "claim_eval.hpp"
-#include "work_limits.hpp"
+#include "claims/eval/claim_eval.hpp"
+#include "claims/eval/work_limits.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"
 #include "netpoly/options.hpp"

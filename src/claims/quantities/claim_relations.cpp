@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <string>
 
-#include "claims/claim_interval.hpp"
+#include "claims/quantities/claim_interval.hpp"
 
 namespace netpoly {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "claim_lexer.hpp"
-#include "claims/claim_bounds.hpp"
+#include "claims/syntax/claim_lexer.hpp"
+#include "claims/eval/claim_bounds.hpp"
 
 namespace netpoly::claims_detail {
 

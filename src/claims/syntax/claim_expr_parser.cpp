@@ -1,6 +1,6 @@
 // The expression grammar of the claim language (claim_expr_parser.hpp): the
 // members of ExprParser.
-#include "claims/claim_expr_parser.hpp"
+#include "claims/syntax/claim_expr_parser.hpp"
 
 #include <algorithm>
 #include <memory>

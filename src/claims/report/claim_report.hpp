@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "claims/claim_parser.hpp"
+#include "claims/syntax/claim_parser.hpp"
 #include "netpoly/claims.hpp"
 
 namespace netpoly {

@@ -4,7 +4,7 @@
 #include <functional>
 #include <sstream>
 
-#include "claim_eval.hpp"
+#include "claims/eval/claim_eval.hpp"
 #include "netpoly/expand.hpp"
 
 namespace netpoly::claims_detail {
