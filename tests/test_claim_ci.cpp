@@ -5,7 +5,7 @@
 #include <sstream>
 #include <string>
 
-#include "claims/claim_report.hpp"
+#include "claims/report/claim_report.hpp"
 #include "netpoly/claims.hpp"
 
 using namespace netpoly;

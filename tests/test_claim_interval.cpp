@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "claims/claim_bounds.hpp"
-#include "claims/claim_interval.hpp"
+#include "claims/eval/claim_bounds.hpp"
+#include "claims/quantities/claim_interval.hpp"
 #include "netpoly/error.hpp"
 
 using namespace netpoly;

@@ -9,8 +9,8 @@
 #include <string>
 
 #include "../fuzz/fuzz_check_journal.hpp"
-#include "claims/claim_journal.hpp"
-#include "claims/claim_report.hpp"
+#include "claims/report/claim_journal.hpp"
+#include "claims/report/claim_report.hpp"
 #include "netpoly/claims.hpp"
 #include "runtime/sha256.hpp"
 #include "runtime/text_escape.hpp"

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "claims/claim_parser.hpp"
-#include "claims/claim_report.hpp"
+#include "claims/syntax/claim_parser.hpp"
+#include "claims/report/claim_report.hpp"
 #include "netpoly/claims.hpp"
 #include "netpoly/error.hpp"
 

@@ -10,9 +10,9 @@
 #include <string>
 #include <unistd.h>
 
-#include "claims/claim_interval.hpp"
-#include "claims/claim_transforms.hpp"
-#include "claims/claim_report.hpp"
+#include "claims/quantities/claim_interval.hpp"
+#include "claims/eval/claim_transforms.hpp"
+#include "claims/report/claim_report.hpp"
 #include "netpoly/claims.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"

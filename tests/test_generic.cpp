@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "claims/claim_report.hpp"
+#include "claims/report/claim_report.hpp"
 #include "netpoly/claims.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/expand.hpp"

@@ -22,7 +22,7 @@
 
 #include "../fuzz/fuzz_inputs.hpp"
 #include "analysis/blackbox/prime.hpp"
-#include "claims/claim_parser.hpp"
+#include "claims/syntax/claim_parser.hpp"
 #include "netpoly/claims.hpp"
 #include "analysis/rank/coeff_matrix.hpp"
 #include "netpoly/error.hpp"

@@ -5,10 +5,10 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "claims/claim_parser.hpp"
+#include "claims/syntax/claim_parser.hpp"
 #include "netpoly/claims.hpp"
 #include "netpoly/error.hpp"
-#include "claims/statements.hpp"
+#include "claims/report/statements.hpp"
 
 using namespace netpoly;
 

@@ -23,10 +23,10 @@
 
 #include "check_coverage.hpp"
 #include "commands/commands.hpp"
-#include "claims/claim_bounds.hpp"
-#include "claims/claim_journal.hpp"
+#include "claims/eval/claim_bounds.hpp"
+#include "claims/report/claim_journal.hpp"
 #include "runtime/sha256.hpp"
-#include "claims/claim_report.hpp"
+#include "claims/report/claim_report.hpp"
 #include "netpoly/claims.hpp"
 #include "netpoly/error.hpp"
 #include "runtime/io.hpp"

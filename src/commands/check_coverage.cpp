@@ -9,7 +9,7 @@
 #include <map>
 #include <sstream>
 
-#include "claims/claim_bounds.hpp"
+#include "claims/eval/claim_bounds.hpp"
 #include "runtime/text_escape.hpp"
 
 namespace netpoly::cli {

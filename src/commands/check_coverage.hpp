@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "netpoly/claims.hpp"
-#include "claims/statements.hpp"
+#include "claims/report/statements.hpp"
 
 namespace netpoly::cli {
 
