@@ -158,6 +158,31 @@ class Network:
             self._layers = [Layer(l) for l in json.loads(self.to_json())["layers"]]
         return self._layers
 
+    @api
+    def __call__(self, X, prime=None):
+        """The network's output at X, exactly: ``net(X)`` for one input (``tokens x width``: a nested list, a
+        NumPy array or a torch tensor) gives the ``tokens x output_width`` output; a batch (``B x tokens x
+        width``) gives ``B`` of them. Every entry is taken as the number it is (a float is its dyadic
+        rational; Fractions, integers, complex numbers and GaussianRationals exactly); the values are
+        Fractions, or GaussianRationals when a weight or an entry is Gaussian: exact, never rounded.
+        ``prime=p``: the values mod the prime ``p`` as integers (a Gaussian model or entry needs
+        ``p = 1 mod 4``; ``i`` maps to FLINT's square root of -1 mod p, as ``netpoly eval --modulus``
+        reports it). A NumPy array or tensor gives a NumPy object array, lists give lists. The command
+        line's ``netpoly eval MODEL --points FILE`` computes the same."""
+        from ._evaluate import evaluate
+        return evaluate(self, X, prime)
+
+    def canonical(self) -> "Network":
+        """The same function in canonical form (docs/model-format.md, "Canonical form"): every part that an
+        attention, mixing, product or residual layer expresses written as that layer (affine maps composed
+        and folded into the matrices around them, heads and MLPs of a sum merged, ``x + f(x)`` a residual
+        flag, zero biases dropped). The analyses of one network read this form whatever the model's source;
+        ``from_torch`` returns it."""
+        c = Network(self._m.canonical())
+        c._params = self._params
+        c.rounding = getattr(self, "rounding", None)
+        return c
+
     def to_json(self) -> str:
         """The model file's text (netpoly-model/1)."""
         return self._m.to_json()

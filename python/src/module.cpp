@@ -27,6 +27,7 @@
 #include "netpoly/claims.hpp"
 #include "netpoly/context.hpp"
 #include "netpoly/error.hpp"
+#include "netpoly/evaluate.hpp"
 #include "netpoly/expand.hpp"
 #include "netpoly/io.hpp"
 #include "netpoly/lv_witness.hpp"
@@ -460,6 +461,7 @@ PYBIND11_MODULE(_netpoly, mod) {
         return py::make_tuple(m.output->token, m.output->channel);
       })
       .def("to_json", [](const Model& m) { return write_model(m); })
+      .def("canonical", [](const Model& m) { return canonical_form(m); })
       .def("__eq__", [](const Model& a, const Model& b) { return a == b; });
 
   mod.def("make", &make_model, "a preset model (the options of `netpoly make`)");
@@ -482,6 +484,30 @@ PYBIND11_MODULE(_netpoly, mod) {
     write_output(path, text);
   });
   mod.def("expand", &expand_model);
+  // net(X): each point as the model format's number texts (row-major); the
+  // values as texts, or residues mod `prime` with the square root of -1 used.
+  mod.def("evaluate", [](const Model& m, const std::vector<std::vector<std::string>>& texts, ulong prime) -> py::object {
+    std::vector<Point> points;
+    for (std::size_t k = 0; k < texts.size(); ++k) {
+      Point p;
+      for (const auto& t : texts[k]) {
+        Exact x;
+        if (!parse_exact(t, x)) throw InputError("point " + std::to_string(k) + ": not an exact number: " + clip(t, 40));
+        p.push_back(std::move(x));
+      }
+      points.push_back(std::move(p));
+    }
+    if (prime) {
+      ModValues r = evaluate_mod(m, points, prime);
+      return py::make_tuple(r.values, r.sqrt_minus_one);
+    }
+    std::vector<std::vector<std::string>> out;
+    for (const auto& v : evaluate(m, points)) {
+      out.emplace_back();
+      for (const auto& x : v) out.back().push_back(exact_text(x));
+    }
+    return py::cast(out);
+  });
   mod.def("seprank", &seprank_model);
   mod.def("seprank_poly", &seprank_poly);
   // netpoly.merge: the library's merge of shard files (netpoly/shards.hpp), as the CLI's --merge.

@@ -403,8 +403,10 @@ std::vector<SepResult> analyse_network(const Model& m_in, const std::vector<Entr
   SepOptions o = resolved(o_in);
   // Generic mode: the methods read the shape (weights 1); the black-box draws
   // its weights mod its prime (GenericDraws).
-  const std::optional<Model> shape = o.generic ? std::optional<Model>(shape_with_ones(m_in)) : std::nullopt;
-  const Model& m = shape ? *shape : m_in;
+  // One network: its canonical form (model.hpp), so that a traced or
+  // hand-written model gets the methods of the layers it computes. Not the
+  // generic shape: a composition of maps is a smaller family than one map.
+  const Model m = o.generic ? shape_with_ones(m_in) : canonical_form(m_in);
   validate_request(m, outputs, partitions, o);
   if (!o.blackbox_seed) o.blackbox_seed = os_random_seed();
   const auto est = estimate_expansion(m);

@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "netpoly " + netpoly::netpoly_build());
   netpoly::cli::setup_make(app);
   netpoly::cli::setup_expand(app);
+  netpoly::cli::setup_eval(app);
   netpoly::cli::setup_seprank(app);
   netpoly::cli::setup_bounds(app);
   netpoly::cli::setup_check(app);

@@ -52,6 +52,13 @@ struct ExpandOptions {
   std::vector<std::pair<std::string, std::string>> limits;
 };
 
+// `eval`: the model's values at the points of a file (netpoly/evaluate.hpp).
+struct EvalOptions {
+  std::string model, points;
+  std::string modulus_text;  // --modulus P: the values mod the prime P instead of exactly
+  bool json = false;
+};
+
 struct MakeOptions {
   PresetOptions preset;
   std::string out = "-";
@@ -93,6 +100,7 @@ struct TableOptions : SweepRequest {
 
 void run_make(const MakeOptions& o);
 void run_expand(const ExpandOptions& o);
+void run_eval(const EvalOptions& o);
 void run_seprank(const SeprankOptions& o);
 // What run_seprank analyses, without printing, threads or the watchdog (a
 // claim's counterexample is re-checked with these): the analysis options

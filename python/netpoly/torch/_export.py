@@ -3,48 +3,15 @@ writes them) and read back as a netpoly Network."""
 
 from __future__ import annotations
 
-import json
-from fractions import Fraction
-
-import numpy as np
 from torch import nn
 
 import netpoly
 from netpoly._api import api, entry
 
+from . import _doc
 from ._exact import _Exact
 from ._modules import LEAVES as _LEAVES
 from ._tracing import _trace_layers
-
-
-def _num(q: Fraction):
-    if q.denominator == 1:
-        return int(q) if abs(q) < 2**53 else str(q.numerator)
-    return f"{q.numerator}/{q.denominator}"
-
-
-def _json(L: dict) -> dict:
-    out = {}
-    for k, v in L.items():
-        if v is None:
-            continue
-        if k == "branches":
-            out[k] = [[_json(M) for M in b] for b in v]
-        elif k == "heads":
-            out[k] = [_json(h) for h in v]
-        elif k in ("Ws", "bs"):
-            out[k] = [_json_array(a) for a in v]
-        elif isinstance(v, np.ndarray):
-            out[k] = _json_array(v)
-        else:
-            out[k] = v
-    return out
-
-
-def _json_array(a):
-    if a.ndim == 1:
-        return [_num(Fraction(x)) for x in a]
-    return [[_num(Fraction(x)) for x in row] for row in a]
 
 
 @api
@@ -74,6 +41,12 @@ def from_torch(module, tokens: int, width: int | None = None, name: str = "from-
     ``batch=False`` (for single inputs) says which. The traced network is compared with the module's
     forward pass (float64, on a copy, where it runs so) at two random dyadic inputs before it is
     returned; a difference is refused with both values.
+
+    The network returned is in canonical form (``Network.canonical``): fused or separate projections
+    become attention heads, a projection after the heads folds into O (none: O = I), ``x + f(x)``
+    becomes a residual flag and the sums of heads one attention layer, so that a traced module has its
+    preset's layer kinds and the structural bounds apply to it as to the preset. The value compared
+    with torch is that network's (``net(X)``).
     """
     if isinstance(module, dict):
         raise netpoly.InputError("from_torch: a state_dict: load it into the module it was saved from "
@@ -85,9 +58,7 @@ def from_torch(module, tokens: int, width: int | None = None, name: str = "from-
     out = entry(output, "from_torch: output=")
     exact = _Exact(round_weights)
     layers, width, _ = _trace_layers(module, int(tokens), width, exact, batch)
-    doc = {"format": "netpoly-model/1", "name": name, "input": {"tokens": int(tokens), "width": int(width)},
-           "layers": [_json(L) for L in layers], "output": {"token": out[0], "channel": out[1]}}
-    net = netpoly.from_json(json.dumps(doc), name)
+    net = _doc.network(layers, tokens, width, name, out).canonical()
     net.rounding = exact.rounding
     net._params = sum(p.numel() for p in module.parameters())  # each shared tensor once
     return net

@@ -15,7 +15,7 @@ from torch import nn
 
 import netpoly
 
-from . import _verify
+from . import _doc, _verify
 from ._algebra import _Tracer
 from ._linear import _hidden_tokens
 from ._calls import _call, _call_method, _call_module, _is
@@ -354,6 +354,8 @@ def _check_against_torch(module, graph, layers, tokens: int, width: int, out_wid
     both values."""
     rng = random.Random(0x7e57)
     points = [_verify.dyadic_point(rng, (tokens, width)) for _ in range(2)]
+    net = _doc.network(layers, tokens, width).canonical()  # what from_torch returns
+    magnitudes = _doc.magnitude_network(layers, tokens, width)
     runner, dtype, doubled = module, _dtype(module), False
     if dtype != torch.float64:
         try:
@@ -376,16 +378,16 @@ def _check_against_torch(module, graph, layers, tokens: int, width: int, out_wid
             raise netpoly.InputError(f"from_torch: the module's output has shape "
                                      f"{tuple(y.shape) if isinstance(y, torch.Tensor) else type(y).__name__} "
                                      f"per input; the traced model's is ({tokens}, {out_width})")
-        E, M = _verify.evaluate(layers, P), _verify.magnitude(layers, P)
+        E, M = _verify.values(net, magnitudes, P)
         y = y.reshape(tokens, out_width).tolist()
         for i in range(tokens):
             for c in range(out_width):
-                if not _verify.agrees(E[i, c], float(M[i, c]), y[i][c], eps):
+                if not _verify.agrees(E[i][c], M[i][c], y[i][c], eps):
                     _same_twice(runner, torch.tensor(P.astype(float), dtype=dtype).reshape(
                         (1, tokens, width) if in_rank == 3 else (tokens, width)))
                     raise netpoly.InputError(
                         f"from_torch: the traced model is not the module's function: at a random input "
-                        f"(entries k/8), output [{i}, {c}] is {_show(E[i, c])} traced and {y[i][c]!r} in torch's "
+                        f"(entries k/8), output [{i}, {c}] is {_show(E[i][c])} traced and {y[i][c]!r} in torch's "
                         f"forward pass ({dtype}); netpoly takes some operation of the module for another "
                         "(please report it, with the module)")
 

@@ -7,7 +7,10 @@
 
 namespace netpoly::claims_detail {
 
-NetFamily infer_family(const Model& m) {
+NetFamily infer_family(const Model& model) {
+  // The layers it computes (model.hpp's canonical form): a traced network
+  // counts as its preset.
+  const Model m = canonical_form(model);
   NetFamily f;
   f.shape.width = m.width;
   f.shape.tokens = m.tokens;

@@ -1,0 +1,63 @@
+"""net(X): a network's values at points, exactly over Q (Q(i) when a weight or an entry is Gaussian) or mod a
+prime, computed by the engine's one forward pass (``netpoly eval`` on the command line)."""
+
+from __future__ import annotations
+
+from . import _netpoly
+from ._api import _short
+from ._from_arrays import _exact_text
+from ._netpoly import InputError
+
+
+def _rows(X):
+    """X as nested Python lists (a torch tensor or a NumPy array through tolist)."""
+    if hasattr(X, "detach"):
+        X = X.detach()
+    if hasattr(X, "tolist") and getattr(getattr(X, "dtype", None), "kind", "O") != "O":
+        return X.tolist(), True
+    if hasattr(X, "shape") and hasattr(X, "tolist"):
+        return X.tolist(), True
+    return X, False
+
+
+def _depth(x) -> int:
+    d = 0
+    while isinstance(x, (list, tuple)):
+        if not x:
+            break
+        x, d = x[0], d + 1
+    return d
+
+
+def evaluate(net, X, prime=None):
+    rows, array = _rows(X)
+    if not isinstance(rows, (list, tuple)):
+        raise InputError(f"net(X): X=: expected a tokens x width matrix or a batch of them, got {_short(X)}")
+    depth = _depth(rows)
+    if depth not in (2, 3):
+        raise InputError(f"net(X): X=: expected a {net.tokens} x {net.width} matrix (2 axes) or a batch of them "
+                         f"(3 axes), got {depth} axes")
+    batch = rows if depth == 3 else [rows]
+    texts = []
+    for k, P in enumerate(batch):
+        where = f"net(X): X[{k}]" if depth == 3 else "net(X): X"
+        if len(P) != net.tokens or any(not isinstance(r, (list, tuple)) or len(r) != net.width for r in P):
+            raise InputError(f"{where}: expected {net.tokens} rows (tokens) of {net.width} entries (channels)")
+        texts.append([str(_exact_text(x, f"{where}[{i}][{c}]")) for i, r in enumerate(P) for c, x in enumerate(r)])
+    if prime is not None:
+        if isinstance(prime, bool) or not isinstance(prime, int) or prime < 2 or prime >= 2**64:
+            raise InputError(f"net(X): prime=: expected a prime below 2^64, got {_short(prime)}")
+        values, _ = _netpoly.evaluate(net._m, texts, prime)
+        values = [[int(v) for v in vs] for vs in values]
+    else:
+        from ._network import _number
+        values = [[_number(t, "net(X)") for t in vs] for vs in _netpoly.evaluate(net._m, texts, 0)]
+    dout = net.output_width
+    out = [[vs[i * dout:(i + 1) * dout] for i in range(net.tokens)] for vs in values]
+    result = out if depth == 3 else out[0]
+    if array:
+        import numpy as np
+        a = np.empty((len(out), net.tokens, dout) if depth == 3 else (net.tokens, dout), dtype=object)
+        a[...] = result if depth == 2 else out
+        return a
+    return result
