@@ -9,6 +9,7 @@
 
 #include "netpoly/evaluate.hpp"
 #include "netpoly/model.hpp"
+#include "netpoly/presets.hpp"
 #include "netpoly/seprank.hpp"
 #include "random_models.hpp"
 #include "runtime/random.hpp"
@@ -246,4 +247,37 @@ TEST_CASE("canonical form: the analysis reads it, the generic shape does not", "
   // The generic sep of the model's own shape: not rewritten (its family is the traced maps').
   o.generic = true;
   CHECK_THROWS_AS(analyse_network(m, {Entry{0, 0}}, {P}, o), InputError);
+}
+
+TEST_CASE("causal attention: by hand, and what its sep is at one layer", "[forward][causal]") {
+  // The format's example (N = 2, d = 2; test_forward.cpp works it out):
+  // unmasked y0 = -6 (2, 5/2) + 1 (-7, -25/2), y1 = (-31, -35). Causal: token 0
+  // reads token 0 only, y0 = -6 (2, 5/2) = (-12, -15); token 1 reads both, as before.
+  Model m = read_model(std::string(NETPOLY_SOURCE_DIR) + "/tests/data/attention-example.json");
+  std::get<Attention<Fmpq>>(m.layers[0].op).causal = true;
+  const Point x{{Fmpq(1), Fmpq()}, {Fmpq(2), Fmpq()}, {Fmpq(-1), Fmpq()}, {Fmpq(3), Fmpq()}};
+  CHECK(evaluate(m, {x}).at(0) == Point{{Fmpq(-12), Fmpq()}, {Fmpq(-15), Fmpq()}, {Fmpq(-31), Fmpq()}, {Fmpq(-35), Fmpq()}});
+  // The flag is written and read back.
+  CHECK(write_model(m).find("\"causal\": true") != std::string::npos);
+  CHECK(parse_model(write_model(m), "again") == m);
+
+  // One layer, N = 3: y_0 is a function of x_0 alone, so sep(y_0; {0}, {1, 2}) = 1;
+  // the last token reads every token, so y_2 is the unmasked layer's y_2.
+  PresetOptions po = preset_options(NetworkShape{.arch = Arch::attention, .layers = 1, .width = 2, .heads = 1, .tokens = 3});
+  const Model open = make_preset(po);
+  po.causal = true;
+  const Model causal = make_preset(po);
+  const Partition P = parse_partition("A=0", 3, 2);
+  SepOptions ex;
+  ex.methods = {Method::exact};
+  const SepResult first = analyse_network(causal, {Entry{0, 0}}, {P}, ex).at(0);
+  REQUIRE(first.status == BracketStatus::exact);
+  CHECK(*first.lower.value == 1);
+  const SepResult last = analyse_network(causal, {Entry{2, 0}}, {P}, ex).at(0);
+  const SepResult last_open = analyse_network(open, {Entry{2, 0}}, {P}, ex).at(0);
+  CHECK(*last.lower.value == *last_open.lower.value);
+  // gram's Gram form needs every token to read every token: it declines the mask.
+  SepOptions gram;
+  gram.methods = {Method("gram")};
+  CHECK_THROWS_AS(analyse_network(causal, {Entry{2, 0}}, {P}, gram), InputError);
 }

@@ -74,7 +74,11 @@ struct BoundsRequest {
   NetworkShape params;
   std::size_t max_exact_digits = 10000;
   bool tokens_given = false, degree_given = false, heads_given = false;
+  // Causal attention (decoder-only): refused, since no seed states a bound for it (kCausalWhy).
+  bool causal = false;
 };
+// Why `bounds` refuses causal attention, and what to use instead.
+extern const char* const kCausalWhy;
 // The shape a request speaks of, checked as `bounds` checks it (InputError
 // naming the flag); and its bounds' JSON, as `bounds --json` prints it.
 NetworkShape bounds_shape(const BoundsRequest& r);

@@ -37,6 +37,9 @@ struct PresetOptions {
   // mixing layers sigma2(W X); γ >= 1 makes every mixing layer a two-layer MLP
   // W2 sigma2(W X) of hidden width γ N (tokens) or γ d (channels).
   std::size_t expansion = 0;
+  // attention: every layer causal (scores masked to j <= i, decoder-only
+  // models; layers/attention.hpp). The weights are the unmasked preset's.
+  bool causal = false;
   std::int64_t effective_range() const;
   // "integers in [-3, 3]", "nonzero integers in [-1024, 1024] (generic)"
   std::string weights_text() const;

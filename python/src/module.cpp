@@ -79,6 +79,7 @@ Model make_model(const std::string& arch, const py::dict& kw) {
   if (A == Arch::product || A == Arch::attention)
     o.shape.degree = a.count("degree", 1, 64, A == Arch::product ? 2 : 3);
   if (A != Arch::product) o.shape.residual = a.flag("residual", false);
+  if (A == Arch::attention) o.causal = a.flag("causal", false);
   if (A == Arch::mixer || A == Arch::mlp) {
     o.permuted = a.flag("permuted", false);
     o.perm_sum = a.count("perm_sum", 1, 64, 1);
@@ -246,6 +247,7 @@ std::string bounds_for(const std::string& arch, const py::dict& kw) {
   o.degree_given = a.has("degree");
   o.params.degree = a.count("degree", 1, 64, 0);
   o.params.residual = a.flag("residual", false);
+  o.causal = a.flag("causal", false);
   a.finish();
   return bounds_json_for(o);
 }

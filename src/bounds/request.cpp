@@ -5,11 +5,18 @@
 
 namespace netpoly {
 
+const char* const kCausalWhy =
+    "the seeds state every bound for unmasked attention (LV §5 trains decoder-only models, but its theorems, and "
+    "NB's, AO's and WS's, are about attention in which every token reads every token); none is claimed for a causal "
+    "mask. netpoly seprank analyses a causal model (support, exact, modular, blackbox; gram declines the mask)";
+
 NetworkShape bounds_shape(const BoundsRequest& options) {
   BoundsRequest o = options;
   o.params.arch = parse_arch(o.arch);
   const Arch a = o.params.arch;
   const std::string an = arch_name(a);
+  if (o.causal && a != Arch::attention) throw InputError("bounds: --causal applies to --arch attention only");
+  if (o.causal) throw InputError(std::string("bounds: --causal: ") + kCausalWhy);
   if ((a == Arch::attention || a == Arch::mixer) && !o.tokens_given)
     throw InputError("bounds: --tokens is required for --arch " + an);
   if (a == Arch::mlp && o.tokens_given && o.params.tokens != 1)

@@ -22,6 +22,7 @@ void setup_bounds(CLI::App& app) {
                  "degree k of each block: product (default 2) or attention (default 3: LV's attention)")
       ->check(not_negative);
   s->add_flag("--residual", o->params.residual, "residual connections");
+  s->add_flag("--causal", o->causal, "causal attention (decoder-only): refused, with why (no seed bounds it)");
   s->add_flag("--json", o->json, "machine-readable output");
   s->add_option("--max-exact-digits", o->max_exact_digits, "longer integers are given as log3 only")
       ->capture_default_str();

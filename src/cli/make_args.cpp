@@ -29,6 +29,9 @@ void setup_make(CLI::App& app) {
       s->add_option("--degree", o->preset.shape.degree,
                     "degree k of each attention block (AO eq. (2); default 3: LV's attention)");
     if (arch != "product") s->add_flag("--residual", o->preset.shape.residual, "add residual connections");
+    if (arch == "attention")
+      s->add_flag("--causal", o->preset.causal,
+                  "causal attention (decoder-only, LV §5): token i reads tokens 0..i; the same weights");
     if (arch == "mixer" || arch == "mlp") {
       s->add_flag("--permuted", o->preset.permuted,
                   "NB eq. (3): a random permutation before each mixing layer and in each residual");

@@ -343,7 +343,7 @@ Layers merge(const std::vector<Layers>& branches, bool residual, std::size_t d) 
     }
     if (b.size() == 1 && !b[0].residual) {
       if (const auto* x = std::get_if<Attention<Fmpq>>(&b[0].op);
-          x && !x->heads.empty() && (!att || att->degree() == x->degree())) {
+          x && !x->heads.empty() && (!att || (att->degree() == x->degree() && att->causal == x->causal))) {
         if (!att) att = *x;
         else att->heads.insert(att->heads.end(), x->heads.begin(), x->heads.end());
         continue;

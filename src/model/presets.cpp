@@ -141,6 +141,7 @@ Model make_preset(const PresetOptions& o) {
         }
         a.heads.push_back(std::move(x));
       }
+      a.causal = o.causal;
       m.layers.push_back({std::move(a), s.residual});
     }
   } else if (s.arch == Arch::mixer || s.arch == Arch::mlp) {

@@ -14,6 +14,10 @@
 //   even k = 2m:     Y = S_1 S_2 ... S_m C, C an N x d matrix of learned values.
 // Format: a head may add "extra": [{"Q", "K"}, ...] and give "C" (N x d)
 // instead of "V" and "O"; the layer may state "degree": k (checked).
+//
+// "causal": true masks every score matrix below its diagonal, as decoder-only
+// models do (LV §5): S[i][j] = 0 for j > i, so token i reads tokens 0..i only
+// (y_i = sum_{j <= i} <q_i, k_j> O v_j for a degree-3 head).
 #pragma once
 #include <optional>
 #include <string>
@@ -52,11 +56,13 @@ struct Attention {
   static constexpr const char* kind = "attention";
   static constexpr LayerRole role = LayerRole::attention;
   std::vector<AttentionHead<S>> heads;
+  bool causal = false;  // scores masked to j <= i
 
   template <class F>
   auto map(F&& f) const {
     using T = decltype(f(std::declval<S>()));
     Attention<T> r;
+    r.causal = causal;
     for (const auto& h : heads) {
       AttentionHead<T> m;
       m.Q = h.Q.map(f);
@@ -140,11 +146,15 @@ struct Attention {
 
   template <class Rd, class Json>
   static Attention read(const Rd& r, const Json& o, const std::string& lp, std::size_t N, std::size_t d) {
-    r.keys(o, lp, {"type", "residual", "heads", "degree"}, {"heads"});
+    r.keys(o, lp, {"type", "residual", "heads", "degree", "causal"}, {"heads"});
     const Json& hs = o["heads"];
     std::string hp = Rd::join(lp, "heads");
     if (!hs.is_array() || hs.empty()) r.fail(hp, "expected a non-empty list of heads, got " + Rd::kind(hs));
     Attention a;
+    if (o.contains("causal")) {
+      if (!o["causal"].is_boolean()) r.fail(Rd::join(lp, "causal"), "expected true or false, got " + Rd::kind(o["causal"]));
+      a.causal = o["causal"].template get<bool>();
+    }
     for (std::size_t h = 0; h < hs.size(); ++h) {
       std::string p = Rd::idx(hp, h);
       const Json& hd = hs[h];
@@ -200,6 +210,7 @@ struct Attention {
   template <class Wr>
   void write(Wr& w) const {
     if (degree() != 3) w.os << ",\n" << w.in << "\"degree\": " << static_cast<std::size_t>(degree());
+    if (causal) w.os << ",\n" << w.in << "\"causal\": true";
     w.os << ",\n" << w.in << "\"heads\": [";
     for (std::size_t h = 0; h < heads.size(); ++h) {
       const auto& hd = heads[h];
@@ -249,8 +260,8 @@ struct Attention {
     std::size_t needed = 0;
     for (std::size_t k = 0; k < N * d; ++k) needed += wanted(need, k);
     for (const auto& h : heads) {
-      if (!h.plain()) {
-        apply_block(R, h, X, N, d, need, Y);
+      if (!h.plain() || causal) {  // a mask needs the score matrix itself
+        apply_block(R, h, X, N, d, need, Y, causal);
         continue;
       }
       const std::size_t da = h.Q.rows;
@@ -314,9 +325,11 @@ struct Attention {
  private:
   // One head of a degree-k block: P = S_1 S_2 ... S_m (N x N), then
   // Y_i += sum_t P[i][t] v_t with v_t = O V x_t (odd) or C_t (even).
+  // Causal: every S_j is masked (S_j[i][t] = 0 for t > i), so P is too.
   template <class Ring>
   static void apply_block(const Ring& R, const AttentionHead<S>& h, const std::vector<typename Ring::Elem>& X,
-                          std::size_t N, std::size_t d, const Need& need, std::vector<typename Ring::Elem>& Y) {
+                          std::size_t N, std::size_t d, const Need& need, std::vector<typename Ring::Elem>& Y,
+                          bool causal) {
     using E = typename Ring::Elem;
     using detail::wanted, detail::affine_row;
     const std::size_t da = h.Q.rows;
@@ -329,7 +342,7 @@ struct Attention {
         }
       detail::tasks(R, N * N, [&](std::size_t x) {
         const std::size_t i = x / N, t = x % N;
-        detail::addmuls(R, Sm[x], q, i * da, 1, k, t * da, 1, da);
+        if (!causal || t <= i) detail::addmuls(R, Sm[x], q, i * da, 1, k, t * da, 1, da);
       });
       return Sm;
     };

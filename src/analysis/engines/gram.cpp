@@ -114,6 +114,11 @@ std::optional<Shape> attention_shape(const Model& m, const Entry& e, const Parti
             m.layers[l].kind() + ")";
       return std::nullopt;
     }
+    if (a->causal) {
+      // A mask breaks the tokens' symmetry the Gram form rests on (Phi(M) of the whole Gram matrix).
+      why = "applies to attention without a causal mask (layer " + std::to_string(l) + " is causal)";
+      return std::nullopt;
+    }
     if (m.layers[l].has_bias()) {
       // A bias breaks the form x_o * Phi(M): the output is no longer odd in its token.
       why = "applies to attention layers without biases (layer " + std::to_string(l) + " has one)";

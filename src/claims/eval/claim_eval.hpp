@@ -22,6 +22,7 @@ namespace netpoly::claims_detail {
 // was recognised (then shape.arch is meaningful).
 struct NetFamily {
   bool known = false;
+  std::string why_unknown;  // when not known and a reason is more than "no paper's architecture"
   NetworkShape shape{.layers = 0, .width = 0, .tokens = 1};
 };
 

@@ -4,6 +4,7 @@
 #include <variant>
 
 #include "claims/eval/claim_eval.hpp"
+#include "netpoly/bounds.hpp"
 
 namespace netpoly::claims_detail {
 
@@ -40,6 +41,10 @@ NetFamily infer_family(const Model& model) {
     }
     const Layer<Fmpq>& l = *lp;
     f.shape.residual = f.shape.residual || residual;
+    if (const auto* a = std::get_if<Attention<Fmpq>>(&l.op); a && a->causal) {
+      other = true;
+      f.why_unknown = std::string("causal attention: ") + kCausalWhy;
+    }
     switch (l.role()) {
       case LayerRole::attention:
         if (!att) {

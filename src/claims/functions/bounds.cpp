@@ -16,7 +16,9 @@ Value bound_like(Evaluator& ev, const Expr& e, const Env& env) {
     Value n = a.arg(1);
     const NetVal& nv = need_net(n, pos[1]->loc, f + "(id, net)");
     if (!nv.fam.known)
-      fail(pos[1]->loc, "the architecture of " + nv.desc + " is not known; give arch = ... and the shape instead");
+      fail(pos[1]->loc, "the architecture of " + nv.desc + " is not known" +
+                            (nv.fam.why_unknown.empty() ? "" : " (" + nv.fam.why_unknown + ")") +
+                            "; give arch = ... and the shape instead");
     bc.shape = nv.fam.shape;
   }
   for (const auto& a : e.args) {
