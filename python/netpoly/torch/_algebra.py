@@ -199,12 +199,12 @@ class _Tracer(_LinearMaps, _AttentionLayers, _PerHead):
         if isinstance(v, _T):
             return _T(self.scale(v.tok, c))
         if isinstance(v, _Score):
-            return _Score([(q, k, w * c) for q, k, w in v.terms])
+            return _Score([(q, k, w * c) for q, k, w in v.terms], v.causal)
         if isinstance(v, _Gram):
             return _Gram([(k, u, w * c) for k, u, w in v.terms])
         if isinstance(v, _Att):
             heads = [dict(h, O=(_eye(h["V"].shape[0]) if h["O"] is None else h["O"]) * c) for h in v.heads]
-            return _Att(v.prefix, v.d, heads, v.out, _scale_b(v.bias, c))
+            return _Att(v.prefix, v.d, heads, v.out, _scale_b(v.bias, c), v.causal)
         if isinstance(v, _Const):
             return _Const(v.a * c)
         self.refuse()
@@ -242,22 +242,29 @@ class _Tracer(_LinearMaps, _AttentionLayers, _PerHead):
             if isinstance(u, _T):
                 return _T(self.add_const_t(u.tok, v))
             if isinstance(u, _Att) and cv is not None:
-                return _Att(u.prefix, u.d, u.heads, u.out, _add_b(u.bias, _ones(u.out) * cv))
+                return _Att(u.prefix, u.d, u.heads, u.out, _add_b(u.bias, _ones(u.out) * cv), u.causal)
             if isinstance(u, _Att) and isinstance(v, _Const) and v.a.ndim == 1:
-                return _Att(u.prefix, u.d, u.heads, u.out, _add_b(u.bias, np.array(self.const_to(v, (u.out,)))))
+                return _Att(u.prefix, u.d, u.heads, u.out, _add_b(u.bias, np.array(self.const_to(v, (u.out,)))),
+                            u.causal)
             return self.add_const(self.tok(u), v)
         if isinstance(u, _Score) and isinstance(v, _Score):
-            return _Score(u.terms + v.terms)
+            if u.causal != v.causal:
+                self.refuse("a sum of a causally masked score matrix and an unmasked one; netpoly's attention "
+                            "layer masks all its scores or none (mask the sum, or attend with each and add)")
+            return _Score(u.terms + v.terms, u.causal)
         if isinstance(u, _Gram) and isinstance(v, _Gram):
             return _Gram(u.terms + v.terms)
         if isinstance(u, _T) and isinstance(v, _T):
             return _T(self.add(*self.broadcast(u.tok, v.tok)))
         if isinstance(u, _Att) and isinstance(v, _Att) and _same(u.prefix, v.prefix) and u.out == v.out and \
-                u.d == v.d:
-            return _Att(u.prefix, u.d, u.heads + v.heads, u.out, _add_b(u.bias, v.bias))
+                u.d == v.d and u.causal == v.causal:
+            return _Att(u.prefix, u.d, u.heads + v.heads, u.out, _add_b(u.bias, v.bias), u.causal)
         return self.add(*self.broadcast(self.tok(u), self.tok(v)))
 
     def mul_any(self, u, v):
+        for a, b in ((u, v), (v, u)):  # scores times a constant mask (a causal mask, torch.tril(ones))
+            if self.is_scores(a) and isinstance(b, _Const) and self.scalar(b) is None:
+                return self.mask_scores(a, b.a)
         if isinstance(u, _Heads) or isinstance(v, _Heads):
             return self.per_head(self.mul_any, u, v)
         cu, cv = self.scalar(u), self.scalar(v)
@@ -295,6 +302,9 @@ class _Tracer(_LinearMaps, _AttentionLayers, _PerHead):
         if isinstance(v, _T):
             return v.tok
         if isinstance(v, _Score):
+            if v.causal:
+                self.refuse("the transpose of a causally masked score matrix (it reads the later tokens: "
+                            "entries above the diagonal); netpoly masks scores causally only, S[i][j] = 0 for j > i")
             return _Score([(k, q, c) for q, k, c in v.terms])
         if isinstance(v, _Gram):
             return _Gram([(u, k, c) for k, u, c in v.terms])

@@ -123,7 +123,7 @@ def _call(T: _Tracer, n, f, args, kwargs, in_rank: int):
     kw = {}
     if name is not None and known(name):
         args, kw = bind(T.refuse, name, args, kwargs)
-    elif kwargs and not _is(f, "einsum", "permute", "reshape"):
+    elif kwargs and not _is(f, "einsum", "permute", "reshape", "masked_fill", "tril", "triu", "ones", "zeros"):
         T.refuse(f"{name or getattr(f, '__name__', f)} with the keyword(s) {', '.join(k + '=' for k in kwargs)}, "
                  "which netpoly does not trace")
     if _is(f, "pow"):
@@ -162,6 +162,9 @@ def _call(T: _Tracer, n, f, args, kwargs, in_rank: int):
         if not _traced(args[0]):
             T.refuse("a number divided by a constant tensor")
         return T.scale_any(args[0], 1 / c)
+    masks = _masks(T, f, args, kwargs)
+    if masks is not None:
+        return masks
     # the float constants of forward, exact (and rounded as weights) once
     args = [T.exact.number(a, where) if isinstance(a, float) else a for a in args]
     kw = {k: T.exact.number(v, where) if isinstance(v, float) else v for k, v in kw.items()}
@@ -236,6 +239,71 @@ def _call(T: _Tracer, n, f, args, kwargs, in_rank: int):
     if f is operator.getitem and isinstance(args[0], _Const):
         return _Const(np.array(args[0].a[args[1]], dtype=object))
     T.refuse()
+
+
+_COMPARE = {"eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": operator.le, "gt": operator.gt,
+            "ge": operator.ge}
+
+
+def _truth(a) -> np.ndarray:
+    out = np.empty(a.shape, dtype=object)
+    out.reshape(-1)[:] = [Fraction(int(bool(x))) for x in a.reshape(-1)]
+    return out
+
+
+def _masks(T: _Tracer, f, args, kwargs):
+    """The masks of scores (a causal mask: torch.tril of the scores, scores.masked_fill(mask == 0, 0),
+    scores * torch.tril(torch.ones(N, N))) and the constant arrays they are made of; None when f is
+    none of these."""
+    if _is(f, "masked_fill"):
+        x = args[0] if args else kwargs.get("input")
+        cond = args[1] if len(args) > 1 else kwargs.get("mask")
+        val = args[2] if len(args) > 2 else kwargs.get("value")
+        if isinstance(val, float) and (val != val or val in (float("inf"), float("-inf"))):
+            T.refuse(f"masked_fill with {val}: softmax's mask (a score of -inf is a weight of 0 after softmax); "
+                     "netpoly's attention is softmax-free and a score of -inf has no polynomial meaning: mask "
+                     "the scores with 0 (masked_fill(mask == 0, 0), or torch.tril(q @ k^T))")
+        if not isinstance(cond, _Const):
+            T.refuse("masked_fill with a mask that is not a constant (a buffer, or made of constants)")
+        if _traced(val) or isinstance(val, bool) or not isinstance(val, (int, float)) or val != 0:
+            T.refuse(f"masked_fill with the value {val!r}; netpoly takes masks that set scores to 0")
+        keep = np.array([Fraction(0) if x else Fraction(1) for x in cond.a.reshape(-1)], dtype=object)
+        return T.mul_any(x, _Const(keep.reshape(cond.a.shape)))
+    if _is(f, "tril", "triu"):
+        x = args[0] if args else kwargs.get("input")
+        k = args[1] if len(args) > 1 else kwargs.get("diagonal", 0)
+        if not isinstance(k, int) or isinstance(k, bool) or set(kwargs) - {"input", "diagonal"}:
+            T.refuse(f"{_op_name(f)} with arguments netpoly does not trace")
+        if isinstance(x, _Const):
+            if x.a.ndim < 2:
+                T.refuse(f"{_op_name(f)} of a constant of {x.a.ndim} dimensions")
+            r, c = x.a.shape[-2:]
+            i, j = np.arange(r)[:, None], np.arange(c)[None, :]
+            keep = (j - i <= k) if _is(f, "tril") else (j - i >= k)
+            return _Const(np.where(keep, x.a, Fraction(0)).astype(object))
+        if T.is_scores(x):
+            keep = np.array([[Fraction(int((j - i <= k) if _is(f, "tril") else (j - i >= k)))
+                              for j in range(T.N)] for i in range(T.N)], dtype=object)
+            return T.mask_scores(x, keep)
+        T.refuse(f"{_op_name(f)} of a value that is not a score matrix q @ k^T (or a constant); netpoly masks "
+                 "scores causally only")
+    if _is(f, "ones", "zeros"):
+        if set(kwargs) - {"dtype", "device", "requires_grad", "layout"}:
+            T.refuse(f"{_op_name(f)} with the keyword(s) {', '.join(kwargs)}")
+        size = args[0] if len(args) == 1 and isinstance(args[0], (list, tuple)) else args
+        if not all(isinstance(x, int) and not isinstance(x, bool) for x in size):
+            T.refuse(f"{_op_name(f)} of a size that is not constant")
+        a = np.empty(tuple(size), dtype=object)
+        a.fill(Fraction(1) if _is(f, "ones") else Fraction(0))
+        return _Const(a)
+    name = _op_name(f)
+    if name in _COMPARE and len(args) == 2 and not kwargs and any(isinstance(a, _Const) for a in args) and \
+            not any(_traced(a) and not isinstance(a, _Const) for a in args):
+        a, b = [x.a if isinstance(x, _Const) else x for x in args]
+        return _Const(_truth(_COMPARE[name](a, b)))
+    if _is(f, "logical_not", "invert") and len(args) == 1 and isinstance(args[0], _Const):
+        return _Const(_truth(np.array([not x for x in args[0].a.reshape(-1)], dtype=object).reshape(args[0].a.shape)))
+    return None
 
 
 _AXES = {"tok": "tokens", "ch": "channels", "H": "heads", "b": "batch"}
@@ -331,7 +399,8 @@ _METHODS = {"add": torch.add, "sub": torch.sub, "subtract": torch.sub, "mul": to
             "matmul": torch.matmul, "bmm": torch.bmm, "mm": torch.mm, "square": torch.square, "neg": torch.neg,
             "negative": torch.neg, "sum": torch.sum, "transpose": torch.transpose, "swapaxes": torch.swapaxes,
             "swapdims": torch.swapdims, "split": torch.split, "chunk": torch.chunk, "t": torch.t,
-            "unbind": torch.unbind}
+            "unbind": torch.unbind, "masked_fill": torch.masked_fill, "tril": torch.tril, "triu": torch.triu,
+            "eq": torch.eq, "ne": torch.ne, "logical_not": torch.logical_not}
 _INPLACE_METHODS = {"add_", "sub_", "subtract_", "mul_", "multiply_", "div_", "divide_", "true_divide_", "pow_",
                     "square_", "neg_", "negative_"}
 
@@ -344,6 +413,8 @@ def _call_method(T: _Tracer, n, args, kwargs, in_rank: int):
         # copies, and casts to a float type (a cast to another type is refused before): the network is
         # computed exactly either way
         return args[0]
+    if name == "bool" and isinstance(args[0], _Const) and not kwargs:
+        return _Const(_truth(args[0].a))
     if name in ("view", "reshape"):
         return _heads.reshape(T, T.tok(args[0]) if isinstance(args[0], _Att) else args[0], _shape(n.args[0]),
                               _shape(n))

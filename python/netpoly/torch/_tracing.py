@@ -46,10 +46,23 @@ def _proxy_iter(self):
     return self.tracer.iter(self)
 
 
+def _factory(fn):
+    """torch.ones / torch.zeros that record a node when a size is a Proxy (``torch.ones(N, N)`` with N read
+    from x.shape: a mask made in forward), else fn itself."""
+    def f(*args, **kwargs):
+        sizes = list(args[0]) if len(args) == 1 and isinstance(args[0], (list, tuple)) else list(args)
+        proxies = [a for a in sizes + list(kwargs.values()) if isinstance(a, torch.fx.Proxy)]
+        if proxies:
+            return proxies[0].tracer.create_proxy("call_function", fn, args, kwargs)
+        return fn(*args, **kwargs)
+    return f
+
+
 class _FxTracer(torch.fx.Tracer):
     def __init__(self):
         super().__init__()
         self.record_stack_traces = True  # a refusal names the module's source line
+        self.proxy_buffer_attributes = True  # self.mask[:N, :N] with N read from x.shape: a get_attr node
 
     def is_leaf_module(self, m, qualname):
         return is_leaf(m)
@@ -58,12 +71,17 @@ class _FxTracer(torch.fx.Tracer):
         """fx's trace with Proxy.__iter__ replaced by _proxy_iter and in-place operators recorded as such
         (_guards.inplace_proxies) for its duration, restored after whatever happens."""
         saved = torch.fx.Proxy.__iter__
+        factories = {name: getattr(torch, name) for name in ("ones", "zeros")}
         torch.fx.Proxy.__iter__ = _proxy_iter
         try:
+            for name, fn in factories.items():
+                setattr(torch, name, _factory(fn))
             with inplace_proxies():
                 return super().trace(root, concrete_args)
         finally:
             torch.fx.Proxy.__iter__ = saved
+            for name, fn in factories.items():
+                setattr(torch, name, fn)
 
 
 class _ShapeRun(torch.fx.Interpreter):
@@ -288,6 +306,8 @@ def _trace(module, tokens: int, width: int | None, exact: _Exact, batch, check: 
             return env[a]
         if isinstance(a, (list, tuple)):
             return type(a)(val(x) for x in a)
+        if isinstance(a, slice):  # self.mask[:N, :N] with N read from x.shape
+            return slice(val(a.start), val(a.stop), val(a.step))
         return a
 
     out = None

@@ -83,11 +83,12 @@ class _Zero:
 
 
 class _Score:
-    """N x N score matrix: sum of c (q_tok)(k_tok)^T over `terms` (q_tok, k_tok, c)."""
-    __slots__ = ("terms",)
+    """N x N score matrix: sum of c (q_tok)(k_tok)^T over `terms` (q_tok, k_tok, c); masked causally
+    (entries j > i zero: token i reads tokens 0..i) when `causal`."""
+    __slots__ = ("terms", "causal")
 
-    def __init__(self, terms: list):
-        self.terms = terms
+    def __init__(self, terms: list, causal: bool = False):
+        self.terms, self.causal = terms, causal
 
 
 class _Gram:
@@ -100,11 +101,12 @@ class _Gram:
 
 class _Att:
     """Softmax-free attention not yet written as a layer: sum over heads of O (sum_j <q_i, k_j> v_j) + bias,
-    all from the activation `prefix` (width d); a head is a dict Q, bQ, K, bK, V, bV, O (O None: identity)."""
-    __slots__ = ("prefix", "d", "heads", "out", "bias")
+    all from the activation `prefix` (width d); a head is a dict Q, bQ, K, bK, V, bV, O (O None: identity);
+    every head's scores masked causally (the sum over j <= i only) when `causal`."""
+    __slots__ = ("prefix", "d", "heads", "out", "bias", "causal")
 
-    def __init__(self, prefix: tuple, d: int, heads: list, out: int, bias=None):
-        self.prefix, self.d, self.heads, self.out, self.bias = prefix, d, heads, out, bias
+    def __init__(self, prefix: tuple, d: int, heads: list, out: int, bias=None, causal: bool = False):
+        self.prefix, self.d, self.heads, self.out, self.bias, self.causal = prefix, d, heads, out, bias, causal
 
 
 def _same(a: tuple, b: tuple) -> bool:
