@@ -29,6 +29,16 @@ def _depth(x) -> int:
     return d
 
 
+def _shape(P) -> str:
+    """What a point that is not tokens x width is: `3 x 2`, or its rows' lengths when they differ."""
+    lengths = [len(r) if isinstance(r, (list, tuple)) else None for r in P]
+    if None in lengths:
+        return f"{len(P)} rows, not all of them lists"
+    if len(set(lengths)) <= 1:
+        return f"{len(P)} x {lengths[0] if lengths else 0}"
+    return f"{len(P)} rows of {', '.join(map(str, lengths))} entries"
+
+
 def evaluate(net, X, prime=None):
     rows, array = _rows(X)
     if not isinstance(rows, (list, tuple)):
@@ -42,12 +52,16 @@ def evaluate(net, X, prime=None):
     for k, P in enumerate(batch):
         where = f"net(X): X[{k}]" if depth == 3 else "net(X): X"
         if len(P) != net.tokens or any(not isinstance(r, (list, tuple)) or len(r) != net.width for r in P):
-            raise InputError(f"{where}: expected {net.tokens} rows (tokens) of {net.width} entries (channels)")
+            raise InputError(f"{where}: expected a {net.tokens} x {net.width} matrix ({net.tokens} tokens of "
+                             f"{net.width} channels), got {_shape(P)}")
         texts.append([str(_exact_text(x, f"{where}[{i}][{c}]")) for i, r in enumerate(P) for c, x in enumerate(r)])
     if prime is not None:
-        if isinstance(prime, bool) or not isinstance(prime, int) or prime < 2 or prime >= 2**64:
-            raise InputError(f"net(X): prime=: expected a prime below 2^64, got {_short(prime)}")
-        values, _ = _netpoly.evaluate(net._m, texts, prime)
+        if isinstance(prime, bool) or not isinstance(prime, int) or prime < 2 or prime >= 2**63:
+            raise InputError(f"net(X): prime=: expected a prime below 2^63, got {_short(prime)}")
+        try:
+            values, _ = _netpoly.evaluate(net._m, texts, prime)
+        except InputError as e:  # not a prime, or not 1 mod 4 for a Gaussian model: name the argument
+            raise InputError(f"net(X): prime=: {str(e).removeprefix('the prime: ')}") from None
         values = [[int(v) for v in vs] for vs in values]
     else:
         from ._network import _number
