@@ -140,7 +140,7 @@ TEST_CASE("points files: exact numbers, errors named by JSON path", "[evaluate]"
     }
   };
   refused("[[[0.5], [1]]]", "p.json: $[0][0][0]: expected an exact number");
-  refused("[[[1]]]", "$[0]: expected an 2 x 1 matrix");
+  refused("[[[1]]]", "$[0]: expected a 2 x 1 matrix");
   refused("[[[1, 2], [1]]]", "$[0][0]: expected a row of 1 numbers");
   refused(R"({"pts": []})", "$.pts: unknown key");
   refused("{", "p.json: not JSON");

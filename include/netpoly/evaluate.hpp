@@ -40,8 +40,8 @@ struct ModValues {
 
 // The same mod the prime p (checked: a prime that fits a word). A Gaussian
 // model or point needs p = 1 mod 4. DomainError (an input error) when p
-// divides a denominator of a weight or of a point.
-ModValues evaluate_mod(const Model& m, const std::vector<Point>& points, ulong p);
+// divides a denominator of a weight or of a point. `what` names p in messages.
+ModValues evaluate_mod(const Model& m, const std::vector<Point>& points, ulong p, const std::string& what = "the prime");
 
 // Points from JSON text (the file of `netpoly eval --points`): a list of
 // N x d matrices, or {"points": [...]}, each entry a number as the model

@@ -39,6 +39,14 @@ def _shape(P) -> str:
     return f"{len(P)} rows of {', '.join(map(str, lengths))} entries"
 
 
+def _entry(x, where: str) -> str:
+    """One entry as the model format's number text; a string must be one (named by its place if not)."""
+    if isinstance(x, str):
+        from ._network import _number
+        _number(x, where)
+    return str(_exact_text(x, where))
+
+
 def evaluate(net, X, prime=None):
     rows, array = _rows(X)
     if not isinstance(rows, (list, tuple)):
@@ -54,7 +62,7 @@ def evaluate(net, X, prime=None):
         if len(P) != net.tokens or any(not isinstance(r, (list, tuple)) or len(r) != net.width for r in P):
             raise InputError(f"{where}: expected a {net.tokens} x {net.width} matrix ({net.tokens} tokens of "
                              f"{net.width} channels), got {_shape(P)}")
-        texts.append([str(_exact_text(x, f"{where}[{i}][{c}]")) for i, r in enumerate(P) for c, x in enumerate(r)])
+        texts.append([_entry(x, f"{where}[{i}][{c}]") for i, r in enumerate(P) for c, x in enumerate(r)])
     if prime is not None:
         if isinstance(prime, bool) or not isinstance(prime, int) or prime < 2 or prime >= 2**63:
             raise InputError(f"net(X): prime=: expected a prime below 2^63, got {_short(prime)}")

@@ -411,6 +411,31 @@ std::string hexadecimal(const std::string& dec) {
   return r;
 }
 
+// net(X): each point as the model format's number texts (row-major); the
+// values as texts, or (residues mod `prime`, the square root of -1 used).
+py::object evaluate_points(const Model& m, const std::vector<std::vector<std::string>>& texts, ulong prime) {
+  std::vector<Point> points;
+  for (std::size_t k = 0; k < texts.size(); ++k) {
+    Point p;
+    for (const auto& t : texts[k]) {
+      Exact x;
+      if (!parse_exact(t, x)) throw InputError("point " + std::to_string(k) + ": not an exact number: " + clip(t, 40));
+      p.push_back(std::move(x));
+    }
+    points.push_back(std::move(p));
+  }
+  if (prime) {
+    ModValues r = evaluate_mod(m, points, prime, "prime=");
+    return py::make_tuple(r.values, r.sqrt_minus_one);
+  }
+  std::vector<std::vector<std::string>> out;
+  for (const auto& v : evaluate(m, points)) {
+    out.emplace_back();
+    for (const auto& x : v) out.back().push_back(exact_text(x));
+  }
+  return py::cast(out);
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_netpoly, mod) {
@@ -486,30 +511,7 @@ PYBIND11_MODULE(_netpoly, mod) {
     write_output(path, text);
   });
   mod.def("expand", &expand_model);
-  // net(X): each point as the model format's number texts (row-major); the
-  // values as texts, or residues mod `prime` with the square root of -1 used.
-  mod.def("evaluate", [](const Model& m, const std::vector<std::vector<std::string>>& texts, ulong prime) -> py::object {
-    std::vector<Point> points;
-    for (std::size_t k = 0; k < texts.size(); ++k) {
-      Point p;
-      for (const auto& t : texts[k]) {
-        Exact x;
-        if (!parse_exact(t, x)) throw InputError("point " + std::to_string(k) + ": not an exact number: " + clip(t, 40));
-        p.push_back(std::move(x));
-      }
-      points.push_back(std::move(p));
-    }
-    if (prime) {
-      ModValues r = evaluate_mod(m, points, prime);
-      return py::make_tuple(r.values, r.sqrt_minus_one);
-    }
-    std::vector<std::vector<std::string>> out;
-    for (const auto& v : evaluate(m, points)) {
-      out.emplace_back();
-      for (const auto& x : v) out.back().push_back(exact_text(x));
-    }
-    return py::cast(out);
-  });
+  mod.def("evaluate", &evaluate_points);
   mod.def("seprank", &seprank_model);
   mod.def("seprank_poly", &seprank_poly);
   // netpoly.merge: the library's merge of shard files (netpoly/shards.hpp), as the CLI's --merge.

@@ -327,14 +327,36 @@ void validate_request(const Model& m, const std::vector<Entry>& outputs, const s
   check_methods_for(m, o);
 }
 
+// Weights whose denominators pass this many bits (trained floats: a float32
+// brings up to 2^-149, a float64 2^-1074; k/4 brings 2 bits) make the
+// expansion's coefficients long and its exact certificate need many primes.
+constexpr ulong kLongDenominatorBits = 16;
+
+bool long_denominators(const Model& m) {
+  bool any = false;
+  for (const auto& l : m.layers)
+    l.for_each_matrix([&](const Mat<Fmpq>& W) {
+      for (const auto& w : W.a) any = any || fmpz_bits(w.den()) > kLongDenominatorBits;
+    });
+  return any;
+}
+
 // The methods of a request: --methods, or the default plan of its kind.
 // --plan and --blocks speak of the black-box's blocks: by default only the
 // certified upper bounds that need no expansion (the blocks' caps) run before it.
-std::vector<Method> request_methods(const SepOptions& o, bool expandable) {
+// Weights with long denominators (trained floats) take the route without an
+// expansion first: the structural upper ends, then the black-box's small
+// prime; the expansion and its certificates only if that leaves a gap.
+std::vector<Method> request_methods(const SepOptions& o, bool expandable, bool long_weights) {
   if (!o.methods.empty()) return o.methods;
   std::vector<Method> list = o.generic  ? plan(PlanFor::generic_shape)
                              : expandable ? plan(PlanFor::expandable_network)
                                           : plan(PlanFor::unexpandable_network);
+  if (expandable && long_weights && !o.generic) {
+    const auto bb = std::find(list.begin(), list.end(), Method::blackbox);
+    const auto first = std::find_if(list.begin(), list.end(), [](Method x) { return method_info(x).needs_expansion; });
+    if (bb != list.end() && first < bb) std::rotate(first, bb, bb + 1);
+  }
   if (o.plan || o.share_count)
     std::erase_if(list, [](Method x) {
       return x != Method::blackbox && (method_info(x).kind != RunKind::upper || method_info(x).needs_expansion);
@@ -412,7 +434,7 @@ std::vector<SepResult> analyse_network(const Model& m_in, const std::vector<Entr
   const auto est = estimate_expansion(m);
   const bool by_default = o.methods.empty();
   const bool expandable = est.terms <= o.max_terms;
-  const std::vector<Method> list = request_methods(o, expandable);
+  const std::vector<Method> list = request_methods(o, expandable, long_denominators(m));
   std::optional<GenericDraws> generic;
   if (o.generic) generic.emplace(m_in, *o.blackbox_seed);
   // The methods before the first that needs the expansion run first (support:

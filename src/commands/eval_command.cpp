@@ -24,7 +24,7 @@ void run_eval(const EvalOptions& o) {
   std::string over;
   nlohmann::json extra = nlohmann::json::object();
   if (p) {
-    const ModValues r = evaluate_mod(m, points, p);
+    const ModValues r = evaluate_mod(m, points, p, "--modulus");
     over = "Z/" + std::to_string(p);
     extra["prime"] = p;
     if (r.sqrt_minus_one) extra["sqrt_minus_one"] = r.sqrt_minus_one;
@@ -62,7 +62,7 @@ void run_eval(const EvalOptions& o) {
     std::cout << j.dump() << "\n";
     return;
   }
-  std::cout << "# netpoly eval: " << printable(m.name) << " at " << points.size() << " point(s), " << how << " (over "
+  std::cout << "# netpoly eval: " << (m.name.empty() ? std::string("the model") : printable(m.name)) << " at " << points.size() << " point(s), " << how << " (over "
             << over << ")";
   if (extra.contains("sqrt_minus_one")) std::cout << "; i maps to " << extra["sqrt_minus_one"].get<ulong>();
   std::cout << "\n";

@@ -66,16 +66,24 @@ std::vector<Point> evaluate(const Model& m, const std::vector<Point>& points) {
   return out;
 }
 
-ModValues evaluate_mod(const Model& m, const std::vector<Point>& points, ulong p) {
-  require_prime_modulus(p, "the prime");
+ModValues evaluate_mod(const Model& m, const std::vector<Point>& points, ulong p, const std::string& what) {
+  require_prime_modulus(p, what);
   check_sizes(m, points);
   const bool gauss = m.gaussian() || any_gaussian(points);
   const ModpRing R = gauss ? ModpRing::gaussian(p) : ModpRing(p);
   const auto net = prepare(R, m);
   ModValues r{p, R.sqrt_m1, {}};
-  for (const auto& pt : points) {
+  for (std::size_t k = 0; k < points.size(); ++k) {
     std::vector<ulong> X;
-    for (const auto& x : pt) X.push_back(R.scalar_gauss(x.re, x.im));
+    for (std::size_t v = 0; v < points[k].size(); ++v) {
+      const Exact& x = points[k][v];
+      for (const Fmpq* q : {&x.re, &x.im})
+        if (fmpz_fdiv_ui(q->den(), p) == 0)
+          throw DomainError("point " + std::to_string(k) + ", entry x" + std::to_string(v / m.width) + "_" +
+                            std::to_string(v % m.width) + " = " + exact_text(x) + ": its denominator is divisible by " +
+                            what + " " + std::to_string(p) + "; choose another prime");
+      X.push_back(R.scalar_gauss(x.re, x.im));
+    }
     r.values.push_back(forward(R, net, std::move(X)));
   }
   return r;
@@ -104,7 +112,7 @@ std::vector<Point> parse_points(const std::string& text, const std::string& sour
     const std::string pk = path + "[" + std::to_string(k) + "]";
     const json& X = j[k];
     if (!X.is_array() || X.size() != m.tokens)
-      throw InputError(source + ": " + pk + ": expected an " + shape + " matrix (a list of " + std::to_string(m.tokens) +
+      throw InputError(source + ": " + pk + ": expected a " + shape + " matrix (a list of " + std::to_string(m.tokens) +
                        " rows)");
     Point p;
     for (std::size_t i = 0; i < m.tokens; ++i) {

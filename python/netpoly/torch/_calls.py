@@ -116,6 +116,29 @@ def _traced(v) -> bool:
     return isinstance(v, (_Tok, _T, _Att, _Score, _Gram, _Heads, _Const, _Zero, _heads._Stack, tuple))
 
 
+def _power(T: _Tracer, n, base, k, where: str, in_rank: int):
+    """base ** k for a positive integer k (a constant)."""
+    if _traced(k):
+        T.refuse("a power whose exponent is a value of the network (" + (
+            "a number to the power of a value, like 2 ** x, is an exponential" if not _traced(base) else
+            "x ** y") + ") is not polynomial; netpoly takes positive integer powers x ** k")
+    if isinstance(k, float):
+        k = T.exact.number(k, where)
+    if isinstance(k, Fraction) and k.denominator == 1:
+        k = int(k)
+    if not isinstance(k, int) or isinstance(k, bool) or k < 1:
+        T.refuse(f"a power {k}; netpoly takes positive integer powers")
+    if isinstance(base, _Const):
+        return _Const(base.a ** k)
+    if not _traced(base):
+        T.refuse("a power of a number that is not a value of the network")
+    if isinstance(base, _Heads):
+        return T.per_head(lambda v: _call(T, n, operator.pow, [v, k], {}, in_rank), base)
+    if isinstance(base, _T):
+        return _T(T.power(base.tok, k))
+    return T.power(T.tok(base), k)
+
+
 def _call(T: _Tracer, n, f, args, kwargs, in_rank: int):
     where = f"a constant of node '{n.name}'"
     f = OUT_OF_PLACE.get(f, f)  # an in-place update, once _guards.follow_inplace made it safe
@@ -127,26 +150,7 @@ def _call(T: _Tracer, n, f, args, kwargs, in_rank: int):
         T.refuse(f"{name or getattr(f, '__name__', f)} with the keyword(s) {', '.join(k + '=' for k in kwargs)}, "
                  "which netpoly does not trace")
     if _is(f, "pow"):
-        base, k = args[0], args[1]
-        if _traced(k):
-            T.refuse("a power whose exponent is a value of the network (" + (
-                "a number to the power of a value, like 2 ** x, is an exponential" if not _traced(base) else
-                "x ** y") + ") is not polynomial; netpoly takes positive integer powers x ** k")
-        if isinstance(k, float):
-            k = T.exact.number(k, where)
-        if isinstance(k, Fraction) and k.denominator == 1:
-            k = int(k)
-        if not isinstance(k, int) or isinstance(k, bool) or k < 1:
-            T.refuse(f"a power {k}; netpoly takes positive integer powers")
-        if isinstance(base, _Const):
-            return _Const(base.a ** k)
-        if not _traced(base):
-            T.refuse("a power of a number that is not a value of the network")
-        if isinstance(base, _Heads):
-            return T.per_head(lambda v: _call(T, n, operator.pow, [v, k], {}, in_rank), base)
-        if isinstance(base, _T):
-            return _T(T.power(base.tok, k))
-        return T.power(T.tok(base), k)
+        return _power(T, n, args[0], args[1], where, in_rank)
     if _is(f, "truediv", "div", "divide", "true_divide"):
         d = args[1]
         if kw.get("rounding_mode") is not None:

@@ -64,7 +64,9 @@ NetFamily infer_family(const Model& model) {
         prod = true;
         break;
       case LayerRole::structure:
-        continue;  // permutations are not counted as layers
+        if (!residual) continue;  // permutations are not counted as layers
+        other = true;             // X + P X is a sum, not a permutation (a sum of branches as written)
+        break;
       case LayerRole::composite:
         other = true;
         continue;
