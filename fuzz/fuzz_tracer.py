@@ -7,6 +7,8 @@ Each round writes a module's source (so a finding prints the module itself): Lin
 F.linear, keyword forms, a Linear subclass with its own forward), squares in their five spellings,
 products, sums and differences (alpha=, keyword forms), constant factors, residuals, softmax-free
 attention ((q @ k.mT) @ v, q @ (k^T @ v), einsum) and multi-head attention with view/transpose heads,
+causal masks on the scores (tril, masked_fill with 0, * tril(ones); and masks to refuse: a strict
+triangle, the upper one, softmax's -inf),
 split/chunk, sums over the channels, token mixing and token MLPs with a hidden size of their own, on
 (N, d) or in batches (B, N, d); and the patterns that main traced into another function: in-place
 updates with aliases (residual = x, .detach(), .contiguous(), a view), casts to integer and bool
@@ -142,7 +144,17 @@ class Program:
         b = "b" if self.batch else ""
         form = self.rng.choice(["({q} @ {k}.mT) @ {v}", "{q} @ ({k}.transpose(-1, -2) @ {v})",
                                 f"torch.einsum('{b}nm,{b}md->{b}nd', torch.einsum('{b}nd,{b}md->{b}nm', {{q}}, {{k}}), {{v}})"])
+        if self.rng.random() < 0.3:  # a mask on the scores: causal (traced) or another one (refused)
+            form = f"{self.mask('({q} @ {k}.mT)')} @ {{v}}"
         return self.emit(form.format(q=q[0], k=k[0], v=v[0]), v[1], g)
+
+    def mask(self, s):
+        """The score product s masked as decoder-only models do, or by a mask netpoly must refuse."""
+        return self.rng.choice([
+            "torch.tril({s})", "{s}.masked_fill(torch.tril(torch.ones(N, N)) == 0, 0)",
+            "{s} * torch.tril(torch.ones(N, N))", "{s}.masked_fill(torch.tril(torch.ones(N, N)) == 0, 0.0)",
+            "torch.tril({s}, diagonal=-1)", "{s} * torch.triu(torch.ones(N, N))",
+            "{s}.masked_fill(torch.tril(torch.ones(N, N)) == 0, float('-inf'))"]).format(s=s)
 
     def op_heads(self):
         H = 2
@@ -162,6 +174,8 @@ class Program:
         hq, hk, hv = self.var(), self.var(), self.var()
         self.body += [f"{hq} = {q[0]}.{split}", f"{hk} = {k[0]}.{split}", f"{hv} = {v[0]}.{split}"]
         att = self.rng.choice(["({q} @ {k}.transpose(-2, -1)) @ {v}", "{q} @ ({k}.transpose(-2, -1) @ {v})"])
+        if self.rng.random() < 0.3:
+            att = f"{self.mask('({q} @ {k}.transpose(-2, -1))')} @ {{v}}"
         y = self.emit(f"({att.format(q=hq, k=hk, v=hv)}).{back}", w, g)
         if self.rng.random() < 0.5:
             m = self.linear(w, w)
