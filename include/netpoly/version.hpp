@@ -13,4 +13,9 @@ const std::string& netpoly_build();
 // commit, FLINT version; printable ASCII only): what a table row may record.
 bool is_build_string(const std::string& s);
 
+// The BibTeX entry to cite this build (`netpoly --cite`, Python's
+// netpoly.cite()): CITATION.cff's title, authors, year, version and licence
+// (a test keeps the two equal), and netpoly_build() in its note.
+std::string citation_bibtex();
+
 }  // namespace netpoly

@@ -127,6 +127,8 @@ def _metadata() -> str:
         lines.append(f"Summary: {p['description']}")
     if "requires-python" in p:
         lines.append(f"Requires-Python: {p['requires-python']}")
+    if isinstance(p.get("license"), dict) and "text" in p["license"]:
+        lines.append(f"License: {p['license']['text']}")
     for c in p.get("classifiers", []):
         lines.append(f"Classifier: {c}")
     for r in p.get("dependencies", []):

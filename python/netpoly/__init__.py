@@ -36,8 +36,15 @@ from ._table import table
 __version__ = _netpoly.__version__
 flint_version = _netpoly.flint_version
 
+
+def cite() -> str:
+    """The BibTeX entry that cites this build, as ``netpoly --cite`` prints it: CITATION.cff's title, authors,
+    year, version and licence, and the build's commit and FLINT version in its note."""
+    return _netpoly.cite()
+
+
 __all__ = [
     "make", "load", "from_json", "from_numpy", "from_torch", "seprank", "merge", "bounds", "table", "check", "options",
     "Network", "Layer", "Poly", "GaussianRational", "Result", "Results", "Bound", "Report", "Rows",
-    "Error", "InputError", "LimitError", "CheckFailed", "InternalError", "__version__",
+    "Error", "InputError", "LimitError", "CheckFailed", "InternalError", "cite", "__version__",
 ]

@@ -28,6 +28,7 @@
 #include "netpoly/context.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/evaluate.hpp"
+#include "netpoly/version.hpp"
 #include "netpoly/expand.hpp"
 #include "netpoly/io.hpp"
 #include "netpoly/lv_witness.hpp"
@@ -512,6 +513,7 @@ PYBIND11_MODULE(_netpoly, mod) {
   });
   mod.def("expand", &expand_model);
   mod.def("evaluate", &evaluate_points);
+  mod.def("cite", &citation_bibtex);
   mod.def("seprank", &seprank_model);
   mod.def("seprank_poly", &seprank_poly);
   // netpoly.merge: the library's merge of shard files (netpoly/shards.hpp), as the CLI's --merge.

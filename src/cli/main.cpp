@@ -2,6 +2,7 @@
 // maps exceptions to exit codes (the one error boundary).
 #include <flint/flint.h>
 
+#include <algorithm>
 #include <iostream>
 #include <malloc.h>
 
@@ -9,8 +10,38 @@
 #include "netpoly/error.hpp"
 #include "runtime/io.hpp"
 #include "runtime/limits.hpp"
+#include "runtime/suggest.hpp"
 #include "runtime/text_escape.hpp"
 #include "netpoly/version.hpp"
+
+namespace {
+
+// "--budgte": the flags of the deepest command given that are near it.
+std::string flag_hint(const CLI::App& app, int argc, char** argv) {
+  const CLI::App* cmd = &app;
+  for (bool deeper = true; deeper;) {
+    deeper = false;
+    for (const CLI::App* s : cmd->get_subcommands()) {
+      cmd = s;
+      deeper = true;
+      break;
+    }
+  }
+  std::vector<std::string> names;
+  for (const CLI::Option* op : cmd->get_options())
+    for (const auto& n : op->get_lnames()) names.push_back("--" + n);
+  for (int k = 1; k < argc; ++k) {
+    std::string a = argv[k];
+    if (a.rfind("--", 0) != 0) continue;
+    a = a.substr(0, a.find('='));
+    if (std::find(names.begin(), names.end(), a) != names.end()) continue;
+    const auto near = netpoly::near_names(a, names);
+    if (!near.empty()) return netpoly::printable(a) + ": did you mean " + netpoly::or_list(near) + "?";
+  }
+  return "";
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
 #ifdef __GLIBC__
@@ -25,6 +56,13 @@ int main(int argc, char** argv) {
   CLI::App app{"netpoly: exact network polynomials and their separation ranks"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "netpoly " + netpoly::netpoly_build());
+  app.add_flag_callback(
+      "--cite",
+      [] {
+        std::cout << netpoly::citation_bibtex();
+        throw CLI::Success();
+      },
+      "print the BibTeX entry that cites this build (CITATION.cff) and exit");
   netpoly::cli::setup_make(app);
   netpoly::cli::setup_expand(app);
   netpoly::cli::setup_eval(app);
@@ -44,9 +82,13 @@ int main(int argc, char** argv) {
     code = app.exit(e);
   } catch (const CLI::CallForVersion& e) {
     code = app.exit(e);
+  } catch (const CLI::Success&) {  // --cite printed its entry
+    code = 0;
   } catch (const CLI::ParseError& e) {
     // CLI11's message quotes the command line: shown escaped (an argument with a CR or LF starts no line).
-    std::cerr << netpoly::printable(e.what()) << "\nRun with --help for more information.\n";
+    std::cerr << netpoly::printable(e.what()) << "\n";
+    if (const std::string hint = flag_hint(app, argc, argv); !hint.empty()) std::cerr << hint << "\n";
+    std::cerr << "Run with --help for more information.\n";
     code = static_cast<int>(netpoly::ExitCode::input);
   } catch (const netpoly::Error& e) {
     std::cout.flush();

@@ -16,6 +16,17 @@ const std::string& netpoly_build() {
   return s;
 }
 
+std::string citation_bibtex() {
+  return std::string("@software{netpoly,\n") +
+         "  title   = {netpoly: exact network polynomials and their separation ranks},\n"
+         "  author  = {{The netpoly authors}},\n"
+         "  year    = {2026},\n"
+         "  version = {" NETPOLY_VERSION "},\n"
+         "  license = {MIT},\n"
+         "  note    = {netpoly " + netpoly_build() + "}\n"
+         "}\n";
+}
+
 bool is_build_string(const std::string& s) {
   static const std::regex form(R"([0-9][0-9A-Za-z.+~-]{0,31} \((git [0-9a-f]{4,40}(-dirty)?, )?FLINT [0-9][0-9A-Za-z.+~-]{0,31}\))");
   return s.size() <= 160 && std::regex_match(s, form);
