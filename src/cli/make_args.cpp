@@ -6,7 +6,6 @@ namespace netpoly::cli {
 void setup_make(CLI::App& app) {
   auto o = std::make_shared<MakeOptions>();
   auto* make = app.add_subcommand("make", "write a preset model with random integer weights");
-  make->require_subcommand(1);
   struct Preset {
     const char* name;
     const char* help;
@@ -73,6 +72,16 @@ void setup_make(CLI::App& app) {
   w->callback([o]() {
     o->lv_witness = true;
     run_make(*o);
+  });
+  // Not an architecture (`make transformer`), or none: say which words are.
+  make->require_subcommand(0, 1);
+  make->allow_extras();
+  make->callback([make]() {
+    if (!make->get_subcommands().empty()) return;  // the architecture's own callback ran
+    const auto rest = make->remaining();
+    const std::string known = "attention, mixer, mlp, product or lv-witness";
+    if (rest.empty()) throw InputError("make: name an architecture (" + known + ")");
+    throw InputError("make: unknown architecture '" + rest[0].substr(0, 40) + "' (expected " + known + ")");
   });
 }
 

@@ -176,11 +176,15 @@ void finish_check(const CheckCliOptions& o, Report& rep) {
     if (coverage) missing = write_coverage(results, *rep.files, rep.registry, rep.registry_note, &j);
     std::cout << j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else {
+    // The coverage report first: the summary is the last line, what a CI log shows at its end.
+    if (coverage) {
+      missing = write_coverage(results, *rep.files, rep.registry, rep.registry_note, nullptr);
+      std::cout << "\n";
+    }
     std::cout << summary_line(results, secs);
     if (rep.stopped)
       std::cout << "; --fail-fast: " << not_run << " of " << rep.claims.size() << " claims not run";
     std::cout << "\n";
-    if (coverage) missing = write_coverage(results, *rep.files, rep.registry, rep.registry_note, nullptr);
   }
   std::cout.flush();
   write_junit_file(o, rep, "not run: --fail-fast stopped at the first claim that did not pass");

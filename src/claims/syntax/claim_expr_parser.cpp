@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "runtime/suggest.hpp"
+
 namespace netpoly::claims_detail {
 
 ExprPtr ExprParser::parse_poly_text() {
@@ -293,7 +295,9 @@ ExprPtr ExprParser::parse_call(const Token& name_tok, std::size_t first) {
   if (!f) {
     std::vector<std::string> names;
     for (const auto& g : claim_functions()) names.push_back(g.name);
-    fail_at(name_tok, "a known function (" + join(names) + ")");
+    const auto near = near_names(name_tok.text, names);
+    fail_at(name_tok, near.empty() ? "a known function (" + join(names) + ")"
+                                   : "a known function (did you mean " + or_list(near) + "?)");
   }
   c->fn = f;
   Nest guard(*this);
