@@ -13,6 +13,7 @@
 #include <set>
 #include <sstream>
 
+#include "netpoly/context.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/model.hpp"
 #include "netpoly/options.hpp"
@@ -46,6 +47,32 @@ std::string list_text(const json& a) {
   return s.empty() ? "-" : s;
 }
 
+// Whether one block fits this node: within the memory limit in force by
+// default (half the machine's or the cgroup's memory), within the machine's
+// memory (with --max-memory), or only on a larger node.
+std::string node_verdict(double bytes) {
+  const double limit = default_memory_limit(), node = 2 * limit;
+  if (bytes <= limit) return "fits this node";
+  if (bytes <= 0.9 * node) return "with --max-memory " + format_bytes(bytes * 1.1);
+  return "needs a " + format_bytes(bytes * 1.1) + " node";
+}
+
+// Rows of cells, each column as wide as its widest cell, two spaces between columns.
+void print_columns(std::ostream& os, const std::vector<std::vector<std::string>>& cells) {
+  std::vector<std::size_t> w;
+  for (const auto& row : cells)
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      if (w.size() <= c) w.push_back(0);
+      w[c] = std::max(w[c], row[c].size());
+    }
+  for (const auto& row : cells) {
+    std::string line;
+    for (std::size_t c = 0; c < row.size(); ++c)
+      line += row[c] + (c + 1 < row.size() ? std::string(w[c] - row[c].size() + 2, ' ') : "");
+    os << line << "\n";
+  }
+}
+
 }  // namespace
 
 void print_plan(std::ostream& os, const json& doc) {
@@ -64,17 +91,17 @@ void print_plan(std::ostream& os, const json& doc) {
        << (pl["exact_if_every_block_reaches_its_cap"].get<bool>()
                ? ": sep is exact if every block reaches its cap\n"
                : ": some cap is beyond --max-points, so those blocks cannot reach it\n");
-    os << std::left << std::setw(6) << "block" << std::setw(18) << "A-degrees" << std::setw(18) << "B-degrees"
-       << std::setw(22) << "rows x cols" << std::setw(10) << "cap" << std::setw(10) << "points" << std::setw(12)
-       << "memory" << "time (estimated)\n";
+    std::vector<std::vector<std::string>> cells{
+        {"block", "A-degrees", "B-degrees", "rows x cols", "cap", "points", "memory", "one node", "time (estimated)"}};
     for (const auto& b : pl["blocks"]) {
       std::ostringstream rc;
       rc << std::setprecision(12) << b["rows"].get<double>() << " x " << b["cols"].get<double>();
-      os << std::setw(6) << b["index"].dump() << std::setw(18) << list_text(b["A_degrees"]) << std::setw(18)
-         << list_text(b["B_degrees"]) << std::setw(22) << rc.str() << std::setw(10) << b["cap"].dump() << std::setw(10)
-         << b["points"].dump() << std::setw(12) << format_bytes(b["memory_bytes"].get<double>())
-         << secs_text(b["seconds"].get<double>()) << "\n";
+      cells.push_back({b["index"].dump(), list_text(b["A_degrees"]), list_text(b["B_degrees"]), rc.str(), b["cap"].dump(),
+                       b["points"].dump(), format_bytes(b["memory_bytes"].get<double>()),
+                       node_verdict(b["memory_bytes"].get<double>()), secs_text(b["seconds"].get<double>())});
     }
+    print_columns(os, cells);
+    os << "one node: this one has " << format_bytes(2 * default_memory_limit()) << ", half of it by default (--max-memory)\n";
     os << "every block in one task: about " << secs_text(pl["seconds"].get<double>())
        << " (at the rates measured here; --json gives them, the threads and the arithmetic)\n";
     const bool classes = pl["classes_mod"].get<std::size_t>() > 0;

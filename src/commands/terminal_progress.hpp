@@ -7,6 +7,12 @@
 // a black-box round) is rewritten with the seconds since it was shown, so the
 // terminal never stays silent for long (issue 30: no default run a minute
 // without a progress line).
+//
+// Without a terminal (a batch job, Slurm, nohup: a log file) the same lines
+// go to stderr as whole lines, "netpoly: [61 s] <line>", one at most every
+// kLogEvery seconds: the latest line when one came since the last, else the
+// last one again with how long it has been running. A log thus gets a line
+// at least once a minute and never a flood.
 #pragma once
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -27,6 +33,7 @@ namespace netpoly::cli {
 template <class Mutex>
 struct TerminalProgress {
   static constexpr int kHeartbeat = 10;  // seconds
+  static constexpr int kLogEvery = 60;   // seconds, without a terminal
   Mutex& mu;  // the output's lock: a progress line never cuts a result
   bool shown = false;
   std::string last;  // the line shown (under mu)
@@ -44,9 +51,10 @@ struct TerminalProgress {
     stop_cv_.notify_all();
     heartbeat_.join();
   }
-  // Routes run.progress to the terminal (no-op off a terminal).
+  // Routes run.progress to the terminal, or as whole lines to a log.
   void attach(AnalysisContext& run) {
-    if (!isatty(STDERR_FILENO)) return;
+    log_ = !isatty(STDERR_FILENO);
+    start_ = written_ = std::chrono::steady_clock::now();
     run.progress = [this](const std::string& line) {
       std::lock_guard<Mutex> lock(mu);
       show(line);
@@ -55,13 +63,17 @@ struct TerminalProgress {
   }
   // Under mu.
   void show(const std::string& line) {
-    if (!isatty(STDERR_FILENO)) return;
     last = line;
     since = std::chrono::steady_clock::now();
+    if (log_) {
+      fresh_ = true;
+      shown = true;
+      return;  // the heartbeat writes it, at most once every kLogEvery seconds
+    }
     write(line);
   }
   void clear() {  // under mu
-    if (shown) std::cerr << "\r\033[K" << std::flush;
+    if (shown && !log_) std::cerr << "\r\033[K" << std::flush;
     shown = false;
   }
 
@@ -84,6 +96,16 @@ struct TerminalProgress {
       std::unique_lock<Mutex> lock(mu, std::try_to_lock);
       if (!lock.owns_lock() || !shown) continue;
       const auto now = std::chrono::steady_clock::now();
+      if (log_) {
+        if (now - written_ < std::chrono::seconds(kLogEvery)) continue;
+        const auto t = std::chrono::duration_cast<std::chrono::seconds>(now - start_).count();
+        const auto s = std::chrono::duration_cast<std::chrono::seconds>(now - since).count();
+        std::cerr << "netpoly: [" << t << " s] " << clip(printable(last), 400)
+                  << (fresh_ ? "" : " (still running, " + std::to_string(s) + " s)") << "\n" << std::flush;
+        fresh_ = false;
+        written_ = now;
+        continue;
+      }
       if (now - written_ < std::chrono::seconds(kHeartbeat)) continue;
       const auto s = std::chrono::duration_cast<std::chrono::seconds>(now - since).count();
       const std::string more = " (still running, " + std::to_string(s) + " s)";
@@ -91,7 +113,9 @@ struct TerminalProgress {
       write(clip(last, w > more.size() + 20 ? w - more.size() : 20) + more);
     }
   }
-  std::chrono::steady_clock::time_point written_{};
+  std::chrono::steady_clock::time_point written_{}, start_{};
+  bool log_ = false;    // stderr is not a terminal: whole lines, kLogEvery apart
+  bool fresh_ = false;  // a line came since the last one written (log)
   std::thread heartbeat_;
   std::mutex stop_mu_;
   std::condition_variable stop_cv_;
