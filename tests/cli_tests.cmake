@@ -75,7 +75,17 @@ netpoly_output(cli_make_product "\"name\": \"product-k3-L1-d2\".*\"tokens\": 1"
   make product --layers 1 --width 2 --degree 3)
 netpoly_expect(cli_make_heads_not_dividing 2 "--heads must divide --width"
   make attention --layers 1 --width 4 --heads 3 --tokens 2)
-netpoly_expect(cli_make_unknown_arch 2 "" make cnn --layers 1 --width 2)
+netpoly_expect(cli_make_unknown_arch 2 "make: unknown architecture 'cnn' (expected attention, mixer, mlp, product or lv-witness)"
+  make cnn --layers 1 --width 2)
+netpoly_expect(cli_make_no_arch 2 "make: name an architecture (attention, mixer, mlp, product or lv-witness)" make)
+# A misspelt flag: the command's flags near it.
+netpoly_expect(cli_flag_did_you_mean 2 "--budgte: did you mean --budget?" seprank ${NETPOLY_TEST_DATA}/attention-example.json --budgte 3)
+# eval: the format's example at x0 = (1, 2), x1 = (-1, 3), worked by hand in
+# test_forward.cpp: y0 = (-19, -55/2), y1 = (-31, -35); a float is refused by its JSON path.
+netpoly_expect(cli_eval_example 0 "  -19 -55/2\n  -31 -35" eval ${NETPOLY_TEST_DATA}/attention-example.json
+  --points ${NETPOLY_TEST_DATA}/points-example.json)
+netpoly_expect(cli_eval_float 2 "points-float.json: $[0][0][1]: expected an exact number" eval
+  ${NETPOLY_TEST_DATA}/attention-example.json --points ${NETPOLY_TEST_DATA}/points-float.json)
 netpoly_expect(cli_make_missing_option 2 "--tokens" make attention --layers 1 --width 2 --heads 1)
 netpoly_expect(cli_make_zero_layers 2 "--layers must be in" make mlp --layers 0 --width 2)
 

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <condition_variable>
 #include <iostream>
 #include <mutex>
@@ -33,7 +34,7 @@ namespace netpoly::cli {
 template <class Mutex>
 struct TerminalProgress {
   static constexpr int kHeartbeat = 10;  // seconds
-  static constexpr int kLogEvery = 60;   // seconds, without a terminal
+  static constexpr int kLogEvery = 60;   // seconds, without a terminal (NETPOLY_LOG_SECONDS: 1..3600, for tests)
   Mutex& mu;  // the output's lock: a progress line never cuts a result
   bool shown = false;
   std::string last;  // the line shown (under mu)
@@ -55,6 +56,10 @@ struct TerminalProgress {
   void attach(AnalysisContext& run) {
     log_ = !isatty(STDERR_FILENO);
     start_ = written_ = std::chrono::steady_clock::now();
+    if (const char* e = std::getenv("NETPOLY_LOG_SECONDS")) {
+      const long v = std::strtol(e, nullptr, 10);
+      if (v >= 1 && v <= 3600) log_every_ = static_cast<int>(v);
+    }
     run.progress = [this](const std::string& line) {
       std::lock_guard<Mutex> lock(mu);
       show(line);
@@ -97,7 +102,7 @@ struct TerminalProgress {
       if (!lock.owns_lock() || !shown) continue;
       const auto now = std::chrono::steady_clock::now();
       if (log_) {
-        if (now - written_ < std::chrono::seconds(kLogEvery)) continue;
+        if (now - written_ < std::chrono::seconds(log_every_)) continue;
         const auto t = std::chrono::duration_cast<std::chrono::seconds>(now - start_).count();
         const auto s = std::chrono::duration_cast<std::chrono::seconds>(now - since).count();
         std::cerr << "netpoly: [" << t << " s] " << clip(printable(last), 400)
@@ -114,7 +119,8 @@ struct TerminalProgress {
     }
   }
   std::chrono::steady_clock::time_point written_{}, start_{};
-  bool log_ = false;    // stderr is not a terminal: whole lines, kLogEvery apart
+  bool log_ = false;    // stderr is not a terminal: whole lines, log_every_ seconds apart
+  int log_every_ = kLogEvery;
   bool fresh_ = false;  // a line came since the last one written (log)
   std::thread heartbeat_;
   std::mutex stop_mu_;
