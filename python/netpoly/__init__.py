@@ -21,7 +21,7 @@ the exception's ``partial``).
 """
 
 from . import _netpoly
-from ._bounds import bounds
+from ._bounds import bounds, cite
 from ._check import check
 from ._from_arrays import from_numpy, from_torch
 from ._netpoly import CheckFailed, Error, InputError, InternalError, LimitError
@@ -35,12 +35,6 @@ from ._table import table
 
 __version__ = _netpoly.__version__
 flint_version = _netpoly.flint_version
-
-
-def cite() -> str:
-    """The BibTeX entry that cites this build, as ``netpoly --cite`` prints it: CITATION.cff's title, authors,
-    year, version and licence, and the build's commit and FLINT version in its note."""
-    return _netpoly.cite()
 
 
 __all__ = [
