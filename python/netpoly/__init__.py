@@ -28,7 +28,7 @@ from ._netpoly import CheckFailed, Error, InputError, InternalError, LimitError
 from ._network import Layer, Network, from_json, load, make
 from ._options import options
 from ._poly import GaussianRational, Poly
-from ._results import Bound, Report, Result, Results, Rows
+from ._results import Bound, Report, Result, Results, Row, Rows
 from ._seprank import seprank
 from ._shards import merge
 from ._table import table
@@ -39,6 +39,6 @@ flint_version = _netpoly.flint_version
 
 __all__ = [
     "make", "load", "from_json", "from_numpy", "from_torch", "seprank", "merge", "bounds", "table", "check", "options",
-    "Network", "Layer", "Poly", "GaussianRational", "Result", "Results", "Bound", "Report", "Rows",
+    "Network", "Layer", "Poly", "GaussianRational", "Result", "Results", "Bound", "Report", "Row", "Rows",
     "Error", "InputError", "LimitError", "CheckFailed", "InternalError", "cite", "__version__",
 ]

@@ -290,17 +290,135 @@ def _number(v):
     return v if isinstance(v, (int, float)) and not isinstance(v, bool) else None
 
 
+def _log3(v):
+    """A bound's log3 as a float (the JSON writes an infinite one as "inf"), or None."""
+    if isinstance(v, str) and v.strip().lower() in ("inf", "-inf"):
+        return float(v)
+    return float(v) if _is_real(v) else None
+
+
+def _n(x) -> str:
+    """A count with thousands separators; anything else as it is."""
+    return f"{x:,}" if isinstance(x, int) and not isinstance(x, bool) else str(x)
+
+
+_RELATION = {"upper": "<=", "lower": ">=", "asymptotic order": "~"}
+
+
+class Row(dict):
+    """One row of ``netpoly.table``: a dict of numbers (``config``, ``key``, ``lower``, ``upper``,
+    ``status``, ``params``, ``second_draw``, ``bounds`` with each bound's exact ``value`` and ``log3``),
+    with the CLI's row as ``row["json"]``. It prints as one line: the shape, the sep bracket with its
+    status, the second draw and the bounds in regime (``row["bounds"]`` has them all)."""
+
+    def _sep(self) -> str:
+        lo, hi, st = self.get("lower"), self.get("upper"), self.get("status")
+        if st == "exact":
+            return f"sep = {_n(lo)} (exact)"
+        if st == "probabilistic":
+            return f"sep = {_n(lo)} (probabilistic; certified in [{_n(lo)}, {_n(hi)}])"
+        if st == "error":
+            return "sep: error"
+        return f"sep in [{_n(lo or 0)}, {'inf' if hi is None else _n(hi)}] ({st})"
+
+    def _bounds(self) -> str:
+        cells = []
+        for b in self.get("bounds") or []:
+            if not isinstance(b, dict) or not b.get("in_regime"):
+                continue
+            v, lg = b.get("value"), _log3(b.get("log3"))
+            text = _n(v) if isinstance(v, int) else "undefined" if lg is None else f"3^{lg:.6g}"
+            cells.append(f"{b.get('id')} {_RELATION.get(b.get('kind'), '=')} {text}"
+                         f"{' VIOLATED' if b.get('violated') else ''}")
+        return "; bounds in regime: " + ", ".join(cells) if cells else ""
+
+    def __repr__(self) -> str:
+        try:
+            params = f", {_n(self['params'])} params" if self.get("params") is not None else ""
+            second = self.get("second_draw")
+            second = f", 2nd draw {_n(second)}" if second not in (None, "") else ""
+            degenerate = f", degenerate: {self['degenerate']}" if self.get("degenerate") else ""
+            return f"<netpoly.Row {self.get('key', '?')}{params}: {self._sep()}{second}{degenerate}{self._bounds()}>"
+        except Exception:  # noqa: BLE001 - a row edited into something else still prints, as the dict it is
+            return _short(dict(self))
+
+    def _repr_pretty_(self, p, cycle) -> None:  # IPython and Jupyter: the same line, not the dict
+        p.text(repr(self))
+
+
+def _weights_text(options: dict) -> str:
+    """PresetOptions::weights_text of a sweep's options (src/model/presets.cpp)."""
+    w = options.get("weights", "small")
+    r = options.get("range") or {"small": 3, "wide": 100, "generic": 1024}.get(w, 3)
+    if w == "small":
+        return f"integers in [-{r}, {r}]"
+    return f"nonzero integers in [-{r}, {r}]" + (" (generic)" if w == "generic" else "")
+
+
+_RANGES = {False: ("layers", "widths", "heads", "tokens", "degrees", "block_degrees", "seeds"),
+           True: ("budgets", "seeds")}  # merge.cpp's range_fields: what shards of one sweep may differ in
+
+
+def _title(rows) -> str:
+    """The title ``netpoly table`` gives these rows (sweep_title, src/tables/sweep.cpp), from the sweep
+    each row records: "netpoly table: attention, partition half, output y[0][0], weights ...". Rows of
+    sweeps that ``--merge`` would not join (or rows without their sweep) get "netpoly table"."""
+    try:
+        return _sweep_title(rows)
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError):
+        return "netpoly table"  # a sweep not as netpoly writes it: the renderer refuses the row, naming it
+
+
+def _sweep_title(rows) -> str:
+    sweeps = []
+    for r in rows:
+        s = r.get("json", {}).get("sweep") if isinstance(r, dict) and isinstance(r.get("json"), dict) else None
+        if not isinstance(s, dict) or not isinstance(s.get("options"), dict):
+            return "netpoly table"
+        if s not in sweeps:
+            sweeps.append(s)
+    if not sweeps:
+        return "netpoly table"
+    budget = "budgets" in sweeps[0]
+    family = [{k: v for k, v in s.items() if k not in _RANGES["budgets" in s]} for s in sweeps]
+    if any(f != family[0] for f in family):
+        return "netpoly table"
+    s, o = sweeps[0], sweeps[0]["options"]
+    tail = f"partition {o.get('partition')}, output y[0][0], weights {_weights_text(o)}"
+    residual = " with residuals" if s.get("residual") else ""
+    if not budget:
+        return f"netpoly table: {s.get('arch')}{residual}, {tail}"
+    budgets = list(s["budgets"])
+    for other in sweeps[1:]:  # merge.cpp's union_spec: every budget, in numeric order
+        budgets += [b for b in other["budgets"] if b not in budgets]
+    if len(sweeps) > 1:
+        budgets.sort(key=lambda b: (len(b), b))
+    return (f"netpoly table: equal parameter budgets {', '.join(budgets)} for {', '.join(s['archs'])}{residual}, "
+            f"N = {s['tokens'][0]} tokens (mlp: 1), parameters counted by {s.get('param_count', 'netpoly')}, {tail}")
+
+
+class _CliTitle(str):
+    """The default title of Rows.to_latex and to_markdown: the one the CLI gives these rows."""
+
+    def __repr__(self) -> str:
+        return "<the CLI's title>"
+
+
+_CLI_TITLE = _CliTitle()
+
+
 class Rows(list):
-    """Table rows as dicts of numbers: ``sep_lower``/``sep_upper`` ints, each bound's exact ``value``
-    (int or None) and ``log3`` (float or None), ``params`` an int. ``json`` keeps the CLI's row."""
+    """Table rows (``netpoly.Row``: dicts of numbers): ``lower``/``upper`` ints, each bound's exact
+    ``value`` (int or None) and ``log3`` (float or None), ``params`` an int. ``json`` keeps the CLI's
+    row."""
 
     @api
     def __init__(self, rows=()):
         super().__init__(_items(rows, "Rows", "rows (dicts, as netpoly.table returns them)"))
 
     @staticmethod
-    def _row(r: dict) -> dict:
-        out = {k: v for k, v in r.items() if k not in ("bounds", "params", "second_draw")}
+    def _row(r: dict) -> Row:
+        out = Row((k, v) for k, v in r.items() if k not in ("bounds", "params", "second_draw"))
         out["json"] = r
         out["params"] = _number(r.get("params"))
         sd = r.get("second_draw")
@@ -345,22 +463,35 @@ class Rows(list):
 
     def _render(self, name: str, fmt: str, title, bounds, columns) -> str:
         from . import _netpoly
-        text_arg(title, f"{name}: title=:")
+        rows_json = self._rows_json(name)
+        title = _title(self) if title is _CLI_TITLE else text_arg(title, f"{name}: title=:")
         bound_ids = names_arg(bounds, f"{name}: bounds=:", "bound")
         column_names = names_arg(columns, f"{name}: columns=:", "column")
-        return _netpoly.render_rows(self._rows_json(name), fmt, title, ",".join(bound_ids), ",".join(column_names))
+        return _netpoly.render_rows(rows_json, fmt, title, ",".join(bound_ids), ",".join(column_names))
 
     @api
-    def to_latex(self, title: str = "netpoly table", bounds=None, columns=None) -> str:
+    def to_latex(self, title: str = _CLI_TITLE, bounds=None, columns=None) -> str:
         """The table as LaTeX (booktabs, siunitx), exactly as ``netpoly table --format latex`` renders these
-        rows; ``bounds`` chooses the bound columns (``--bounds``), e.g. ``["LV Thm 3", "NB Thm 5.5"]``, and
-        ``columns`` the columns before them, in order (``--columns``), e.g. ``["L", "d", "H", "sep"]``.
-        Each name is one column: a name with a comma, an empty name or an empty list is an InputError
-        (None gives the default columns)."""
+        rows, titled as the CLI titles them (the sweep's architecture, partition, output and weights;
+        ``title=""``: no title); ``bounds`` chooses the bound columns (``--bounds``), e.g.
+        ``["LV Thm 3", "NB Thm 5.5"]``, and ``columns`` the columns before them, in order (``--columns``),
+        e.g. ``["L", "d", "H", "sep"]``. Each name is one column: a name with a comma, an empty name or an
+        empty list is an InputError (None gives the default columns)."""
         return self._render("Rows.to_latex", "latex", title, bounds, columns)
 
     @api
-    def to_markdown(self, title: str = "netpoly table", bounds=None, columns=None) -> str:
-        """The table as Markdown, as ``netpoly table`` renders these rows (``bounds``, ``columns`` as in
-        ``to_latex``)."""
+    def to_markdown(self, title: str = _CLI_TITLE, bounds=None, columns=None) -> str:
+        """The table as Markdown, as ``netpoly table`` renders these rows, title included (``title``,
+        ``bounds``, ``columns`` as in ``to_latex``)."""
         return self._render("Rows.to_markdown", "md", title, bounds, columns)
+
+    @api
+    def plot(self, bounds=None, ax=None):
+        """The plot of ``netpoly table --plot`` as a matplotlib Figure (matplotlib needed): log3 of the
+        certified ends against depth (or width, or parameters for equal budgets), one series per shape,
+        with the bound curves of the first seed's rows; no title. ``bounds=None`` draws the upper and
+        lower bounds in regime for some row, few enough that at most six styles are told apart;
+        ``bounds="all"`` every bound; a list of ids those, in that order (``--bounds``). ``ax``: an
+        Axes to draw into (its figure is returned)."""
+        from ._plot import plot_rows
+        return plot_rows(self, bounds, ax)

@@ -25,8 +25,9 @@ def table(arch="attention", *, layers=(1,), widths=(2,), heads=(1,), tokens=None
     Returns
     -------
     Rows
-        dicts of numbers (``lower``, ``upper``, ``params``, each bound's ``value`` and ``log3``), with
-        ``.to_latex()``, ``.to_markdown()`` and ``.to_pandas()``.
+        ``netpoly.Row`` dicts of numbers (``lower``, ``upper``, ``params``, each bound's ``value`` and
+        ``log3``; ``print(row)`` is one line), with ``.to_latex()`` and ``.to_markdown()`` (titled as the
+        CLI titles them), ``.plot()`` (``--plot``'s plot, a matplotlib Figure) and ``.to_pandas()``.
     """
     archs = list(arch) if isinstance(arch, (list, tuple)) else [arch]
     if not all(isinstance(a, str) for a in archs):
