@@ -8,7 +8,9 @@ interpreter's exit waits for it)."""
 from __future__ import annotations
 
 import atexit
+import contextvars
 import sys
+import threading
 import time
 
 from . import _netpoly
@@ -46,35 +48,81 @@ def _columns() -> int:
 
 class Progress:
     """Callable with a line of progress, or None at the end. Shows nothing for calls under ``delay``
-    seconds. The seconds so far come first, so a narrow terminal cuts the line's end, not them."""
+    seconds. The seconds so far come first, so a narrow terminal cuts the line's end, not them.
 
-    def __init__(self, what: str, delay: float = 1.0, display=None):
-        self.what, self.delay, self.t0 = what, delay, time.monotonic()
+    While a call runs, a daemon thread rewrites the line every ``interval`` seconds with the seconds so
+    far, as the CLI's heartbeat does (a black-box round can be minutes without a new line); a line older
+    than ``stale`` seconds says so: "(still running, 155 s)". It starts with the first line and stops at
+    None (the end of the call, Ctrl-C included). ``clock`` (``time.monotonic``) is for tests."""
+
+    def __init__(self, what: str, delay: float = 1.0, display=None, interval: float = 1.0, stale: float = 10.0,
+                 clock=time.monotonic):
+        self.what, self.delay, self.interval, self.stale, self.clock = what, delay, interval, stale, clock
+        self.t0 = clock()
         self.display = display  # a notebook's display(obj, display_id=True); None: looked up
         self.handle = None
         self.shown = False
+        self.line, self.since = None, self.t0  # the last line given, and when
+        self.lock = threading.Lock()  # one writer at a time: the call's thread or the ticker
+        self.stop = threading.Event()
+        self.ticker = None
 
     def __call__(self, line):
         if line is None:
+            self.close()
+            return
+        with self.lock:
+            self.line, self.since = line, self.clock()
+            self._show()
+        if self.ticker is None and not self.stop.is_set():
+            # in the call's context: a kernel that keeps the cell's output target in a context variable
+            # sends the ticker's updates to that cell
+            self.ticker = threading.Thread(target=contextvars.copy_context().run, args=(self._tick,),
+                                           name=f"netpoly {self.what} progress", daemon=True)
+            self.ticker.start()
+
+    def close(self) -> None:
+        """Stops the ticker and clears the line (a terminal's) or empties it (a notebook's)."""
+        self.stop.set()
+        if self.ticker is not None and self.ticker is not threading.current_thread():
+            self.ticker.join(timeout=5)
+        with self.lock:
             if self.handle is not None:
                 self.handle.update(_Line(""))
             elif self.shown:
                 sys.stderr.write("\r\033[K")
                 sys.stderr.flush()
+            self.shown = False
+
+    def _tick(self) -> None:
+        while not self.stop.wait(self.interval):
+            with self.lock:
+                if self.stop.is_set():
+                    return
+                try:
+                    self._show()
+                except Exception:  # noqa: BLE001 - a display that fails must not outlive the call with a trace
+                    return
+
+    def _show(self) -> None:
+        """Writes the line with the seconds so far (under self.lock)."""
+        now = self.clock()
+        if self.line is None or now - self.t0 < self.delay:
             return
-        if time.monotonic() - self.t0 < self.delay:
-            return
-        text = f"netpoly {self.what}, {time.monotonic() - self.t0:.0f} s: {line}"
+        old = now - self.since
+        more = f" (still running, {old:.0f} s)" if old >= self.stale else ""
+        text = f"netpoly {self.what}, {now - self.t0:.0f} s: {self.line}"
         display = self.display
         if display is None and _in_notebook():
             from IPython.display import display
         if display is not None:
             if self.handle is None:
-                self.handle = display(_Line(text), display_id=True)
+                self.handle = display(_Line(text + more), display_id=True)
             else:
-                self.handle.update(_Line(text))
+                self.handle.update(_Line(text + more))
         else:
-            sys.stderr.write("\r" + text[:_columns()] + "\033[K")
+            width = _columns()
+            sys.stderr.write("\r" + text[:max(20, width - len(more))] + more + "\033[K")
             sys.stderr.flush()
         self.shown = True
 
