@@ -12,6 +12,7 @@ import contextvars
 import sys
 import threading
 import time
+import weakref
 
 from . import _netpoly
 
@@ -77,7 +78,8 @@ class Progress:
         if self.ticker is None and not self.stop.is_set():
             # in the call's context: a kernel that keeps the cell's output target in a context variable
             # sends the ticker's updates to that cell
-            self.ticker = threading.Thread(target=contextvars.copy_context().run, args=(self._tick,),
+            self.ticker = threading.Thread(target=contextvars.copy_context().run,
+                                           args=(_tick, weakref.ref(self), self.stop, self.interval),
                                            name=f"netpoly {self.what} progress", daemon=True)
             self.ticker.start()
 
@@ -94,15 +96,16 @@ class Progress:
                 sys.stderr.flush()
             self.shown = False
 
-    def _tick(self) -> None:
-        while not self.stop.wait(self.interval):
-            with self.lock:
-                if self.stop.is_set():
-                    return
-                try:
-                    self._show()
-                except Exception:  # noqa: BLE001 - a display that fails must not outlive the call with a trace
-                    return
+    def _refresh(self) -> bool:
+        """The ticker's rewrite; False when it should stop (the call ended, or the display failed)."""
+        with self.lock:
+            if self.stop.is_set():
+                return False
+            try:
+                self._show()
+            except Exception:  # noqa: BLE001 - a display that fails must not outlive the call with a trace
+                return False
+        return True
 
     def _show(self) -> None:
         """Writes the line with the seconds so far (under self.lock)."""
@@ -125,6 +128,16 @@ class Progress:
             sys.stderr.write("\r" + text[:max(20, width - len(more))] + more + "\033[K")
             sys.stderr.flush()
         self.shown = True
+
+
+def _tick(ref, stop, interval: float) -> None:
+    """The ticker: holds its Progress only weakly, so that one nobody calls any more (a display made
+    by hand, never given None) stops ticking when it is collected."""
+    while not stop.wait(interval):
+        p = ref()
+        if p is None or not p._refresh():
+            return
+        del p
 
 
 def progress_for(what: str, progress):

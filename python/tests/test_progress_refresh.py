@@ -144,7 +144,16 @@ def test_a_real_call_stops_its_ticker_when_it_returns():
     assert len(rows) == 8  # 0.3 s: the library passes its lines every 50 ms
     assert nb.shown[0].startswith("netpoly table, 0 s: ") and " of 8 done" in nb.shown[0] and nb.last() == ""
     assert p.ticker is not None and not p.ticker.is_alive()
-    assert not any(t.name.startswith("netpoly ") and t.is_alive() for t in threading.enumerate())
+
+
+def test_a_display_nobody_calls_any_more_stops_ticking():
+    # a Progress made by hand and never given None (the library always ends with None)
+    clock, nb = Clock(), Notebook()
+    p = Progress("seprank", delay=0.0, display=nb, interval=0.01, clock=clock)
+    p("blackbox: rank >= 10")
+    ticker = p.ticker
+    del p
+    wait_for(lambda: not ticker.is_alive(), "the ticker of a collected display to stop")
 
 
 def test_ctrl_c_stops_the_ticker_and_clears_the_line():
