@@ -86,7 +86,7 @@ def _checked(rows) -> list:
 
 def _bound_ids(rows, bounds, n_series: int) -> list:
     """The bound curves drawn, in order (one dash pattern each): plot.cpp's choice, but by default only the
-    bounds in regime for some row and at most _STYLES - n_series of them (at least 2)."""
+    bounds in regime and above 1 for some row, and at most _STYLES - n_series of them (at least 2)."""
     seen, in_regime = [], set()
     for r in rows:
         if r["config"]["seed"] != 1:
@@ -95,7 +95,7 @@ def _bound_ids(rows, bounds, n_series: int) -> list:
             if b.get("kind") in ("upper", "lower") and _finite(b.get("log3")):
                 if b["id"] not in seen:
                     seen.append(b["id"])
-                if b.get("in_regime"):
+                if b.get("in_regime") and b["log3"] > 0:  # a bound of at most 1 is below the plot
                     in_regime.add(b["id"])
     if isinstance(bounds, str) and bounds == "all":
         return seen
@@ -198,7 +198,8 @@ def _depth_plot(rows, bounds, ax, Figure):
         colour, marker = _colour(si), _MARKERS[si % len(_MARKERS)]
         for di, i in enumerate(ids):
             c = [(x, y) for x, y in curves[name][i] if math.isfinite(y)]
-            for k, out in enumerate((any(y > ytop for _, y in curves[name][i]), any(y < 0 for _, y in curves[name][i]))):
+            ys = [y for _, y in curves[name][i]]
+            for k, out in enumerate((any(y > ytop for y in ys), any(y < 0 for y in ys))):
                 if out and i not in clipped[k]:
                     clipped[k].append(i)
             if c:
@@ -284,7 +285,8 @@ def _budget_plot(rows, bounds, ax, Figure):
                     label=f"{a}: smallest upper bound")
             handles.append(Line2D([], [], color=colour, linewidth=0.8, linestyle=_dash(0),
                                   label=f"{a}: smallest upper bound"))
-            for k, out in enumerate((any(y > ytop for _, y in ub[a].values()), any(y < 0 for _, y in ub[a].values()))):
+            ys = [y for _, y in ub[a].values()]
+            for k, out in enumerate((any(y > ytop for y in ys), any(y < 0 for y in ys))):
                 if out:
                     clipped[k].append(f"{a}: smallest upper bound")
         clipped[0].extend(f"the measured bracket of {a} at {x} params" for x, lo, hi, _ in pts[a] if hi > ytop)

@@ -490,8 +490,8 @@ class Rows(list):
         """The plot of ``netpoly table --plot`` as a matplotlib Figure (matplotlib needed): log3 of the
         certified ends against depth (or width, or parameters for equal budgets), one series per shape,
         with the bound curves of the first seed's rows; no title. ``bounds=None`` draws the upper and
-        lower bounds in regime for some row, few enough that at most six styles are told apart;
-        ``bounds="all"`` every bound; a list of ids those, in that order (``--bounds``). ``ax``: an
-        Axes to draw into (its figure is returned)."""
+        lower bounds in regime (and above 1) for some row, few enough that at most six styles are told
+        apart; ``bounds="all"`` every bound; a list of ids those, in that order (``--bounds``).
+        ``ax``: an Axes to draw into (its figure is returned)."""
         from ._plot import plot_rows
         return plot_rows(self, bounds, ax)

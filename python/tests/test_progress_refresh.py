@@ -60,7 +60,8 @@ def test_the_line_counts_the_seconds_without_a_new_line():
     clock, nb = Clock(), Notebook()
     p = Progress("seprank", delay=0.0, display=nb, interval=0.01, clock=clock)
     p("blackbox: rank >= 665 at 256 points, 2 s; next 6,688 points in about 35.1 s")
-    assert nb.last() == "netpoly seprank, 0 s: blackbox: rank >= 665 at 256 points, 2 s; next 6,688 points in about 35.1 s"
+    assert nb.last() == ("netpoly seprank, 0 s: blackbox: rank >= 665 at 256 points, 2 s; next 6,688 points in "
+                         "about 35.1 s")
     clock.now = 7.0  # no new line: the seconds so far change
     wait_for(lambda: nb.last().startswith("netpoly seprank, 7 s: blackbox"), "the line at 7 s")
     assert "still running" not in nb.last()

@@ -44,7 +44,8 @@ def test_a_row_prints_as_one_line_and_stays_a_dict(rows):
     assert shown and hidden and all(i in text for i in shown)
     assert not any(f" {i} " in text.replace(",", " ").replace(";", " ") for i in hidden - shown)
     assert "LV Thm 3 <= 3," in text  # an exact bound, with its relation
-    assert f"LV Thm 2 (upper) <= 3^{next(b['log3'] for b in row['bounds'] if b['id'] == 'LV Thm 2 (upper)'):.6g}" in text
+    thm2 = next(b["log3"] for b in row["bounds"] if b["id"] == "LV Thm 2 (upper)")
+    assert f"LV Thm 2 (upper) <= 3^{thm2:.6g}" in text  # a bound known by its log3
     assert len(repr(rows)) < 400 * len(rows)
 
 
