@@ -55,6 +55,12 @@ double joint_degree(const Model& m, const Entry& e) {
   return d < 0 ? 0 : static_cast<double>(d);
 }
 
+std::vector<long> weight_degrees(const Model& m) {
+  const Model s = shape_with_ones(m);
+  JointDegreeRing D;  // the inputs of degree 0: the degree in the weights alone
+  return forward(D, prepare(D, s), std::vector<long>(s.num_inputs(), 0));
+}
+
 double joint_height_log2(const Model& m, const Entry& e) {
   const Model s = shape_with_ones(m);
   HeightRing H;

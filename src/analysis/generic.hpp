@@ -9,6 +9,7 @@
 #pragma once
 #include <map>
 #include <memory>
+#include <vector>
 
 #include "netpoly/model.hpp"
 #include "runtime/random.hpp"
@@ -27,6 +28,11 @@ Model shape_with_random_weights(const Model& m, ulong p, SplitMix64& g);
 // The degree of output e as a polynomial in the weights and the inputs
 // together (a forward pass where every weight has degree 1).
 double joint_degree(const Model& m, const Entry& e);
+
+// Per output entry (row-major), the degree in the weights alone (the inputs
+// constants): a forward pass where every weight has degree 1 and every
+// input degree 0 (-1: the entry is structurally zero).
+std::vector<long> weight_degrees(const Model& m);
 
 // log2 of a bound on the sum of the absolute values of the coefficients of
 // output e as a polynomial in the weights and the inputs (HeightRing with

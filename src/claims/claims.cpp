@@ -108,7 +108,13 @@ class Runner {
         case Clause::Kind::exists:
           return quantifier(i, cl);
         case Clause::Kind::let: {
-          Value v = ev_.eval(*cl.value, env_);
+          Value v;
+          try {
+            v = ev_.eval(*cl.value, env_);
+          } catch (const NeedsDraws&) {  // after a weight quantifier: evaluated at each draw
+            v.kind = Value::Kind::string;
+            v.deferred = std::make_shared<const Deferred>(Deferred{cl.value.get()});
+          }
           env_.emplace_back(cl.name, std::move(v));
           const Out r = walk(i + 1);
           env_.pop_back();
@@ -176,6 +182,10 @@ class Runner {
           return r;
         }
       }
+    } catch (const NeedsDraws& x) {
+      throw InputError(x.at.str() + ": " + x.what +
+                       " reads the weights of a network: under a weight quantifier only a `let` or a `check` may "
+                       "read them (they run at drawn weights); a `for`, `assume` or `show` runs once for the shape");
     } catch (const LimitError& e) {
       current_ = &cl;
       return leaf(std::nullopt, e.what());

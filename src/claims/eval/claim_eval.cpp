@@ -223,7 +223,7 @@ void Evaluator::record(const Expr& e, const std::string& status) {
 }
 
 // ------------------------------------------------------------------ eval
-Value Evaluator::eval(const Expr& e, const Env& env) {
+Value Evaluator::eval_node(const Expr& e, const Env& env) {
   switch (e.kind) {
     case Expr::Kind::number:
       return Value::number(Quantity::exact(XRat(e.number)));
@@ -248,7 +248,11 @@ Value Evaluator::eval(const Expr& e, const Env& env) {
     }
     case Expr::Kind::neg: {
       Value a = eval(*e.kids[0], env);
-      if (a.kind == Value::Kind::number) return Value::number(q_neg(a.num));
+      if (a.kind == Value::Kind::number) {
+        Value n = Value::number(q_neg(a.num));
+        n.wdeg = a.wdeg;
+        return n;
+      }
       return binary(e, make_int(0), a);  // 0 - a
     }
     case Expr::Kind::binary:
@@ -323,7 +327,7 @@ Value Evaluator::arith(char op, const Value& a, const Value& b, const SrcLoc& at
   return binary(e, a, b);
 }
 
-Value Evaluator::binary(const Expr& e, const Value& a, const Value& b) {
+Value Evaluator::binary_node(const Expr& e, const Value& a, const Value& b) {
   const char op = e.op ? e.op : '-';
   if (a.kind == Value::Kind::number && b.kind == Value::Kind::number) {
     switch (op) {
@@ -540,12 +544,17 @@ RelOutcome Evaluator::condition(const Condition& c, const Env& env,
   };
   if (c.rels.empty()) {
     const Value& v = vals[0];
-    if (v.kind == Value::Kind::number) return compare(v.num, Rel::ne, Quantity::exact(XRat(0)));
-    return relate(v, Rel::ne, make_int(0), *c.terms[0]);
+    RelOutcome o = v.kind == Value::Kind::number ? compare(v.num, Rel::ne, Quantity::exact(XRat(0)))
+                                                 : relate(v, Rel::ne, make_int(0), *c.terms[0]);
+    if (view_ == View::draw) note_draw_relation(v, Rel::ne, make_int(0), o.verdict, c.terms[0]->text);
+    return o;
   }
   RelOutcome out{Verdict::pass, ""};
   for (std::size_t k = 0; k < c.rels.size(); ++k) {
     RelOutcome o = relate(vals[k], c.rels[k], vals[k + 1], *c.terms[k + 1]);
+    if (view_ == View::draw)
+      note_draw_relation(vals[k], c.rels[k], vals[k + 1], o.verdict,
+                         c.terms[k]->text + " " + rel_name(c.rels[k]) + " " + c.terms[k + 1]->text);
     outcome_and(out, o);
     if (!o.note.empty()) out.note += (out.note.empty() ? "" : "; ") + o.note;
   }

@@ -31,6 +31,10 @@ struct NetVal {
   NetFamily fam;
   std::string desc;
   mutable std::map<std::pair<std::size_t, std::size_t>, FmpqMpoly> expansions;  // per output entry
+  // Under a weight quantifier's draws (claim_draws.cpp): each weight is a
+  // polynomial of degree at most this in the quantified weights (0: the
+  // network does not depend on them; -1: not known to be a polynomial).
+  int wdeg = 0;
 };
 
 struct PolyVal {
@@ -46,6 +50,8 @@ struct PartVal {
   std::string label;
 };
 
+struct Deferred;
+
 struct Value {
   enum class Kind { number, poly, net, output, partition, list, string };
   Kind kind = Kind::number;
@@ -57,6 +63,15 @@ struct Value {
   std::shared_ptr<const std::vector<Value>> list;
   std::string str;
   std::string desc;  // how a generated value was made
+  // Under a weight quantifier's draws (claim_draws.cpp): a number or
+  // polynomial's degree in the quantified weights (-1: not a polynomial of
+  // them); for degree(...) and terms(...) of a polynomial that depends on
+  // them, `gmax` bounds the chance (times the draw range) that a draw gives
+  // less than the generic value, which is the largest over all weights.
+  int wdeg = 0;
+  double gmax = -1;
+  // A `let` after the quantifier that reads the weights: evaluated at each draw.
+  std::shared_ptr<const Deferred> deferred;
 
   static Value number(Quantity q) {
     Value v;
@@ -74,6 +89,17 @@ std::string display(const Value& v, std::size_t max_chars = 160);
 std::string poly_text(const FmpqMpoly& p, std::size_t width, bool flat, std::size_t max_chars);
 
 using Env = std::vector<std::pair<std::string, Value>>;
+
+struct Deferred {
+  const Expr* expr = nullptr;
+};
+
+// Thrown under a weight quantifier (outside its draws) by what reads the
+// weights of a network: the check then runs at drawn weights (claim_draws.cpp).
+struct NeedsDraws {
+  SrcLoc at;
+  std::string what;
+};
 
 class Evaluator {
  public:
@@ -134,7 +160,27 @@ class Evaluator {
   // and every other pair [0, inf] (nothing known) or, with `generic_others`,
   // [0, U] (what holds at every weight): whether the condition fails then
   // through that pair's certified ends.
-  enum class View { range, witness };
+  // draw     the check at weights drawn at random (claim_draws.cpp): what
+  //          reads a network's weights is allowed, and values carry their
+  //          degree in the weights (Value::wdeg).
+  enum class View { range, witness, draw };
+  View view() const { return view_; }
+  // In the draw view: a value's degree in the quantified weights (-1: not a
+  // polynomial of them), and per relation of a condition what it is.
+  int value_wdeg(const Value& v) const;
+  struct DrawRel {
+    enum class Kind { constant, identity, generic_max, generic_both, other } kind = Kind::constant;
+    double degree = 0;  // identity: the difference's degree; generic_max: gmax
+    bool upper = false;  // generic_max: the relation says the generic value is at most (below) a constant
+    Rel rel = Rel::eq;
+    Verdict verdict = Verdict::pass;  // at the draw
+    std::string text;
+  };
+  std::vector<DrawRel> draw_rels;
+  void note_draw_relation(const Value& a, Rel r, const Value& b, Verdict v, const std::string& text);
+  // The claim's random seed (std::random_device, drawn once per claim): the
+  // generic analyses' black-box and the draws of weights.
+  std::uint64_t claim_seed();
   WeightQuantifier weights() const { return weights_; }
   void set_weights(WeightQuantifier w) { weights_ = w; }
   void set_view(View v) {
@@ -169,7 +215,20 @@ class Evaluator {
 
  private:
   Value call(const Expr& e, const Env& env);
+  Value call_handler(const Expr& e, const Env& env);
+  Value eval_node(const Expr& e, const Env& env);
   Value binary(const Expr& e, const Value& a, const Value& b);
+  Value binary_node(const Expr& e, const Value& a, const Value& b);
+  // The draw view's bookkeeping: how deep eval is, and per call being
+  // evaluated the degrees of the values its arguments gave.
+  struct Frame {
+    int depth = 0;
+    int max = 0, total = 0;  // -1: an argument is not a polynomial of the weights
+    int net = 0;             // the largest NetVal::wdeg of a network argument
+    double gmax = -1;
+  };
+  int depth_ = 0;
+  std::vector<Frame> frames_;
   Value index(const Expr& e, const Env& env);
 
   // Network seps already computed in this claim: the same network, output,
@@ -285,6 +344,10 @@ const FmpqMpoly& expansion(Evaluator& ev, const NetVal& n, const Entry& e, doubl
 // when the re-check refutes the check); else only named in the note.
 RelOutcome weight_quantified_condition(Evaluator& ev, const Env& env, const Clause& cl, CheckReport& rep,
                                        bool confirm);
+// The same for a check that reads a network's weights, expansion or degree
+// (claim_draws.cpp): exact at weights drawn at random, PASS (probabilistic)
+// by Schwartz–Zippel where its relations are identities in the weights.
+RelOutcome drawn_condition(Evaluator& ev, const Env& env, const Clause& cl, CheckReport& rep, const NeedsDraws& why);
 
 // A failed claim's files (claim_files.cpp), each under a name no file had
 // (NAME, else NAME-2, ...): a failed `for every weight` check's drawn network

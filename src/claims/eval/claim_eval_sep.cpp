@@ -375,13 +375,17 @@ Quantity Evaluator::sep_quantity(const Expr& call, const Value& target, const Pa
 }
 
 // ------------------------------------------------------------------ weight quantifiers
+std::uint64_t Evaluator::claim_seed() {
+  if (!claim_seed_) {
+    std::random_device rd;
+    claim_seed_ = ((static_cast<std::uint64_t>(rd()) << 32) ^ rd()) | 1;
+  }
+  return claim_seed_;
+}
+
 void Evaluator::drawn_weights(const SrcLoc& at, const std::string& what) const {
-  if (weights_ == WeightQuantifier::drawn) return;
-  fail(at, what + " reads the weights of one drawn network; under `for " +
-               std::string(weights_ == WeightQuantifier::every ? "" : "almost ") +
-               "every weight` only sep, max_sep, min_sep, sup_sep and inf_sep of a network (its shape's generic sep) "
-               "and the shape's numbers (bound, layers, width, ...) are defined: put this clause before `for " +
-               std::string(weights_ == WeightQuantifier::every ? "" : "almost ") + "every weight`");
+  if (weights_ == WeightQuantifier::drawn || view_ == View::draw) return;
+  throw NeedsDraws{at, what};
 }
 
 namespace {
@@ -406,11 +410,7 @@ std::vector<Quantity> Evaluator::quantified_seps(const Expr& call, const std::sh
   if (!so.blackbox_seed) {
     // One seed per claim: every sep of a shape draws the same weights (the
     // same prime), so the pairs of one condition can share one witness.
-    if (!claim_seed_) {
-      std::random_device rd;
-      claim_seed_ = ((static_cast<std::uint64_t>(rd()) << 32) ^ rd()) | 1;
-    }
-    so.blackbox_seed = claim_seed_;
+    so.blackbox_seed = claim_seed();
   }
   const NetVal& n = *net;
   std::vector<Quantity> qs, gs;

@@ -195,7 +195,13 @@ RelOutcome weight_quantified_condition(Evaluator& ev, const Env& env, const Clau
   } reset{ev};
   ev.set_view(Evaluator::View::range);
   ev.weight_notes.clear();
-  RelOutcome o = ev.condition(cl.cond, env, &rep.values);
+  RelOutcome o;
+  try {
+    o = ev.condition(cl.cond, env, &rep.values);
+  } catch (const NeedsDraws& why) {  // it reads weights, an expansion or a degree
+    rep.values.clear();
+    return drawn_condition(ev, env, cl, rep, why);
+  }
   std::vector<std::string> gnotes = ev.weight_notes;
   auto with_notes = [&](std::string head) {
     for (const auto& n : gnotes) head += (head.empty() ? "" : "; ") + n;

@@ -72,7 +72,7 @@ const FunctionInfo* function_of(const Expr& e) {
 }
 
 // A call: its function's handler (a generator must give exactly one value here).
-Value Evaluator::call(const Expr& e, const Env& env) {
+Value Evaluator::call_handler(const Expr& e, const Env& env) {
   const FunctionInfo* f = function_of(e);
   if (f->generate) {
     auto vs = f->generate(*this, e, env);

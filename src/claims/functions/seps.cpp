@@ -44,7 +44,7 @@ Value sep_like(Evaluator& ev, const Expr& e, const Env& env) {
   SepOptions so = ev.sep_options(e, env);
   std::string status;
   Quantity q;
-  if (ev.weights() != WeightQuantifier::drawn && f != "grid") {
+  if (ev.weights() != WeightQuantifier::drawn && ev.view() != Evaluator::View::draw && f != "grid") {
     if (target.kind != Value::Kind::net && target.kind != Value::Kind::output)
       fail(e.loc, f + "(...) of a " + kind_name(target.kind) +
                       " under a weight quantifier: only a network's output has weights to quantify over");
@@ -121,7 +121,7 @@ Value sup_inf(Evaluator& ev, const Expr& e, const Env& env) {
   } catch (const InputError& x) {
     fail(e.loc, x.what());
   }
-  if (ev.weights() != WeightQuantifier::drawn) {
+  if (ev.weights() != WeightQuantifier::drawn && ev.view() != Evaluator::View::draw) {
     return Value::number(extreme_of(ev.quantified_seps(e, target.net, outs, parts, so), f == "sup_sep"));
   }
   std::vector<Entry> zeros;

@@ -93,7 +93,9 @@ void write_weight_counterexamples(const Claim& c, const CheckOptions& o, Instanc
       const fs::path p = write_new(dir, file_stem(c.loc.file) + "-line" + std::to_string(ch.loc.line) + "-weights",
                                    ".json", write_model(*ch.counterexample));
       ch.counterexample_file = p.string();
-      ch.note += "; written: " + p.string() + " (re-check: netpoly seprank " + p.string() + " " + ch.recheck + ")";
+      ch.note += "; written: " + p.string() +
+                 (ch.recheck.empty() ? " (the drawn network at which it fails)"
+                                     : " (re-check: netpoly seprank " + p.string() + " " + ch.recheck + ")");
       r.files.push_back(p.string());
     } catch (const WriteFailed& e) {
       ch.note += "; its model could not be written (" + std::string(given ? "--counterexamples " : "") + e.what + ")";

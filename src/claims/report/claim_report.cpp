@@ -79,7 +79,7 @@ void write_claim_text(std::ostream& os, const ClaimResult& r) {
   if (r.verdict == Verdict::pass_probabilistic)
     os << in << "failure probability <= " << probability_str(r.failure_probability)
        << " (a union bound over the probabilistic checks it rests on, over the black-box ranks' random primes and "
-          "points)\n";
+          "points and the weights drawn for identities)\n";
   for (const auto& q : r.quantities) os << in << printable(q.text) << ": " << status_counts(q) << "\n";
   for (const auto& n : r.notes) os << in << "note: " << printable(n) << "\n";
   for (const auto& l : r.shown) os << in << "show: " << printable(l) << "\n";
