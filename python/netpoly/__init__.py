@@ -24,6 +24,7 @@ from . import _netpoly
 from ._bounds import bounds, cite
 from ._check import check
 from ._from_arrays import from_numpy, from_torch
+from ._jacobian import Dimension
 from ._netpoly import CheckFailed, Error, InputError, InternalError, LimitError
 from ._network import Layer, Network, from_json, load, make
 from ._options import options
@@ -39,6 +40,6 @@ flint_version = _netpoly.flint_version
 
 __all__ = [
     "make", "load", "from_json", "from_numpy", "from_torch", "seprank", "merge", "bounds", "table", "check", "options",
-    "Network", "Layer", "Poly", "GaussianRational", "Result", "Results", "Bound", "Report", "Row", "Rows",
+    "Network", "Layer", "Dimension", "Poly", "GaussianRational", "Result", "Results", "Bound", "Report", "Row", "Rows",
     "Error", "InputError", "LimitError", "CheckFailed", "InternalError", "cite", "__version__",
 ]

@@ -216,6 +216,15 @@ class Network:
         return [entry(output, "output=")]
 
     @api
+    def jacobian_rank(self, output=None, outputs=None, *, seed=None):
+        """The dimension of this shape's function family: the polynomials its ``output`` (default: the
+        model's output; ``outputs``: several, or ``"all"``, together) takes as every weight varies, as
+        ``netpoly jacobian`` gives it: a ``netpoly.Dimension`` with certified ends ``lower``/``upper``
+        and ``status`` "exact" or "probabilistic" (``eps``). ``seed`` reproduces a run."""
+        from ._jacobian import jacobian_rank
+        return jacobian_rank(self, self._outputs(output, outputs), seed)
+
+    @api
     def expand(self, output=None, outputs=None, *, max_terms=None, budget=None, max_memory=None, threads=None,
                progress=None):
         """The network polynomial of one output entry.

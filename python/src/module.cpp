@@ -28,6 +28,7 @@
 #include "netpoly/context.hpp"
 #include "netpoly/error.hpp"
 #include "netpoly/evaluate.hpp"
+#include "netpoly/jacobian.hpp"
 #include "netpoly/version.hpp"
 #include "netpoly/expand.hpp"
 #include "netpoly/io.hpp"
@@ -437,6 +438,29 @@ py::object evaluate_points(const Model& m, const std::vector<std::vector<std::st
   return py::cast(out);
 }
 
+// netpoly.jacobian_rank: the dimension of the function family (netpoly/jacobian.hpp).
+py::dict jacobian_of(const Model& m, const std::vector<std::pair<std::size_t, std::size_t>>& outputs, bool all,
+                     std::uint64_t seed) {
+  std::vector<Entry> outs;
+  if (all) outs = resolve_outputs(m, std::nullopt, true);
+  for (const auto& [t, c] : outputs) outs.push_back({t, c});
+  if (outs.empty()) outs = resolve_outputs(m, std::nullopt, false);
+  const JacobianResult r = jacobian_rank(m, outs, seed);
+  py::dict d;
+  d["dimension_lower"] = r.rank;
+  d["dimension_upper"] = r.upper;
+  d["status"] = r.rank >= r.upper ? "exact" : "probabilistic";
+  d["failure_probability"] = r.rank >= r.upper ? 0.0 : r.failure_probability;
+  d["weights"] = r.weights;
+  d["points"] = r.points;
+  d["prime"] = r.prime;
+  d["seed"] = r.seed;
+  py::list o;
+  for (const auto& e : r.outputs) o.append(py::make_tuple(e.token, e.channel));
+  d["outputs"] = o;
+  return d;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_netpoly, mod) {
@@ -513,6 +537,7 @@ PYBIND11_MODULE(_netpoly, mod) {
   });
   mod.def("expand", &expand_model);
   mod.def("evaluate", &evaluate_points);
+  mod.def("jacobian_rank", &jacobian_of);
   mod.def("cite", &citation_bibtex);
   mod.def("seprank", &seprank_model);
   mod.def("seprank_poly", &seprank_poly);

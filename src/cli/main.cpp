@@ -66,6 +66,7 @@ int main(int argc, char** argv) {
   netpoly::cli::setup_make(app);
   netpoly::cli::setup_expand(app);
   netpoly::cli::setup_eval(app);
+  netpoly::cli::setup_jacobian(app);
   netpoly::cli::setup_seprank(app);
   netpoly::cli::setup_bounds(app);
   netpoly::cli::setup_check(app);

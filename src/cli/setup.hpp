@@ -14,6 +14,7 @@ namespace netpoly::cli {
 void setup_make(CLI::App& app);
 void setup_expand(CLI::App& app);
 void setup_eval(CLI::App& app);
+void setup_jacobian(CLI::App& app);
 void setup_seprank(CLI::App& app);
 // The flags of the analysis options a command takes (netpoly/options.hpp:
 // those of `scope`), made from the option table; the returned function gives

@@ -59,6 +59,15 @@ struct EvalOptions {
   bool json = false;
 };
 
+// `jacobian`: the dimension of the model's function family (netpoly/jacobian.hpp).
+struct JacobianOptions {
+  std::string model;
+  std::string output;  // --output TOKEN,CHANNEL
+  bool all = false;    // --all: every output entry
+  std::string seed;    // --seed S: reproduce a run (default: drawn)
+  bool json = false;
+};
+
 struct MakeOptions {
   PresetOptions preset;
   std::string out = "-";
@@ -101,6 +110,7 @@ struct TableOptions : SweepRequest {
 void run_make(const MakeOptions& o);
 void run_expand(const ExpandOptions& o);
 void run_eval(const EvalOptions& o);
+void run_jacobian(const JacobianOptions& o);
 void run_seprank(const SeprankOptions& o);
 // What run_seprank analyses, without printing, threads or the watchdog (a
 // claim's counterexample is re-checked with these): the analysis options

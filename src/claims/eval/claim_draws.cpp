@@ -46,7 +46,7 @@ Rule rule_of(const std::string& f) {
       {"layers", Rule::shape}, {"width", Rule::shape}, {"heads", Rule::shape}, {"tokens", Rule::shape},
       {"params", Rule::shape}, {"block_degree", Rule::shape}, {"residual", Rule::shape}, {"bound", Rule::shape},
       {"log3bound", Rule::shape}, {"regime", Rule::shape}, {"balanced", Rule::shape}, {"splits", Rule::shape},
-      {"outputs", Rule::shape}, {"vars", Rule::shape}, {"len", Rule::shape},
+      {"outputs", Rule::shape}, {"vars", Rule::shape}, {"len", Rule::shape}, {"jacobian_rank", Rule::shape},
       // linear in each entry: the largest degree
       {"transpose", Rule::max}, {"vec", Rule::max}, {"sum", Rule::max}, {"homogeneous", Rule::max},
       // products of two arguments: the degrees add

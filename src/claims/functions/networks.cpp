@@ -6,6 +6,7 @@
 #include "claims/eval/work_limits.hpp"
 #include "function.hpp"
 #include "claims/eval/claim_transforms.hpp"
+#include "netpoly/jacobian.hpp"
 #include "netpoly/presets.hpp"
 #include "netpoly/table.hpp"
 #include "runtime/number_text.hpp"
@@ -461,6 +462,29 @@ std::vector<FunctionInfo> network_transforms() {
   };
 }
 
+// jacobian_rank(net) / jacobian_rank(net[i, c]): the dimension of the
+// network's function family (netpoly/jacobian.hpp), certified [rank, upper],
+// = rank with its failure probability.
+static Value jacobian_fn(Evaluator& ev, const Expr& e, const Env& env) {
+  CallArgs a(ev, e, env);
+  const Value v = a.arg(0);
+  const NetVal& n = need_net(v, a.pos[0]->loc, "jacobian_rank(...)");
+  const Entry en = v.kind == Value::Kind::output ? v.entry : default_output(n.model);
+  JacobianResult r;
+  try {
+    r = jacobian_rank(n.model, {en});
+  } catch (const InputError& x) {
+    fail(e.loc, x.what());
+  }
+  if (r.rank >= r.upper) return make_int(static_cast<slong>(r.rank));
+  Quantity q = Quantity::bracket(XRat(static_cast<slong>(r.rank)), XRat(static_cast<slong>(r.upper)));
+  q.trust = Trust::probabilistic;
+  q.likely = Interval::point(XRat(static_cast<slong>(r.rank)));
+  q.failure_probability = r.failure_probability;
+  ev.record(e, "probabilistic");
+  return Value::number(q);
+}
+
 std::vector<FunctionInfo> network_measures() {
   using P = FunctionInfo::Part;
   return {
@@ -474,6 +498,10 @@ std::vector<FunctionInfo> network_measures() {
       {"nonzeros", 1, 1, P::none, {}, {}, "number of non-zero weights of a network", net_measure},
       {"block_degree", 1, 1, P::none, {}, {}, "degree k of a product network's blocks", net_measure},
       {"residual", 1, 1, P::none, {}, {}, "1 if some layer has a residual connection, else 0", net_measure},
+      {"jacobian_rank", 1, 1, P::none, {}, {},
+       "dimension of a network's (or output's) function family: the rank of d(coefficients)/d(weights) mod a random "
+       "prime, certified >= it, = it with the probability printed",
+       jacobian_fn},
       {"weights", 3, 4, P::none, {}, {},
        "weights(net, layer, name [, head]): a weight matrix (\"Q\", \"K\", \"V\", \"O\" of attention head h; \"W\", "
        "\"W2\" of a mixing layer; \"W1\"..\"Wk\" of a product block), layers and heads counted from 1",

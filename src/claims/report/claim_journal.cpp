@@ -31,30 +31,30 @@ constexpr double kMaxJournalSeconds = 1e8;
 // The reader of every value is JsonCheck (json_check.hpp), the one strict
 // reader of files netpoly wrote; the messages here carry the JSON path only
 // (read_claim_journal and the judge add the file and line).
-const JsonCheck kCheck{""};
+const JsonCheck kJournalJson{""};
 // Claim texts, values and notes can be long (a polynomial printed whole).
 constexpr std::size_t kMaxText = std::size_t(1) << 24;
 constexpr std::size_t kMaxItems = std::size_t(1) << 20;
 
-[[noreturn]] void bad(const std::string& path, const std::string& what) { kCheck.fail(path, what); }
+[[noreturn]] void bad(const std::string& path, const std::string& what) { kJournalJson.fail(path, what); }
 
 std::string at(const std::string& path, const char* key) { return JsonCheck::join(path, key); }
 
-const json& field(const json& o, const std::string& path, const char* key) { return kCheck.at(o, path, key); }
+const json& field(const json& o, const std::string& path, const char* key) { return kJournalJson.at(o, path, key); }
 
 std::uint64_t count(const json& o, const std::string& path, const char* key, std::uint64_t lo = 0,
                     std::uint64_t hi = std::uint64_t(1) << 53) {
-  return kCheck.count(field(o, path, key), at(path, key), lo, hi);
+  return kJournalJson.count(field(o, path, key), at(path, key), lo, hi);
 }
 
 std::string text(const json& o, const std::string& path, const char* key) {
-  return kCheck.text(field(o, path, key), at(path, key), kMaxText);
+  return kJournalJson.text(field(o, path, key), at(path, key), kMaxText);
 }
 
 // A number in [0, hi] (a probability also > 0 and < 1: `open`).
 double number(const json& o, const std::string& path, const char* key, double hi, bool open = false) {
   const json& v = field(o, path, key);
-  if (!open) return kCheck.number(v, at(path, key), 0, hi);
+  if (!open) return kJournalJson.number(v, at(path, key), 0, hi);
   const double x = v.is_number() ? v.get<double>() : -1;
   if (!std::isfinite(x) || x <= 0 || x >= hi)
     bad(at(path, key), "expected a probability in (0, 1), got " + JsonCheck::kind(v));
@@ -78,7 +78,7 @@ const json& array(const json& o, const std::string& path, const char* key) {
 }
 
 std::vector<std::string> texts(const json& o, const std::string& path, const char* key) {
-  return kCheck.texts(field(o, path, key), at(path, key), kMaxItems, kMaxText);
+  return kJournalJson.texts(field(o, path, key), at(path, key), kMaxItems, kMaxText);
 }
 
 Verdict verdict_of(const std::string& v, const std::string& path) {
