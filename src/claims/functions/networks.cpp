@@ -6,6 +6,7 @@
 #include "claims/eval/work_limits.hpp"
 #include "function.hpp"
 #include "claims/eval/claim_transforms.hpp"
+#include "netpoly/expand.hpp"
 #include "netpoly/jacobian.hpp"
 #include "netpoly/presets.hpp"
 #include "netpoly/table.hpp"
@@ -469,10 +470,16 @@ static Value jacobian_fn(Evaluator& ev, const Expr& e, const Env& env) {
   CallArgs a(ev, e, env);
   const Value v = a.arg(0);
   const NetVal& n = need_net(v, a.pos[0]->loc, "jacobian_rank(...)");
-  const Entry en = v.kind == Value::Kind::output ? v.entry : default_output(n.model);
+  // all = true: every output entry together (the network's whole function)
+  const Arg* all = named(e, "all");
+  const bool every = all && need_int(ev.eval(*all->value, env), all->value->loc, "all = true or false") != 0;
+  if (every && v.kind == Value::Kind::output) fail(e.loc, "jacobian_rank(net[i, c], all = ...): give the network");
+  const std::vector<Entry> outs = v.kind == Value::Kind::output ? std::vector<Entry>{v.entry}
+                                  : every ? resolve_outputs(n.model, std::nullopt, true)
+                                          : std::vector<Entry>{default_output(n.model)};
   JacobianResult r;
   try {
-    r = jacobian_rank(n.model, {en});
+    r = jacobian_rank(n.model, outs);
   } catch (const InputError& x) {
     fail(e.loc, x.what());
   }
@@ -498,9 +505,9 @@ std::vector<FunctionInfo> network_measures() {
       {"nonzeros", 1, 1, P::none, {}, {}, "number of non-zero weights of a network", net_measure},
       {"block_degree", 1, 1, P::none, {}, {}, "degree k of a product network's blocks", net_measure},
       {"residual", 1, 1, P::none, {}, {}, "1 if some layer has a residual connection, else 0", net_measure},
-      {"jacobian_rank", 1, 1, P::none, {}, {},
+      {"jacobian_rank", 1, 1, P::none, {"all"}, {},
        "dimension of a network's (or output's) function family: the rank of d(coefficients)/d(weights) mod a random "
-       "prime, certified >= it, = it with the probability printed",
+       "prime, certified >= it, = it with the probability printed; all = true: every output together",
        jacobian_fn},
       {"weights", 3, 4, P::none, {}, {},
        "weights(net, layer, name [, head]): a weight matrix (\"Q\", \"K\", \"V\", \"O\" of attention head h; \"W\", "
