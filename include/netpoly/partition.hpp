@@ -28,6 +28,11 @@ Partition parse_partition(const std::string& spec, std::size_t tokens, std::size
 // each unordered pair once: |A| = floor(n/2), and for even n item 0 is in A.
 std::vector<Partition> all_balanced(std::size_t tokens, std::size_t width);
 
+// Every balanced partition of the N x d entries (NB §4.2's sup/inf-sep over
+// entries, WS Open Question 3): |A| = floor(Nd/2), each unordered pair once
+// (for even Nd, entry 0 in A); binom(Nd, Nd/2)/2 of them, at most 24 entries.
+std::vector<Partition> all_balanced_entries(std::size_t tokens, std::size_t width);
+
 Partition partition_from_tokens(const std::vector<std::size_t>& tokens_A, std::size_t tokens, std::size_t width);
 Partition partition_from_vars(const std::vector<std::size_t>& vars_A, std::size_t tokens, std::size_t width);
 

@@ -262,7 +262,7 @@ class Network:
         ----------
         partition : str
             ``"half"``, ``"interleaved"``, ``"A=0,1"`` (tokens) or ``"A=x0_0,x1_1"`` (variables).
-        partitions : list of str or "all-balanced", optional
+        partitions : list of str, "all-balanced" or "all-balanced-entries", optional
             Several partitions (each unordered pair analysed once); a Results list is returned.
         output, outputs
             As for ``expand``.
@@ -276,11 +276,11 @@ class Network:
         """
         known(options)
         many = partitions is not None or outputs is not None
-        if partitions == "all-balanced":
-            parts = ["all-balanced"]
+        if partitions in ("all-balanced", "all-balanced-entries"):
+            parts = [partitions]
         elif partitions is not None:
             if isinstance(partitions, (str, bytes)):
-                raise InputError(f"partitions=: expected a list of partitions or 'all-balanced', got {_short(partitions)}")
+                raise InputError(f"partitions=: expected a list of partitions, 'all-balanced' or 'all-balanced-entries', got {_short(partitions)}")
             parts = [str(p) for p in partitions]
         else:
             if not isinstance(partition, str):

@@ -149,6 +149,24 @@ Partition parse_partition(const std::string& spec, std::size_t tokens, std::size
   return check_proper(make(idx));
 }
 
+std::vector<Partition> all_balanced_entries(std::size_t tokens, std::size_t width) {
+  const std::size_t n = tokens * width;
+  if (n < 2) throw InputError("--all-balanced-entries: needs at least 2 entries");
+  if (n > 24)
+    throw InputError("--all-balanced-entries: " + std::to_string(n) + " entries give too many partitions (max 24)");
+  const std::size_t k = n / 2;
+  std::vector<Partition> r;
+  for (unsigned long mask = 0; mask < (1ul << n); ++mask) {
+    if (static_cast<std::size_t>(__builtin_popcountl(mask)) != k) continue;
+    if (n % 2 == 0 && !(mask & 1)) continue;  // each unordered pair once
+    std::vector<std::size_t> vars;
+    for (std::size_t t = 0; t < n; ++t)
+      if (mask >> t & 1) vars.push_back(t);
+    r.push_back(partition_from_vars(vars, tokens, width));
+  }
+  return r;
+}
+
 std::vector<Partition> all_balanced(std::size_t tokens, std::size_t width) {
   const bool channels = tokens == 1;
   const std::size_t n = channels ? width : tokens;

@@ -11,6 +11,8 @@ std::vector<Partition> request_partitions(const Model& m, const std::vector<std:
   for (const auto& p : specs) {
     if (p == "all-balanced")
       for (auto& q : all_balanced(m.tokens, m.width)) parts.push_back(std::move(q));
+    else if (p == "all-balanced-entries")
+      for (auto& q : all_balanced_entries(m.tokens, m.width)) parts.push_back(std::move(q));
     else
       parts.push_back(parse_partition(p, m.tokens, m.width));
   }
@@ -66,7 +68,7 @@ std::string request_flags(const SepRequest& r, const std::vector<std::pair<std::
   auto add = [&](const std::string& flag) { s += (s.empty() ? "" : " ") + flag; };
   if (r.outputs.size() == 1) add("--output " + std::to_string(r.outputs[0].token) + "," + std::to_string(r.outputs[0].channel));
   if (r.all_outputs) add("--all");
-  for (const auto& p : r.partitions) add(p == "all-balanced" ? std::string("--all-balanced") : "--partition " + p);
+  for (const auto& p : r.partitions) add(p == "all-balanced" || p == "all-balanced-entries" ? "--" + p : "--partition " + p);
   for (const auto& [name, text] : given) {
     const OptionSpec* spec = find_option(name);
     if (!spec) throw InternalError("seprank: a flag of no option: " + name);

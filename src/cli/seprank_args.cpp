@@ -48,6 +48,8 @@ void setup_seprank(CLI::App& app) {
   s->add_option("--partition", o->partitions,
                 "half | interleaved | A=0,2 (tokens) | A=x0_1,x1_0 (variables); repeatable (default: half)");
   s->add_flag("--all-balanced", o->all_balanced, "every balanced partition, each unordered pair once");
+  s->add_flag("--all-balanced-entries", o->all_balanced_entries,
+              "every balanced partition of the N x d entries (not only of the tokens), each unordered pair once");
   s->add_flag("--json", o->json, "machine-readable output");
   s->add_option("--templates-file", o->templates_file, "grid: JSON file {\"templates\": [[...], ...]} (--templates as rows)");
   s->add_option("--merge", o->merge, "sum the shards of --blocks runs into the bracket (give the model to recompute their layout and caps)")->expected(1, -1);

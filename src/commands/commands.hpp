@@ -83,7 +83,7 @@ struct MakeOptions {
 struct SeprankOptions {
   std::string model;
   std::string output;
-  bool all = false, all_balanced = false, json = false;
+  bool all = false, all_balanced = false, all_balanced_entries = false, json = false;
   std::vector<std::string> partitions;
   std::string templates_file;  // --templates-file: the templates option as rows, from a file
   // The analysis options given, (name, text) in the option table's names

@@ -156,6 +156,7 @@ SepRequest seprank_request(const SeprankOptions& o) {
   r.all_outputs = o.all;
   r.partitions = o.partitions;
   if (o.all_balanced) r.partitions.push_back("all-balanced");
+  if (o.all_balanced_entries) r.partitions.push_back("all-balanced-entries");
   return r;
 }
 

@@ -127,7 +127,7 @@ void print_plan(std::ostream& os, const json& doc) {
 }
 
 void run_seprank_merge(const SeprankOptions& o) {
-  if (o.model.empty() && (!o.partitions.empty() || !o.output.empty() || o.all || o.all_balanced))
+  if (o.model.empty() && (!o.partitions.empty() || !o.output.empty() || o.all || o.all_balanced || o.all_balanced_entries))
     throw InputError("seprank --merge: the shards say which output and partition were analysed; give the shard files "
                      "(with the model to recompute their layout, and --json, -o)");
   if (o.all) throw InputError("seprank --merge: --all: a shard is of one output");
@@ -147,6 +147,7 @@ void run_seprank_merge(const SeprankOptions& o) {
     if (!o.output.empty()) with.output = parse_entry(o.output, "--output");
     with.partitions = o.partitions;
     if (o.all_balanced) with.partitions.push_back("all-balanced");
+    if (o.all_balanced_entries) with.partitions.push_back("all-balanced-entries");
   }
   const MergedShards ms = merge_shards(o.merge, o.model.empty() ? nullptr : &with, {"seprank --merge", Spelling::cli});
   const json& out = ms.document;

@@ -14,9 +14,9 @@ std::vector<Value> gen_partitions(Evaluator& ev, const Expr& e, const Env& env) 
   bool flat = true;
   shape_of(target, tokens, width, flat, pos[0]->loc);
   std::vector<Partition> parts;
-  if (f == "balanced") {
+  if (f == "balanced" || f == "balanced_entries") {
     try {
-      parts = all_balanced(tokens, width);
+      parts = f == "balanced" ? all_balanced(tokens, width) : all_balanced_entries(tokens, width);
     } catch (const InputError& x) {
       fail(e.loc, x.what());
     }
@@ -87,6 +87,10 @@ std::vector<FunctionInfo> partition_functions() {
   using P = FunctionInfo::Part;
   return {
       {"balanced", 1, 1, P::none, {}, {}, "every balanced partition (each unordered pair once)", nullptr, gen_partitions},
+      {"balanced_entries", 1, 1, P::none, {}, {},
+       "every balanced partition of the N x d entries, not only of the tokens (each unordered pair once; at most 24 "
+       "entries)",
+       nullptr, gen_partitions},
       {"splits", 1, 1, P::none, {}, {}, "every partition into two non-empty sides (each unordered pair once)", nullptr, gen_partitions},
       {"outputs", 1, 1, P::none, {}, {}, "every output entry net[i, c] of a network", nullptr, gen_outputs},
       {"shuffle", 1, 1, P::none, {"seed"}, {}, "a seeded random permutation of 0..n-1 (a list)", shuffle_fn},

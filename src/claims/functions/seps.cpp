@@ -107,8 +107,12 @@ Value sup_inf(Evaluator& ev, const Expr& e, const Env& env) {
   SepOptions so = ev.sep_options(e, env);
   std::vector<Entry> outs = target.kind == Value::Kind::output ? std::vector<Entry>{target.entry}
                                                                : resolve_outputs(n.model, std::nullopt, true);
+  // entries = true: over the balanced partitions of the N x d entries (NB §4.2's sup/inf over entries)
+  const Arg* ent = named(e, "entries");
+  const bool entries = ent && need_int(ev.eval(*ent->value, env), ent->value->loc, "entries = true or false") != 0;
   {  // the balanced partitions, counted before they are made: binom(items, items / 2), each pair once
-    const std::size_t items = n.model.tokens == 1 ? n.model.width : n.model.tokens;
+    const std::size_t items =
+        entries ? n.model.tokens * n.model.width : n.model.tokens == 1 ? n.model.width : n.model.tokens;
     double count = 1;
     for (std::size_t i = 1; i <= items / 2; ++i)
       count = count * static_cast<double>(items - items / 2 + i) / static_cast<double>(i);
@@ -117,7 +121,7 @@ Value sup_inf(Evaluator& ev, const Expr& e, const Env& env) {
   }
   std::vector<Partition> parts;
   try {
-    parts = all_balanced(n.model.tokens, n.model.width);
+    parts = entries ? all_balanced_entries(n.model.tokens, n.model.width) : all_balanced(n.model.tokens, n.model.width);
   } catch (const InputError& x) {
     fail(e.loc, x.what());
   }
@@ -185,6 +189,8 @@ Value lv_witness_fn(Evaluator& ev, const Expr& e, const Env& env) {
 std::vector<FunctionInfo> sep_functions() {
   using P = FunctionInfo::Part;
   const auto& sep_opts = claim_sep_options();
+  std::vector<std::string> sup_opts = sep_opts;
+  sup_opts.push_back("entries");  // over the balanced partitions of the entries
   return {
       {"sep", 1, 1, P::required, sep_opts, {"methods"}, "separation rank of an output or polynomial", sep_like},
       {"grid",
@@ -200,16 +206,18 @@ std::vector<FunctionInfo> sep_functions() {
        1,
        1,
        P::none,
-       sep_opts,
+       sup_opts,
        {"methods"},
-       "NB 4.2 sup-sep: max over output entries and balanced partitions", sup_inf},
+       "NB 4.2 sup-sep: max over output entries and balanced partitions (entries = true: of the N x d entries)",
+       sup_inf},
       {"inf_sep",
        1,
        1,
        P::none,
-       sep_opts,
+       sup_opts,
        {"methods"},
-       "NB 4.2 inf-sep: min over output entries and balanced partitions", sup_inf},
+       "NB 4.2 inf-sep: min over output entries and balanced partitions (entries = true: of the N x d entries)",
+       sup_inf},
       {"lv_witness_rank",
        0,
        0,
