@@ -53,7 +53,7 @@ set_tests_properties(cli_table_latex PROPERTIES TIMEOUT 180 SKIP_RETURN_CODE 77)
 # --bounds: ids of the registry (an unknown one lists them), applying to the table's shapes.
 netpoly_expect(cli_table_bounds_unknown 2 "unknown bound id \"LV Thm 99\"; the registry's ids: LV Thm 3, LV Thm 4," table --bounds "LV Thm 3,LV Thm 99")
 netpoly_expect(cli_table_bounds_elsewhere 2 "\"NB Thm 5.5\" applies to none of the table's shapes; the bounds that do: LV Thm 3" table --arch attention --bounds "NB Thm 5.5")
-netpoly_expect(cli_table_bounds_columns 0 "| seed | params | sep | status | 2nd draw | LV Thm 4 (<=) | LV Thm 3 (<=) |" table --bounds "LV Thm 4, LV Thm 3")
+netpoly_expect(cli_table_bounds_columns 0 "| L | sep | status | LV Thm 4 (<=) | LV Thm 3 (<=) |" table --bounds "LV Thm 4, LV Thm 3")
 # Hand-edited shards (issue 38, items 4 and 14): numbers checked as strictly as a model's, sweeps bounded,
 # methods and builds netpoly's; the strings a merge accepts escaped in md, csv, LaTeX, JSON, SVG, PGF and PDF.
 add_test(NAME cli_table_hostile COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/scripts/table_hostile.sh $<TARGET_FILE:netpoly>)

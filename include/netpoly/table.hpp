@@ -168,9 +168,14 @@ TableFormat table_format_for(const std::string& path);  // by extension, md by d
 // columns: the md and LaTeX forms' columns before the bounds, in this order
 // (names of table_columns; empty: the shape's, params, sep, status and the
 // second draw). CSV and JSON are data and keep every field.
+// By default (both empty) the md and LaTeX forms show what a paper shows:
+// the shape's columns that vary between rows, sep (right-aligned) and its
+// status (2nd draw when a row is degenerate), and the upper and lower bounds
+// in regime for some row; `--columns all` / `--bounds all` keep every column.
 struct TableView {
   std::vector<std::string> bounds;
   std::vector<std::string> columns;
+  bool all_bounds = false, all_columns = false;
 };
 
 // A sweep as every front end asks for it (the CLI's `table` flags, Python's

@@ -34,10 +34,11 @@ void setup_table(CLI::App& app) {
   s->add_option("--plot", o->plot,
                 "also draw log3 sep against depth (against width when one depth is swept) with the bound curves (.svg, .pdf or .pgf, by the extension)");
   s->add_option("--bounds", o->bounds,
-                "the bound columns (and plotted bounds), e.g. \"LV Thm 3,NB Thm 5.5\" (default: every bound)");
+                "the bound columns (and plotted bounds), e.g. \"LV Thm 3,NB Thm 5.5\", or all (default: the upper and "
+                "lower bounds in regime for some row)");
   s->add_option("--columns", o->columns,
                 "the md and LaTeX columns before the bounds, in this order, e.g. \"L,d,H,sep\" (of L, d, H, N, k, "
-                "seed, params, sep, status, second_draw; default: all)");
+                "seed, params, sep, status, second_draw), or all (default: the shape's columns that vary, sep, status)");
   s->add_option("--param-budget", o->param_budget,
                 "B[,B2,...]: compare --arch a,b,... at equal parameter budgets (every depth, widest shapes)");
   s->add_option("--param-count", o->param_count,

@@ -106,7 +106,7 @@ bool shape_column(const std::string& col) {
   return std::find(kRowColumns.begin(), kRowColumns.end(), col) == kRowColumns.end();
 }
 // Right-aligned: the shape's numbers and the parameter count.
-bool right_aligned(const std::string& col) { return shape_column(col) || col == "params"; }
+bool right_aligned(const std::string& col) { return shape_column(col) || col == "params" || col == "sep"; }
 
 // The k column: product blocks, and attention blocks of another degree than LV's 3.
 bool k_column(Arch arch, const std::vector<NetworkShape>& shapes) {
@@ -164,6 +164,7 @@ std::string render_json(const std::vector<TableRow>& rows, const std::string& ti
 struct Layout {
   bool k_col = false, any_draw = false, any_violation = false, any_out = false;
   std::vector<std::string> cols;  // config_columns and kRowColumns, in the order shown
+  std::vector<std::string> fixed;  // "H = 1": the shape's columns left out because no row differs
   BoundColumns bounds;
   std::string versions;
 };
@@ -186,13 +187,33 @@ Layout layout(const std::vector<TableRow>& rows, const TableView& view) {
   l.versions = row_versions(rows);
   if (!view.columns.empty()) {
     l.cols = view.columns;
-  } else {
+  } else if (view.all_columns) {
     l.cols = config_columns(arch, l.k_col);
     for (const auto& c : kRowColumns)
       if (c != "second_draw" || l.any_draw) l.cols.push_back(c);
+  } else {
+    // A paper's: the shape's columns that vary (the others named once, in
+    // the notes), sep and status, the second draw only where one disagreed.
+    for (const auto& c : config_columns(arch, l.k_col)) {
+      bool varies = false;
+      for (const auto& r : rows) varies = varies || config_value(r, c) != config_value(rows[0], c);
+      if (varies) l.cols.push_back(c);
+      else if (!rows.empty()) l.fixed.push_back(c + " = " + config_value(rows[0], c));
+    }
+    if (l.cols.empty() && !rows.empty()) {  // one row: its depth, for a table that still reads as one
+      l.cols.push_back("L");
+      l.fixed.erase(l.fixed.begin());
+    }
+    l.cols.push_back("sep");
+    l.cols.push_back("status");
+    bool degenerate = false;
+    for (const auto& r : rows) degenerate = degenerate || r.degenerate;
+    if (degenerate) l.cols.push_back("second_draw");
   }
   return l;
 }
+
+bool shows(const Layout& l, const std::string& col) { return std::find(l.cols.begin(), l.cols.end(), col) != l.cols.end(); }
 
 std::string md_cell(const TableRow& r, const std::string& col) {
   if (col == "sep") return r.table_text();
@@ -241,10 +262,16 @@ void render_md(std::ostream& os, const std::vector<TableRow>& rows, const Layout
     }
     os << "\n";
   }
-  os << "\nsep: exact = certified equal; (prob.) = certified lower bound, equal with high probability; [a, b] = certified bracket.";
+  os << "\n";
+  if (!l.fixed.empty()) {
+    os << "In every row:";
+    for (std::size_t k = 0; k < l.fixed.size(); ++k) os << (k ? ", " : " ") << l.fixed[k];
+    os << ". ";
+  }
+  os << "sep: exact = certified equal; (prob.) = certified lower bound, equal with high probability; [a, b] = certified bracket.";
   if (l.any_out) os << " † = the bound's regime condition does not hold here.";
   if (l.any_violation) os << " VIOLATED = a certified measurement contradicts the bound.";
-  if (l.any_draw) os << " 2nd draw: the same shape with an independent generic draw of weights.";
+  if (shows(l, "second_draw")) os << " 2nd draw: the same shape with an independent generic draw of weights.";
   if (!l.versions.empty()) os << " Measured by netpoly " << md_escape(l.versions) << ".";
   os << "\n";
 }
@@ -296,11 +323,16 @@ void render_latex(std::ostream& os, const std::vector<TableRow>& rows, const Lay
     os << " \\\\\n";
   }
   os << "\\bottomrule\n\\end{tabular}" << tex_fit_end();
+  if (!l.fixed.empty()) {
+    os << "% In every row:";
+    for (std::size_t k = 0; k < l.fixed.size(); ++k) os << (k ? ", " : " ") << l.fixed[k];
+    os << ".\n";
+  }
   os << "% sep: exact = certified equal; (prob.) = certified lower bound, equal with high probability; [a, b] = "
         "certified bracket.\n";
   if (l.any_out) os << "% \\dag: the bound's regime condition does not hold for this row.\n";
   if (l.any_violation) os << "% (violated): a certified measurement contradicts the bound.\n";
-  if (l.any_draw) os << "% 2nd draw: the same shape with an independent generic draw of weights.\n";
+  if (shows(l, "second_draw")) os << "% 2nd draw: the same shape with an independent generic draw of weights.\n";
   if (!l.versions.empty()) os << "% Measured by netpoly " << tex_comment(l.versions) << ".\n";
 }
 

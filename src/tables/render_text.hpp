@@ -159,9 +159,23 @@ inline BoundColumns bound_columns(const std::vector<TableRow>& rows, const Table
   if (!view.bounds.empty()) {
     c.ids = view.bounds;
   } else {
+    // Every bound (--bounds all), else a paper's: the upper and lower bounds on
+    // sep in regime for some row (not the degree, not AO's Theta), and every
+    // bound a certified measurement contradicts.
     for (const auto& r : rows)
       for (const auto& b : r.bounds)
-        if (std::find(c.ids.begin(), c.ids.end(), b.id) == c.ids.end()) c.ids.push_back(b.id);
+        if ((view.all_bounds || b.violated || ((b.kind == "upper" || b.kind == "lower") && b.in_regime)) &&
+            std::find(c.ids.begin(), c.ids.end(), b.id) == c.ids.end())
+          c.ids.push_back(b.id);
+    if (!view.all_bounds) {  // in the registry's order, as --bounds all shows them
+      std::vector<std::string> ordered;
+      for (const auto& r : rows)
+        for (const auto& b : r.bounds)
+          if (std::find(c.ids.begin(), c.ids.end(), b.id) != c.ids.end() &&
+              std::find(ordered.begin(), ordered.end(), b.id) == ordered.end())
+            ordered.push_back(b.id);
+      c.ids = ordered;
+    }
   }
   for (const auto& id : c.ids) c.kinds.push_back(kind_of(id));
   return c;

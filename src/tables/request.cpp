@@ -33,9 +33,14 @@ TableView table_view(const std::string& bounds, const std::string& columns, cons
     if (equal_budgets)
       throw InputError("--columns applies to sweep tables; an equal-budget table's columns are fixed (--bounds "
                        "chooses its bound columns)");
-    v.columns = parse_table_columns(columns, shapes);
+    if (columns == "all") v.all_columns = true;
+    else v.columns = parse_table_columns(columns, shapes);
   }
   if (bounds.empty()) return v;
+  if (bounds == "all") {
+    v.all_bounds = true;
+    return v;
+  }
   v.bounds = parse_bound_ids(bounds);
   check_bound_ids_apply(v.bounds, shapes);
   return v;

@@ -30,7 +30,12 @@ compile() {
 sweep="--arch attention --layers 1..3 --width 2 --heads 1 --tokens 2"
 "$np" table $sweep -o fresh.tex --plot depth.pgf 2>/dev/null
 compile fresh booktabs,siunitx fresh.tex
-grep -q '2nd draw' fresh.tex || fail "the LaTeX table has no 2nd draw column"
+# The default is a paper's: the varying shape column L, sep, status and the bounds in regime; no 2nd draw
+# column (no row is degenerate), which --columns all keeps.
+grep -q '2nd draw' fresh.tex && fail "the default LaTeX table has a 2nd draw column without a degenerate row"
+grep -q '^\\begin{tabular}{rrl' fresh.tex || fail "the default LaTeX table does not start L (r), sep (r), status (l)"
+"$np" table $sweep -o all.tex --columns all 2>/dev/null
+grep -q '2nd draw' all.tex || fail "--columns all: no 2nd draw column"
 compile depth pgf depth.pgf
 
 # A merge with a bracket [6970, 203490], an edited measurement (LV Thm 3 violated) and a second
@@ -64,7 +69,7 @@ width() {
 # wider A B: exit 0 when A > B (pt; \resizebox's rounding, a few sp, is no wider).
 wider() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a > b + 0.01) }'; }
 # 12 columns (L d H N seed params sep status 2nd draw, 3 bounds), as examples/attention-table.tex.
-"$np" table --merge rows.json -o wide.tex --bounds "LV Thm 3,LV Thm 4,LV Thm 2 (upper)" 2>/dev/null
+"$np" table --merge rows.json -o wide.tex --columns all --bounds "LV Thm 3,LV Thm 4,LV Thm 2 (upper)" 2>/dev/null
 [ "$(sed -n 's/^\\begin{tabular}{\([a-z]*\)}$/\1/p' wide.tex | tr -d '\n' | wc -c)" -eq 12 ] || fail "wide.tex: not 12 columns"
 set -- $(width natural booktabs,siunitx wide.tex)
 [ $# -eq 2 ] || fail "natural: no width in the log"
@@ -74,6 +79,14 @@ set -- $(width fitted booktabs,siunitx,graphicx wide.tex)
 [ $# -eq 2 ] || fail "fitted: no width in the log"
 wider "$1" "$2" && fail "fitted: the table is $1 pt, wider than \\linewidth $2 pt"
 ! grep -q "Overfull .hbox" fitted-doc.log || { grep -A2 "Overfull" fitted-doc.log; fail "fitted: overfull box"; }
+# A sweep's default table (issue 53): at most 9 columns, and at \linewidth with no overfull box.
+"$np" table --arch attention --layers 1..2 --width 2,3 --heads 1 --tokens 4 -o paper.tex 2>/dev/null
+cols=$(sed -n 's/^\\begin{tabular}{\([a-z]*\)}$/\1/p' paper.tex | tr -d '\n' | wc -c)
+[ "$cols" -le 9 ] || fail "paper.tex: $cols columns by default, more than 9"
+set -- $(width paper booktabs,siunitx,graphicx paper.tex)
+[ $# -eq 2 ] || fail "paper: no width in the log"
+wider "$1" "$2" && fail "paper: the default table is $1 pt, wider than \\linewidth $2 pt"
+! grep -q "Overfull .hbox" paper-doc.log || { grep -A2 "Overfull" paper-doc.log; fail "paper: overfull box"; }
 # Chosen columns: narrower than \linewidth, so set at their natural size (not scaled up).
 "$np" table --merge rows.json -o narrow.tex --columns L,d,H,sep,status --bounds "LV Thm 3,LV Thm 4" 2>/dev/null
 grep -qF '\(L\) & \(d\) & \(H\) & sep & status & LV Thm 3' narrow.tex || fail "narrow.tex: not the chosen columns"

@@ -15,16 +15,16 @@ base="--arch attention --heads 1 --tokens 2"
 "$np" table $base --layers 1..2 --width 2 -o "$dir/a.json" 2>/dev/null
 "$np" table $base --layers 1 --width 2,3 -o "$dir/b.json" 2>/dev/null
 # The independent reference: one sweep over both ranges (it has L=2 d=3 too, which neither has).
-"$np" table $base --layers 1..2 --width 2,3 -o "$dir/all.md" 2>/dev/null
+"$np" table $base --layers 1..2 --width 2,3 -o "$dir/all.md" --columns all --bounds all 2>/dev/null
 
-"$np" table --merge "$dir/b.json" "$dir/a.json" -o "$dir/u.md" 2>"$dir/err" || { cat "$dir/err"; fail "the merge of two sweeps was refused"; }
+"$np" table --merge "$dir/b.json" "$dir/a.json" -o "$dir/u.md" --columns all --bounds all 2>"$dir/err" || { cat "$dir/err"; fail "the merge of two sweeps was refused"; }
 grep -q "merged 3 rows" "$dir/err" || { cat "$dir/err"; fail "expected 3 rows (L=1 d=2 shared)"; }
 # The union's rows, in ascending order of depth and width, are the reference's rows (L=2 d=3 apart);
 # the title and the header are the reference's.
 grep -v "^| 2 | 3 |" "$dir/all.md" >"$dir/want.md"
 cmp "$dir/want.md" "$dir/u.md" || { diff "$dir/want.md" "$dir/u.md"; fail "the union is not the reference's rows"; }
 # The merged journal (rows of two sweeps) merges again into the same table.
-"$np" table --merge "$dir/u.md.jsonl" -o "$dir/again.md" 2>/dev/null
+"$np" table --merge "$dir/u.md.jsonl" -o "$dir/again.md" --columns all --bounds all 2>/dev/null
 cmp "$dir/u.md" "$dir/again.md" || fail "the merged journal does not merge into the same table"
 
 # Another family: other options (--partition), another architecture.

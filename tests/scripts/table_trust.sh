@@ -38,7 +38,7 @@ cmp "$dir/full.md" "$dir/merged.md" || fail "the merge of honest shards is not t
 # An edited row, exact sep 100: LV Thm 3 <= 3 is marked VIOLATED, and stderr says so.
 edit "$dir/s1.json" "$dir/edited.json" "$(sep 100)"
 "$np" table --merge "$dir/edited.json" "$dir/s2.json" -o "$dir/edited.md" 2>"$dir/err"
-grep -q "^| 1 | 2 | 1 | 2 | 1 | 16 | 100 | exact | 100 | \*\*3 VIOLATED\*\* |" "$dir/edited.md" ||
+grep -q "^| 1 | 100 | exact | \*\*3 VIOLATED\*\* |" "$dir/edited.md" ||
   { cat "$dir/edited.md"; fail "edited row: LV Thm 3 is not marked VIOLATED"; }
 grep -q "VIOLATED by certified measurements" "$dir/err" || fail "edited row: stderr does not say VIOLATED"
 
