@@ -284,5 +284,9 @@ struct Merged {
   std::string version;         // the rows' netpoly build
 };
 Merged merge_tables(const std::vector<std::string>& files);
+// The title `netpoly table` gives these rows: their sweeps' union's (as
+// --merge titles it) when they are rows of one family of sweeps, else
+// "netpoly table" (Python's Rows.to_markdown / to_latex by default).
+std::string rows_title(const std::vector<TableRow>& rows);
 
 }  // namespace netpoly

@@ -346,55 +346,15 @@ class Row(dict):
         p.text(repr(self))
 
 
-def _weights_text(options: dict) -> str:
-    """PresetOptions::weights_text of a sweep's options (src/model/presets.cpp)."""
-    w = options.get("weights", "small")
-    r = options.get("range") or {"small": 3, "wide": 100, "generic": 1024}.get(w, 3)
-    if w == "small":
-        return f"integers in [-{r}, {r}]"
-    return f"nonzero integers in [-{r}, {r}]" + (" (generic)" if w == "generic" else "")
-
-
-_RANGES = {False: ("layers", "widths", "heads", "tokens", "degrees", "block_degrees", "seeds"),
-           True: ("budgets", "seeds")}  # merge.cpp's range_fields: what shards of one sweep may differ in
-
-
 def _title(rows) -> str:
-    """The title ``netpoly table`` gives these rows (sweep_title, src/tables/sweep.cpp), from the sweep
-    each row records: "netpoly table: attention, partition half, output y[0][0], weights ...". Rows of
-    sweeps that ``--merge`` would not join (or rows without their sweep) get "netpoly table"."""
+    """The title ``netpoly table`` gives these rows, from the sweep each row records (the library's
+    rows_title, as ``--merge`` titles a union of sweeps): "netpoly table: attention, partition half, ...".
+    Rows of sweeps that ``--merge`` would not join (or rows without their sweep) get "netpoly table"."""
+    from . import _netpoly
     try:
-        return _sweep_title(rows)
-    except (KeyError, IndexError, TypeError, ValueError, AttributeError):
-        return "netpoly table"  # a sweep not as netpoly writes it: the renderer refuses the row, naming it
-
-
-def _sweep_title(rows) -> str:
-    sweeps = []
-    for r in rows:
-        s = r.get("json", {}).get("sweep") if isinstance(r, dict) and isinstance(r.get("json"), dict) else None
-        if not isinstance(s, dict) or not isinstance(s.get("options"), dict):
-            return "netpoly table"
-        if s not in sweeps:
-            sweeps.append(s)
-    if not sweeps:
-        return "netpoly table"
-    budget = "budgets" in sweeps[0]
-    family = [{k: v for k, v in s.items() if k not in _RANGES["budgets" in s]} for s in sweeps]
-    if any(f != family[0] for f in family):
-        return "netpoly table"
-    s, o = sweeps[0], sweeps[0]["options"]
-    tail = f"partition {o.get('partition')}, output y[0][0], weights {_weights_text(o)}"
-    residual = " with residuals" if s.get("residual") else ""
-    if not budget:
-        return f"netpoly table: {s.get('arch')}{residual}, {tail}"
-    budgets = list(s["budgets"])
-    for other in sweeps[1:]:  # merge.cpp's union_spec: every budget, in numeric order
-        budgets += [b for b in other["budgets"] if b not in budgets]
-    if len(sweeps) > 1:
-        budgets.sort(key=lambda b: (len(b), b))
-    return (f"netpoly table: equal parameter budgets {', '.join(budgets)} for {', '.join(s['archs'])}{residual}, "
-            f"N = {s['tokens'][0]} tokens (mlp: 1), parameters counted by {s.get('param_count', 'netpoly')}, {tail}")
+        return _netpoly.rows_title(rows._rows_json("Rows"))
+    except (InputError, ValueError):
+        return "netpoly table"  # a row not as netpoly writes it: the renderer refuses it, naming it
 
 
 class _CliTitle(str):

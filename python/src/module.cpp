@@ -564,6 +564,11 @@ PYBIND11_MODULE(_netpoly, mod) {
   mod.def("table", &table_rows);
   mod.def("options", &options_table);
   mod.def("render_rows", &render_rows);
+  mod.def("rows_title", [](const std::string& rows_json) {
+    std::vector<TableRow> rows;
+    for (const auto& j : json::parse(rows_json)) rows.push_back(TableRow::from_json(j));
+    return rows_title(rows);
+  });
   mod.def("decimal", &decimal);
   mod.def("hexadecimal", &hexadecimal);
   mod.def("var_name", [](std::size_t width, slong v) { return var_name(width, v); });

@@ -147,6 +147,25 @@ SweepSpec union_spec(const std::vector<SweepSpec>& specs) {
 
 }  // namespace
 
+std::string rows_title(const std::vector<TableRow>& rows) {
+  std::vector<json> sweeps;
+  for (const auto& r : rows) {
+    if (r.sweep.is_null() || !r.sweep.is_object()) return "netpoly table";
+    if (!sweeps.empty() && (row_param_count(r.sweep) != row_param_count(sweeps[0]) ||
+                            family_of(r.sweep) != family_of(sweeps[0])))
+      return "netpoly table";
+    if (std::find(sweeps.begin(), sweeps.end(), r.sweep) == sweeps.end()) sweeps.push_back(r.sweep);
+  }
+  if (sweeps.empty()) return "netpoly table";
+  std::vector<SweepSpec> specs;
+  try {
+    for (const auto& s : sweeps) specs.push_back(SweepSpec::from_sweep_json(s));
+  } catch (const InputError&) {
+    return "netpoly table";
+  }
+  return sweep_title(union_spec(specs));
+}
+
 Merged merge_tables(const std::vector<std::string>& files) {
   Merged out;
   // The sweeps the rows belong to, each with the first file that has its rows.
