@@ -15,7 +15,7 @@ class PgfCanvas : public Canvas {
   PgfCanvas(double w, double h, const std::string& title) : Canvas(w, h) {
     os_ << "% " << tex_comment(title) << "\n"
         << "% netpoly plot (PGF): \\input{this file} in a LaTeX document with \\usepackage{pgf} (or tikz).\n"
-        << "\\begin{pgfpicture}\n"
+        << "\\noindent\\begin{pgfpicture}%\n"
         << "\\pgfpathrectangle{\\pgfqpoint{0bp}{0bp}}{\\pgfqpoint{" << fixed2(w) << "bp}{" << fixed2(h) << "bp}}"
         << "\\pgfusepath{use as bounding box}\n";
   }
@@ -52,7 +52,9 @@ class PgfCanvas : public Canvas {
         << "bp}}{\\pgfqpoint{" << fixed2(w) << "bp}{" << fixed2(h) << "bp}}\\pgfusepath{clip}\n";
   }
   void unclip() override { os_ << "\\end{pgfscope}\n"; }
-  std::string finish() override { return os_.str() + "\\end{pgfpicture}\n"; }
+  // Each line ends in % where it would give a space: \input in a paragraph (or an \hbox) sets the
+  // picture at \linewidth exactly, with no interword space after it.
+  std::string finish() override { return os_.str() + "\\end{pgfpicture}%\n"; }
 
  private:
   std::string point(Point p) const {

@@ -93,6 +93,22 @@ DepthData collect(const std::vector<TableRow>& rows, const TableView& view) {
     for (const auto& [name, ids] : d.curves)
       if (ids.count(id) && std::find(drawn.begin(), drawn.end(), id) == drawn.end()) drawn.push_back(id);
   d.bound_ids = drawn;
+  if (view.bounds.empty() && !view.all_bounds) {
+    // A paper's default (Rows.plot's too): the bounds in regime for some row and above 1 there, the first
+    // max(2, 6 - series) of them, so that the figure keeps about six styles; --bounds gives others.
+    std::vector<std::string> keep;
+    for (const auto& id : d.bound_ids) {
+      bool shown = false;
+      for (const auto& r : rows)
+        for (const auto& b : r.bounds) shown = shown || (b.id == id && b.in_regime && b.defined && b.log3 > 0);
+      if (shown && keep.size() < std::max<std::size_t>(2, d.order.size() < 6 ? 6 - d.order.size() : 0))
+        keep.push_back(id);
+    }
+    d.bound_ids = keep;
+    for (auto& [name, ids] : d.curves)
+      for (auto it = ids.begin(); it != ids.end();)
+        it = std::find(keep.begin(), keep.end(), it->first) == keep.end() ? ids.erase(it) : std::next(it);
+  }
   if (d.xmin > d.xmax) d.xmin = d.xmax = 1;
   if (d.xmax == d.xmin) {
     d.xmin -= 0.5;

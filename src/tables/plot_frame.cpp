@@ -38,7 +38,8 @@ void PlotFrame::layout(const FrameSpec& spec) {
     legend_h += (e.line ? st_.line_gap : st_.small_font * 1.3) * static_cast<double>(legend_lines_.back().size()) +
                 (e.line ? 0 : 4 * u);
   }
-  title_lines_ = wrap_text(spec.title, st_.title_font, (W_ - 20 * u) / st_.slack);
+  // A paper's figure has its caption: no title is drawn unless asked for (the file's metadata keeps it).
+  if (spec.show_title) title_lines_ = wrap_text(spec.title, st_.title_font, (W_ - 20 * u) / st_.slack);
   for (const auto& n : spec.notes)
     for (const auto& line : wrap_text(n, st_.small_font, (W_ - 20 * u) / st_.slack)) note_lines_.push_back(line);
   L_ = 4.5 * st_.font + 16 * u;

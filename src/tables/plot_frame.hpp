@@ -20,7 +20,8 @@ struct LegendEntry {
 
 struct FrameSpec {
   PlotFormat format = PlotFormat::svg;
-  std::string title, xlabel, ylabel;
+  std::string title, xlabel, ylabel;  // the title is the file's metadata; drawn only with show_title
+  bool show_title = false;
   double xmin = 0, xmax = 1, ytop = 1;  // y runs from 0 to ytop
   std::vector<double> xticks;
   std::vector<LegendEntry> legend;

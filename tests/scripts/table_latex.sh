@@ -87,6 +87,12 @@ set -- $(width paper booktabs,siunitx,graphicx paper.tex)
 [ $# -eq 2 ] || fail "paper: no width in the log"
 wider "$1" "$2" && fail "paper: the default table is $1 pt, wider than \\linewidth $2 pt"
 ! grep -q "Overfull .hbox" paper-doc.log || { grep -A2 "Overfull" paper-doc.log; fail "paper: overfull box"; }
+# The PGF plot is 345 pt, \linewidth of article (it was 345 bp = 346.3 pt: an overfull box of 1.29 pt).
+set -- $(width plotw pgf depth.pgf)
+[ $# -eq 2 ] || fail "plotw: no width in the log"
+wider "$1" "$2" && fail "the PGF plot is $1 pt, wider than \\linewidth $2 pt"
+wider "$2" "$1" && fail "the PGF plot is $1 pt, narrower than \\linewidth $2 pt"
+! grep -q "Overfull .hbox" plotw-doc.log || { grep -A2 "Overfull" plotw-doc.log; fail "plotw: overfull box"; }
 # Chosen columns: narrower than \linewidth, so set at their natural size (not scaled up).
 "$np" table --merge rows.json -o narrow.tex --columns L,d,H,sep,status --bounds "LV Thm 3,LV Thm 4" 2>/dev/null
 grep -qF '\(L\) & \(d\) & \(H\) & sep & status & LV Thm 3' narrow.tex || fail "narrow.tex: not the chosen columns"

@@ -9,10 +9,22 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 fail() { echo "FAIL $*"; exit 1; }
 sweep="--arch attention --layers 1..2 --width 2 --heads 1 --tokens 2"
-"$np" table $sweep -o "$dir/t.md" --plot "$dir/p.svg" 2>"$dir/err"
+"$np" table $sweep -o "$dir/d.md" --plot "$dir/default.svg" 2>/dev/null
+# The default plot is a paper's figure (issue 53): no drawn title (the caption is the paper's) and at
+# most max(2, 6 - series) bound curves (one series here: 5), each in regime and above 1 for some row.
+python3 - "$dir/default.svg" <<'EOF' || exit 1
+import re, sys
+svg = open(sys.argv[1]).read()
+if re.search(r'<text[^>]*>netpoly table', svg):
+    sys.exit("FAIL the default plot draws a title")
+ids = set(t for _, t in re.findall(r'stroke-dasharray="([^"]*)" points="[^"]*"><title>([^<]*) \(d=', svg))
+if not 2 <= len(ids) <= 5:
+    sys.exit(f"FAIL the default plot has {len(ids)} bound curves, not 2 to 5: {sorted(ids)}")
+EOF
+"$np" table $sweep -o "$dir/t.md" --bounds all --plot "$dir/p.svg" 2>"$dir/err"
 
-# Every bound curve is drawn with its bound's dash pattern, and no two bounds share one
-# (attention has 8 plotted bounds; there used to be 6 patterns).
+# With --bounds all every bound curve is drawn with its bound's dash pattern, and no two bounds share
+# one (attention has 8 plotted bounds; there used to be 6 patterns).
 python3 - "$dir/p.svg" <<'EOF' || exit 1
 import re, sys
 svg = open(sys.argv[1]).read()
