@@ -123,7 +123,7 @@ if command -v pdfinfo >/dev/null 2>&1; then
   grep -q "^Pages: *1$" "$dir/info" || { cat "$dir/info"; fail "pdfinfo: not one page"; }
 fi
 "$np" table --merge "$dir/t.md" -o "$dir/m.md" --plot "$dir/p.pgf" 2>/dev/null
-grep -q '^\\begin{pgfpicture}' "$dir/p.pgf" || fail "p.pgf is not a pgfpicture"
+grep -q '^\\noindent\\begin{pgfpicture}%$' "$dir/p.pgf" || fail "p.pgf is not a pgfpicture"
 # Another extension: refused at once, nothing measured or written.
 if "$np" table $sweep -o "$dir/x.md" --plot "$dir/p.png" 2>"$dir/err"; then fail "--plot p.png was accepted"; fi
 grep -qF "expected a file ending in .svg, .pdf or .pgf" "$dir/err" || { cat "$dir/err"; fail "--plot p.png: message"; }
