@@ -127,6 +127,10 @@ struct TableRow : Bracket {
   std::vector<BoundCell> bounds;
   bool degenerate = false;
   std::string degenerate_why;
+  // A row whose bracket stays open: what stopped it (a method skipped for the
+  // budget, the memory or the size; the black-box at its points cap) and the
+  // flag that lifts it, from the analysis's notes ("" when closed).
+  std::string stop;
   double seconds = 0;  // kept out of md/csv/latex so reruns compare byte for byte
   nlohmann::json options = nullptr;  // SweepSpec::row_options() of the run that measured it
   nlohmann::json sweep = nullptr;    // SweepSpec::sweep_json() of that run

@@ -274,6 +274,9 @@ void render_md(std::ostream& os, const std::vector<TableRow>& rows, const Layout
   if (shows(l, "second_draw")) os << " 2nd draw: the same shape with an independent generic draw of weights.";
   if (!l.versions.empty()) os << " Measured by netpoly " << md_escape(l.versions) << ".";
   os << "\n";
+  // Each open row's stop and the flag that lifts it.
+  for (const auto& r : rows)
+    if (!r.stop.empty()) os << "\nOpen: " << md_escape(r.config.key()) << ": " << md_escape(r.stop) << "\n";
 }
 
 void render_csv(std::ostream& os, const std::vector<TableRow>& rows, const Layout& l) {
@@ -334,6 +337,8 @@ void render_latex(std::ostream& os, const std::vector<TableRow>& rows, const Lay
   if (l.any_violation) os << "% (violated): a certified measurement contradicts the bound.\n";
   if (shows(l, "second_draw")) os << "% 2nd draw: the same shape with an independent generic draw of weights.\n";
   if (!l.versions.empty()) os << "% Measured by netpoly " << tex_comment(l.versions) << ".\n";
+  for (const auto& r : rows)
+    if (!r.stop.empty()) os << "% Open: " << tex_comment(r.config.key()) << ": " << tex_comment(r.stop) << "\n";
 }
 
 }  // namespace

@@ -52,6 +52,7 @@ json TableRow::to_json() const {
     j["second_draw_bracket"] = b;
   }
   if (degenerate) j["degenerate"] = degenerate_why;
+  if (!stop.empty()) j["stop"] = stop;
   json bs = json::array();
   for (const auto& b : bounds) bs.push_back(bound_cell_json(b));
   j["bounds"] = bs;
@@ -122,6 +123,7 @@ TableRow TableRow::from_json(const json& j, const std::string& source, const std
     r.degenerate = true;
     r.degenerate_why = in.text(j["degenerate"], sub("degenerate"));
   }
+  if (j.contains("stop")) r.stop = in.text(j["stop"], sub("stop"));
   const json& bs = in.at(j, path, "bounds");
   if (!bs.is_array()) in.fail(sub("bounds"), "expected a list of bound cells, got " + JsonCheck::kind(bs));
   for (std::size_t i = 0; i < bs.size(); ++i) r.bounds.push_back(bound_cell_from(bs[i], in, JsonCheck::idx(sub("bounds"), i)));
@@ -288,7 +290,16 @@ TableRow measure_row(const SweepConfig& c, const SweepSpec& s) {
     }
     return ctx;
   };
-  static_cast<Bracket&>(row) = analyse_network(m, {Entry{0, 0}}, {P}, s.sep, {}, draw_context()).at(0);
+  const SepResult first = analyse_network(m, {Entry{0, 0}}, {P}, s.sep, {}, draw_context()).at(0);
+  static_cast<Bracket&>(row) = first;
+  if (row.status != BracketStatus::exact) {
+    // What stopped it, and the flag that lifts it: the notes of the methods skipped or capped.
+    for (const auto& run : first.runs) {
+      const bool capped = run.note.find("raise --") != std::string::npos;
+      if ((run.value && !capped) || run.note.empty() || (!capped && run.note.rfind("skipped", 0) != 0)) continue;
+      row.stop += (row.stop.empty() ? "" : "; ") + std::string(method_name(run.method)) + ": " + run.note;
+    }
+  }
   if (s.weights == WeightDist::generic)  // a second independent draw of the same shape
     row.second = analyse_network(make_preset(second_draw(po)), {Entry{0, 0}}, {P}, s.sep, {}, draw_context()).at(0);
   row.options = s.row_options();
