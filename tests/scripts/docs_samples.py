@@ -250,6 +250,26 @@ def run_doc(root, bindir, doc):
     return failures, ran, skipped
 
 
+def prose_counts(root):
+    """Counts written in prose, against the repository: proofs/README.md's "runs all N claims of the
+    M files" (the claims and .np files of proofs/). Returns the failures (0 or more)."""
+    import glob
+    import re
+    files = sorted(glob.glob(os.path.join(root, "proofs", "*.np")))
+    claims = sum(len(re.findall(r"^claim ", open(f, encoding="utf-8").read(), re.M)) for f in files)
+    text = open(os.path.join(root, "proofs", "README.md"), encoding="utf-8").read()
+    m = re.search(r"runs all (\d+) claims of the (\d+) files", text)
+    if not m:
+        print("FAIL proofs/README.md: no 'runs all N claims of the M files' to check")
+        return 1
+    if (int(m.group(1)), int(m.group(2))) != (claims, len(files)):
+        print(f"FAIL proofs/README.md says {m.group(1)} claims in {m.group(2)} files; proofs/ has {claims} "
+              f"claims in {len(files)} files")
+        return 1
+    print(f"ok   proofs/README.md: {claims} claims in {len(files)} files, as proofs/ has")
+    return 0
+
+
 def main():
     if len(sys.argv) < 3:
         raise SystemExit(__doc__)
@@ -263,6 +283,8 @@ def main():
             total[k] += v
         print(f"{doc}: {time.time() - t1:.1f} s")
     f, r, s = total
+    if not sys.argv[3:]:  # the whole set: the prose counts too
+        f += prose_counts(root)
     if r == 0:
         print("FAIL: no ```console sample or ```python block found (a test that cannot fail is no test)")
         f += 1
