@@ -979,3 +979,41 @@ TEST_CASE("the small prime's phase goes straight to the caps in one round when t
   for (auto j = it + 1; j != lines.end(); ++j) rounds += j->rfind("blackbox: rank >=", 0) == 0;
   CHECK(rounds == 1);
 }
+
+TEST_CASE("a round of the black-box reports each block's rank as it finishes (Ctrl-C keeps them)", "[seprank][blackbox]") {
+  // Mixer (3,4,4), half, as above: after the probe one round takes every
+  // block to its cap, and the ranks sum to the exact rank (660, the exact
+  // method's, a second path). The round's blocks report one by one, so the
+  // certified lower end so far takes more values than there are rounds, each
+  // at most the exact rank; a Ctrl-C in the round keeps the blocks that
+  // finished (issue 53 §5).
+  const Model m = make_preset(preset("mixer", 3, 4, 4));
+  const Partition P = parse_partition("half", m.tokens, m.width);
+  SepOptions o;
+  o.blackbox_seed = 1;
+  o.methods = {Method::support, Method::blackbox};
+  std::vector<std::size_t> seen;
+  std::vector<std::string> lines;
+  AnalysisContext run;
+  run.threads = 2;
+  run.progress = [&](const std::string& s) { lines.push_back(s); };
+  auto progress = [&](const SepResult& r, bool finished) {
+    if (finished) return;
+    for (const auto& x : r.runs)
+      if (x.method == Method::blackbox && x.value && x.details.value("unfinished", false) &&
+          (seen.empty() || seen.back() != *x.value))
+        seen.push_back(*x.value);
+  };
+  const auto r = analyse_network(m, {Entry{0, 0}}, {P}, o, progress, run);
+  SepOptions ex = o;
+  ex.methods = {Method::exact};
+  const auto full = analyse_network(m, {Entry{0, 0}}, {P}, ex, {}, AnalysisContext{});
+  REQUIRE(full.at(0).lower.value);
+  std::size_t rounds = 0;
+  for (const auto& s : lines) rounds += s.rfind("blackbox: rank >=", 0) == 0;
+  CHECK(seen.size() > rounds);
+  for (std::size_t v : seen) CHECK(v <= *full[0].lower.value);
+  CHECK(std::is_sorted(seen.begin(), seen.end()));
+  REQUIRE(r.at(0).lower.value);
+  CHECK(*r[0].lower.value == *full[0].lower.value);
+}

@@ -159,9 +159,12 @@ def progress_for(what: str, progress):
 
 def interruption(done: list, what: str):
     """The KeyboardInterrupt of a call that Ctrl-C stopped: the results that finished (and the pairs in
-    flight, with ``unfinished`` set) on its ``partial``."""
-    flight = sum(1 for r in done if getattr(r, "unfinished", False))
-    also = f", {flight} in flight with the ends found so far" if flight else ""
-    e = KeyboardInterrupt(f"netpoly: {what} interrupted; {len(done) - flight} finished{also} (on .partial)")
+    flight, with ``unfinished`` set) on its ``partial``; the pairs in flight alone on its ``unfinished``
+    (a list, empty when none was)."""
+    flight = [r for r in done if getattr(r, "unfinished", False)]
+    also = f", {len(flight)} in flight with the ends found so far" if flight else ""
+    e = KeyboardInterrupt(f"netpoly: {what} interrupted; {len(done) - len(flight)} finished{also} "
+                          f"(on .partial; in flight: .unfinished)")
     e.partial = done
+    e.unfinished = flight
     return e

@@ -353,6 +353,7 @@ def test_ctrl_c_keeps_the_pair_in_flight_with_its_ends_so_far():
     print(f"SIGINT to KeyboardInterrupt: {latency:.2f} s")
     partial = e.value.partial
     assert len(partial) == 1 and partial[0].unfinished
+    assert e.value.unfinished == partial  # the pairs in flight, as the docs name them (issue 53 §5)
     assert partial[0].output == (0, 0) and partial[0].partition is not None
     assert partial[0].lower is not None or partial[0].upper is not None
     assert "in flight" in str(e.value)

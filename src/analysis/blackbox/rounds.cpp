@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <functional>
+#include <mutex>
 #include <cmath>
 
 #include "model/forward.hpp"
@@ -168,18 +170,22 @@ void go_straight(std::vector<Block>& blocks, std::size_t passes, std::size_t cap
 // The open blocks' dense ranks side by side, the largest first (the threads
 // take indices in order), one BLAS thread each; a block whose n^3 is at
 // least the others' together first, alone, with every thread.
-void rank_blocks(const std::vector<Block*>& open, unsigned threads) {
+// Ranks the open blocks' matrices (the largest alone on every thread when it
+// outweighs the rest, the others side by side); `set` stores each rank as it
+// finishes (serialised by the caller), so that a round that is stopped keeps
+// the blocks whose rank finished.
+void rank_blocks(const std::vector<Block*>& open, unsigned threads, const std::function<void(Block*, std::size_t)>& set) {
   std::vector<Block*> by_size = open;
   std::stable_sort(by_size.begin(), by_size.end(), [](const Block* a, const Block* b) { return a->want > b->want; });
   double rest = 0;
   for (std::size_t b = 1; b < by_size.size(); ++b) rest += std::pow(static_cast<double>(by_size[b]->want), 3);
   std::size_t from = 0;
   if (!by_size.empty() && std::pow(static_cast<double>(by_size[0]->want), 3) >= rest) {
-    by_size[0]->rank = rank_dense_modp(*by_size[0]->E, static_cast<int>(std::max(1u, threads)));
+    set(by_size[0], rank_dense_modp(*by_size[0]->E, static_cast<int>(std::max(1u, threads))));
     from = 1;
   }
   parallel_for(by_size.size() - from,
-               [&](std::size_t b) { by_size[from + b]->rank = rank_dense_modp(*by_size[from + b]->E, 1); });
+               [&](std::size_t b) { set(by_size[from + b], rank_dense_modp(*by_size[from + b]->E, 1)); });
 }
 
 }  // namespace
@@ -269,7 +275,21 @@ Rounds double_points(const Sampler& s, std::vector<Block>& blocks, const RoundLi
     auto t0 = std::chrono::steady_clock::now();
     const double values = evaluate_round(eval, open, t, mod, A, B, na, old, run);
     const double eval_secs = seconds_since(t0);
-    rank_blocks(open, run.threads);
+    {
+      // Each block's rank as it finishes, and the sum so far to the goal (a
+      // certified lower bound: every block's rank mod p at its points, this
+      // round's where it finished, the last round's or the floor elsewhere),
+      // so that Ctrl-C or a limit in this round keeps every finished block.
+      std::mutex mu;
+      rank_blocks(open, run.threads, [&](Block* b, std::size_t r) {
+        std::lock_guard<std::mutex> lock(mu);
+        b->rank = r;
+        if (!goal.on_round) return;
+        std::size_t sum = 0;
+        for (const auto& c : blocks) sum += std::max(c.rank, c.floor);
+        goal.on_round(sum, K);
+      });
+    }
     const double secs = seconds_since(t0), rank_secs = secs - eval_secs;
     double cubes = 0;
     for (Block* c : open) cubes += std::pow(static_cast<double>(c->want), 3);
