@@ -242,6 +242,10 @@ const std::vector<Known> kKnown = {
     // exactly 2 for A = {x0, x2} (the 2 x 2 coefficient matrix is the identity)
     {"balanced", "let p = poly(\"x0*x1 + x2*x3\", vars = 4)\n  for P in balanced(p)\n  check sep(p; P) <= 2", Verdict::pass},
     {"splits", "let p = poly(\"x0*x1 + x2*x3\", vars = 4)\n  for P in splits(p)\n  check sep(p; P) <= 2", Verdict::pass},
+    // x0*x1 + x2*x3 as a 2 x 2 network's entries: the 3 balanced entry partitions give sep 1 ({x0, x1} | {x2, x3}) or 2
+    {"balanced_entries", "let p = poly(\"x0*x1 + x2*x3\", tokens = 2, width = 2)\n  for P in balanced_entries(p)\n  check 1 <= sep(p; P) <= 2", Verdict::pass},
+    // one layer, d = 1, N = 2: y_0 = q k o v x0 (x0^2 + x1^2), one coefficient q k o v: a family of dimension 1
+    {"jacobian_rank", "let net = attention(layers = 1, width = 1, heads = 1, tokens = 2)\n  check jacobian_rank(net) == 1", Verdict::pass_probabilistic},
     {"outputs", "let net = attention(layers = 1, width = 2, heads = 1, tokens = 2)\n  for o in outputs(net)\n  check vars(o) == 4",
      Verdict::pass},
     {"shuffle", "check len(shuffle(5, seed = 2)) == 5", Verdict::pass},

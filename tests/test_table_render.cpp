@@ -59,6 +59,7 @@ TEST_CASE("LaTeX: booktabs, numbers in \\num, the 2nd draw column, the chosen bo
   std::vector<TableRow> rows{attention_row(1, 3, 3, 0), attention_row(3, 215, 6970, 1)};
   TableView v;
   v.bounds = {"LV Thm 4", "LV Thm 3"};
+  v.all_columns = true;  // --columns all: the 2nd draw column too (the default shows it for degenerate rows only)
   const std::string tex = render_table(rows, TableFormat::latex, "t", v);
   CHECK(tex.find("\\toprule") != std::string::npos);
   CHECK(tex.find("\\bottomrule") != std::string::npos);
@@ -85,13 +86,15 @@ TEST_CASE("log3 values and long integers as siunitx reads them", "[table]") {
   std::vector<TableRow> rows{attention_row(1, 3, 3, 0)};
   rows[0].bounds = {b};
   rows[0].bounds[0].id = "X";
-  std::string tex = render_table(rows, TableFormat::latex, "t");
+  TableView all;
+  all.all_bounds = true;  // a bound of no kind: shown with --bounds all (a paper's default shows upper and lower ones)
+  std::string tex = render_table(rows, TableFormat::latex, "t", all);
   CHECK(tex.find("\\(3^{\\num{6.52372}}\\)") != std::string::npos);
   rows[0].bounds[0].value = "1.23457e20 (21 digits)";
-  tex = render_table(rows, TableFormat::latex, "t");
+  tex = render_table(rows, TableFormat::latex, "t", all);
   CHECK(tex.find("\\num{1.23457e20} (21 digits)") != std::string::npos);
   rows[0].bounds[0].value = "3^inf";
-  tex = render_table(rows, TableFormat::latex, "t");
+  tex = render_table(rows, TableFormat::latex, "t", all);
   CHECK(tex.find("\\(3^{\\infty}\\)") != std::string::npos);
 }
 
@@ -109,7 +112,9 @@ TEST_CASE("curve styles are distinct for every index", "[table]") {
 
 TEST_CASE("plot: one dash pattern per bound, clipped curves named in the plot and returned", "[table]") {
   std::vector<TableRow> rows{attention_row(1, 3, 3, 0), attention_row(2, 15, 15, 1)};
-  const Plot p = render_plot(rows, "t", PlotFormat::svg);
+  TableView all;
+  all.all_bounds = true;  // --bounds all: every curve (the default keeps about six styles)
+  const Plot p = render_plot(rows, "t", PlotFormat::svg, all);
   // Bound curves carry a <title>: "ID (series)"; each id's dash pattern is its own.
   std::map<std::string, std::string> dash_of;
   std::set<std::string> dashes;
@@ -202,7 +207,8 @@ TEST_CASE("plot formats by extension; PGF is a pgfpicture", "[table]") {
   std::vector<TableRow> rows{attention_row(1, 3, 3, 0), attention_row(2, 15, 15, 1)};
   const std::string pgf = render_plot(rows, "t_1 & 100%", PlotFormat::pgf).text;
   CHECK(pgf.find("\\begin{pgfpicture}") != std::string::npos);
-  CHECK(pgf.find("\\end{pgfpicture}\n") != std::string::npos);
-  CHECK(pgf.find("t\\_1 \\& 100\\%") != std::string::npos);
+  CHECK(pgf.find("\\end{pgfpicture}%\n") != std::string::npos);
+  CHECK(pgf.rfind("% t_1 & 100%", 0) == 0);                  // the title: the file's first comment line
+  CHECK(pgf.find("t\\_1 \\& 100\\%") == std::string::npos);  // no longer drawn (a paper's caption is its own)
   CHECK(count(pgf, "\\begin{pgfscope}") == count(pgf, "\\end{pgfscope}"));
 }

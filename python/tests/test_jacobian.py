@@ -3,13 +3,17 @@ computed here with SymPy from the layer's formula (eq. (3) of LV: y_i = sum_j <Q
 and the CLI's JSON against the Python result."""
 
 import json
+import os
 import random
 import subprocess
+import tempfile
 
 import pytest
 import sympy
 
 import netpoly
+
+CLI = os.environ.get("NETPOLY_CLI", "netpoly")
 
 
 def _sympy_dimension(d, N, outputs, rng):
@@ -47,11 +51,10 @@ def test_attention_dimension_matches_sympy(outputs):
 def test_cli_gives_the_same_result():
     net = netpoly.make("attention", layers=1, width=2, heads=1, tokens=2, seed=1)
     py = net.jacobian_rank(output=(0, 0), seed=9)
-    import tempfile, os
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "m.json")
         net.save(path)
-        out = subprocess.run(["netpoly", "jacobian", path, "--output", "0,0", "--seed", "9", "--json"],
+        out = subprocess.run([CLI, "jacobian", path, "--output", "0,0", "--seed", "9", "--json"],
                              capture_output=True, text=True, check=True).stdout
     j = json.loads(out)
     assert (j["dimension_lower"], j["dimension_upper"], j["prime"]) == (py.lower, py.upper, py.prime)

@@ -307,7 +307,9 @@ def test_rows_render_chosen_columns_as_the_cli_does(tmp_path):
     mine = tabular(rows.to_latex(columns=["L", "d", "sep"]))
     assert mine == tabular(out.read_text())
     assert mine.splitlines()[2].startswith("\\(L\\) & \\(d\\) & sep & ")
-    assert "params" in rows.to_markdown() and "params" not in rows.to_markdown(columns="L,d,sep".split(","))
+    # the default is a paper's (no params column); columns=["all"] is --columns all
+    assert "params" in rows.to_markdown(columns=["all"]) and "params" not in rows.to_markdown()
+    assert "params" not in rows.to_markdown(columns="L,d,sep".split(","))
     with pytest.raises(netpoly.InputError, match="nope"):
         rows.to_latex(columns=["L", "nope"])
 

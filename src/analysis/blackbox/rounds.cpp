@@ -188,6 +188,23 @@ void rank_blocks(const std::vector<Block*>& open, unsigned threads, const std::f
                [&](std::size_t b) { set(by_size[from + b], rank_dense_modp(*by_size[from + b]->E, 1)); });
 }
 
+// rank_blocks with each block's rank as it finishes, and the sum so far to
+// the goal (a certified lower bound: every block's rank mod p at its points,
+// this round's where it finished, the last round's or the floor elsewhere),
+// so that Ctrl-C or a limit in this round keeps every finished block.
+void rank_and_report(const std::vector<Block*>& open, const std::vector<Block>& blocks, unsigned threads,
+                     const Goal& goal, std::size_t K) {
+  std::mutex mu;
+  rank_blocks(open, threads, [&](Block* b, std::size_t r) {
+    std::lock_guard<std::mutex> lock(mu);
+    b->rank = r;
+    if (!goal.on_round) return;
+    std::size_t sum = 0;
+    for (const auto& c : blocks) sum += std::max(c.rank, c.floor);
+    goal.on_round(sum, K);
+  });
+}
+
 }  // namespace
 
 Columns::Columns(const std::vector<std::vector<ulong>>& B, std::size_t nb_, std::size_t count)
@@ -275,21 +292,7 @@ Rounds double_points(const Sampler& s, std::vector<Block>& blocks, const RoundLi
     auto t0 = std::chrono::steady_clock::now();
     const double values = evaluate_round(eval, open, t, mod, A, B, na, old, run);
     const double eval_secs = seconds_since(t0);
-    {
-      // Each block's rank as it finishes, and the sum so far to the goal (a
-      // certified lower bound: every block's rank mod p at its points, this
-      // round's where it finished, the last round's or the floor elsewhere),
-      // so that Ctrl-C or a limit in this round keeps every finished block.
-      std::mutex mu;
-      rank_blocks(open, run.threads, [&](Block* b, std::size_t r) {
-        std::lock_guard<std::mutex> lock(mu);
-        b->rank = r;
-        if (!goal.on_round) return;
-        std::size_t sum = 0;
-        for (const auto& c : blocks) sum += std::max(c.rank, c.floor);
-        goal.on_round(sum, K);
-      });
-    }
+    rank_and_report(open, blocks, run.threads, goal, K);
     const double secs = seconds_since(t0), rank_secs = secs - eval_secs;
     double cubes = 0;
     for (Block* c : open) cubes += std::pow(static_cast<double>(c->want), 3);
