@@ -234,7 +234,8 @@ class MissingExtra(Error, ImportError):
 
 # extra -> (the package's name for users, the Debian package)
 _EXTRAS = {"numpy": ("NumPy", "python3-numpy"), "sympy": ("SymPy", "python3-sympy"),
-           "torch": ("PyTorch", "python3-torch"), "pandas": ("pandas", "python3-pandas")}
+           "torch": ("PyTorch", "python3-torch"), "pandas": ("pandas", "python3-pandas"),
+           "matplotlib": ("matplotlib", "python3-matplotlib")}
 
 
 def optional(module: str, what: str):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import textwrap
 
-from ._api import MissingExtra, _short, names_arg
+from ._api import _short, names_arg, optional
 from ._netpoly import InputError
 
 # canvas.cpp's series_colour (the first ten), marker_shape and dash_pattern, in matplotlib's terms
@@ -41,14 +41,8 @@ def _l3(v) -> float:
 
 
 def _matplotlib():
-    try:
-        import matplotlib  # noqa: F401
-        from matplotlib.figure import Figure
-    except ImportError as e:
-        if (e.name or "matplotlib").split(".")[0] != "matplotlib":
-            raise
-        raise MissingExtra("Rows.plot needs matplotlib, which is not installed: pip install matplotlib "
-                           "(on Debian: apt install python3-matplotlib)") from None
+    optional("matplotlib", "Rows.plot")  # MissingExtra naming netpoly[matplotlib] when it is not installed
+    from matplotlib.figure import Figure
     return Figure
 
 

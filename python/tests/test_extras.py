@@ -12,6 +12,7 @@ import pytest
 CASES = {
     "sympy": "netpoly.make('attention', layers=1, width=1, heads=1, tokens=2, seed=1).expand().to_sympy()",
     "pandas": "netpoly.Rows([]).to_pandas()",
+    "matplotlib": "netpoly.Rows([]).plot()",
     "torch": "import netpoly.torch",
     "numpy": "import netpoly.torch",
 }
