@@ -149,39 +149,41 @@ Partition parse_partition(const std::string& spec, std::size_t tokens, std::size
   return check_proper(make(idx));
 }
 
-std::vector<Partition> all_balanced_entries(std::size_t tokens, std::size_t width) {
-  const std::size_t n = tokens * width;
-  if (n < 2) throw InputError("--all-balanced-entries: needs at least 2 entries");
-  if (n > 24)
-    throw InputError("--all-balanced-entries: " + std::to_string(n) + " entries give too many partitions (max 24)");
-  const std::size_t k = n / 2;
-  std::vector<Partition> r;
-  for (unsigned long mask = 0; mask < (1ul << n); ++mask) {
-    if (static_cast<std::size_t>(__builtin_popcountl(mask)) != k) continue;
-    if (n % 2 == 0 && !(mask & 1)) continue;  // each unordered pair once
-    std::vector<std::size_t> vars;
-    for (std::size_t t = 0; t < n; ++t)
-      if (mask >> t & 1) vars.push_back(t);
-    r.push_back(partition_from_vars(vars, tokens, width));
-  }
-  return r;
-}
+namespace {
 
-std::vector<Partition> all_balanced(std::size_t tokens, std::size_t width) {
-  const bool channels = tokens == 1;
-  const std::size_t n = channels ? width : tokens;
-  if (n < 2) throw InputError("--all-balanced: needs at least 2 " + std::string(channels ? "channels" : "tokens"));
-  if (n > 24) throw InputError("--all-balanced: " + std::to_string(n) + " items give too many partitions (max 24)");
+// Side A's items of every balanced split of n items (|A| = floor(n/2)), each
+// unordered pair once (for even n item 0 in A); `flag` names the option in
+// the messages, `what` the items.
+std::vector<std::vector<std::size_t>> balanced_sides(std::size_t n, const std::string& flag, const std::string& what) {
+  if (n < 2) throw InputError(flag + ": needs at least 2 " + what);
+  if (n > 24) throw InputError(flag + ": " + std::to_string(n) + " " + what + " give too many partitions (max 24)");
   const std::size_t k = n / 2;
-  std::vector<Partition> r;
+  std::vector<std::vector<std::size_t>> r;
   for (unsigned long mask = 0; mask < (1ul << n); ++mask) {
     if (static_cast<std::size_t>(__builtin_popcountl(mask)) != k) continue;
     if (n % 2 == 0 && !(mask & 1)) continue;  // each unordered pair once
     std::vector<std::size_t> items;
     for (std::size_t t = 0; t < n; ++t)
       if (mask >> t & 1) items.push_back(t);
-    r.push_back(channels ? partition_from_vars(items, tokens, width) : partition_from_tokens(items, tokens, width));
+    r.push_back(std::move(items));
   }
+  return r;
+}
+
+}  // namespace
+
+std::vector<Partition> all_balanced_entries(std::size_t tokens, std::size_t width) {
+  std::vector<Partition> r;
+  for (const auto& vars : balanced_sides(tokens * width, "--all-balanced-entries", "entries"))
+    r.push_back(partition_from_vars(vars, tokens, width));
+  return r;
+}
+
+std::vector<Partition> all_balanced(std::size_t tokens, std::size_t width) {
+  const bool channels = tokens == 1;
+  std::vector<Partition> r;
+  for (const auto& items : balanced_sides(channels ? width : tokens, "--all-balanced", channels ? "channels" : "tokens"))
+    r.push_back(channels ? partition_from_vars(items, tokens, width) : partition_from_tokens(items, tokens, width));
   return r;
 }
 
