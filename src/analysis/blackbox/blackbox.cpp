@@ -148,6 +148,10 @@ std::pair<Layout, std::vector<Block>> classes_mod(const Layout& L, const std::ve
     Block& c = classes[it->second];
     c.a_degrees.insert(c.a_degrees.end(), comps[b].a_degrees.begin(), comps[b].a_degrees.end());
     c.cap = std::min(c.cap + comps[b].cap, std::numeric_limits<std::size_t>::max() / 4);
+    // A class's rank is the sum of its components' (their A-degrees differ),
+    // so their certified ranks so far are its floor: a class round that is
+    // stopped keeps at least the probe's bound (issue 53 §5).
+    c.floor += std::max(comps[b].rank, comps[b].floor);
   }
   for (auto& c : classes) std::sort(c.a_degrees.begin(), c.a_degrees.end());
   return {C, std::move(classes)};

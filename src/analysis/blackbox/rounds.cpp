@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <cmath>
 
@@ -80,25 +81,34 @@ void draw_points(std::vector<std::vector<ulong>>& A, std::vector<std::vector<ulo
 
 
 
-// One round's evaluations: each row i < K (K = the largest want) as batched
+// What a round's stages read: the evaluator with the round's columns (side
+// B's K points, prepared once), the scaling t, the A-points and their count.
+struct RoundInput {
+  const BatchEval& eval;
+  const Columns& cols;
+  const std::vector<ulong>& t;
+  const nmod_t& mod;
+  const std::vector<std::vector<ulong>>& A;
+  std::size_t na;
+};
+
+// One stage's evaluations: each row i below the largest extent as batched
 // forward passes over the columns some open block still lacks in that row;
-// each block keeps the top-left want x want square of the shared points.
-double evaluate_round(const BatchEval& eval, const std::vector<Block*>& open, const std::vector<ulong>& t,
-                      const nmod_t& mod, const std::vector<std::vector<ulong>>& A,
-                      const std::vector<std::vector<ulong>>& B, std::size_t na, std::vector<std::size_t> old,
-                      const AnalysisContext& run) {
+// block b fills the top-left ext[b] x ext[b] square of the shared points
+// beyond the from[b] x from[b] square it had.
+double evaluate_stage(const RoundInput& in, const std::vector<Block*>& open, const std::vector<std::size_t>& ext,
+                      const std::vector<std::size_t>& from, const AnalysisContext& run) {
+  const auto& [eval, cols, t, mod, A, na] = in;
   std::size_t K = 0;
-  for (const Block* c : open) K = std::max(K, c->want);
+  for (std::size_t e : ext) K = std::max(K, e);
   const std::size_t s = t.size();
-  Columns cols(B, K ? B[0].size() : 0, K);
-  eval.prepare(cols);
   // A block's value sum_l W[l] y_l adds in 64 bits, reduced once, where the
   // s products of residues fit (the small prime); else term by term.
   const bool wide = static_cast<long double>(s) * static_cast<long double>(mod.n - 1) * static_cast<long double>(mod.n - 1) <
                     0x1p64L;
   std::atomic<std::size_t> pairs{0};
-  // A round can take minutes: a cancellation (the caller's time spent) is
-  // polled per row, the rows left are skipped and the round is dropped.
+  // A stage can take minutes: a cancellation (the caller's time spent) is
+  // polled per row, the rows left are skipped and the stage is dropped.
   std::atomic<bool> cancelled{false};
   parallel_for(K, [&](std::size_t i) {
     if (cancelled.load() || (run.cancelled && run.cancelled())) {
@@ -107,9 +117,9 @@ double evaluate_round(const BatchEval& eval, const std::vector<Block*>& open, co
     }
     std::size_t j0 = K, k = 0;
     for (std::size_t b = 0; b < open.size(); ++b)
-      if (i < open[b]->want) {
-        j0 = std::min(j0, i < old[b] ? old[b] : 0);
-        k = std::max(k, open[b]->want);
+      if (i < ext[b]) {
+        j0 = std::min(j0, i < from[b] ? from[b] : 0);
+        k = std::max(k, ext[b]);
       }
     if (j0 >= k) return;
     std::vector<std::vector<ulong>> ys(s);
@@ -121,8 +131,8 @@ double evaluate_round(const BatchEval& eval, const std::vector<Block*>& open, co
     pairs += (k - j0) * s;
     for (std::size_t b = 0; b < open.size(); ++b) {
       Block* c = open[b];
-      if (i >= c->want) continue;
-      for (std::size_t j = i < old[b] ? old[b] : 0; j < c->want; ++j) {
+      if (i >= ext[b]) continue;
+      for (std::size_t j = i < from[b] ? from[b] : 0; j < ext[b]; ++j) {
         ulong v = 0;
         if (wide) {
           for (std::size_t l = 0; l < s; ++l) v += c->weights[l] * ys[l][j - j0];
@@ -188,21 +198,84 @@ void rank_blocks(const std::vector<Block*>& open, unsigned threads, const std::f
                [&](std::size_t b) { set(by_size[from + b], rank_dense_modp(*by_size[from + b]->E, 1)); });
 }
 
+// The certified rank sum so far: every block's rank mod p at its points
+// (this round's where it finished, the last round's or the floor
+// elsewhere), or its checkpoint in this round where that is larger.
+std::size_t rank_sum(const std::vector<Block>& blocks, const std::map<const Block*, std::size_t>& checkpoints) {
+  std::size_t sum = 0;
+  for (const auto& c : blocks) {
+    const auto it = checkpoints.find(&c);
+    sum += std::max({c.rank, c.floor, it == checkpoints.end() ? std::size_t{0} : it->second});
+  }
+  return sum;
+}
+
 // rank_blocks with each block's rank as it finishes, and the sum so far to
-// the goal (a certified lower bound: every block's rank mod p at its points,
-// this round's where it finished, the last round's or the floor elsewhere),
-// so that Ctrl-C or a limit in this round keeps every finished block.
+// the goal, so that Ctrl-C or a limit in this round keeps every finished block.
 void rank_and_report(const std::vector<Block*>& open, const std::vector<Block>& blocks, unsigned threads,
-                     const Goal& goal, std::size_t K) {
+                     const Goal& goal, std::size_t K, const std::map<const Block*, std::size_t>& checkpoints) {
   std::mutex mu;
   rank_blocks(open, threads, [&](Block* b, std::size_t r) {
     std::lock_guard<std::mutex> lock(mu);
     b->rank = r;
-    if (!goal.on_round) return;
-    std::size_t sum = 0;
-    for (const auto& c : blocks) sum += std::max(c.rank, c.floor);
-    goal.on_round(sum, K);
+    if (goal.on_round) goal.on_round(rank_sum(blocks, checkpoints), K);
   });
+}
+
+// A block of at least this many points that starts a round below half of
+// them (the straight round) is ranked at a checkpoint too: its top-left
+// square at half its points (in multiples of 64), a certified lower bound
+// at about an eighth of its own rank's cost, so that a round stopped in its
+// long last stage keeps more than the smaller blocks.
+constexpr std::size_t kCheckpointFrom = 2048;
+
+// A round in stages, one per distinct `want` of its open blocks (and
+// checkpoint), smallest first: a stage evaluates every open block up to that
+// size (old[b]: the square a block had from earlier rounds), then ranks the
+// blocks it completed (and the squares at their checkpoint) and reports them.
+// A round interrupted or stopped by a limit in a later stage keeps every
+// block ranked before it (issue 53 §5); the evaluations are those of one
+// pass, less a partial chunk of lanes per row at each stage's edge. Returns
+// the values computed and the seconds spent evaluating them.
+std::pair<double, double> evaluate_and_rank(const RoundInput& in, const std::vector<Block*>& open,
+                                            const std::vector<std::size_t>& old, const std::vector<Block>& blocks,
+                                            const AnalysisContext& run, const Goal& goal) {
+  std::vector<std::size_t> sizes, checkpoint(open.size(), 0);
+  for (std::size_t b = 0; b < open.size(); ++b) {
+    const std::size_t w = open[b]->want, half = w / 2 / 64 * 64;
+    sizes.push_back(w);
+    if (w >= kCheckpointFrom && old[b] < half) sizes.push_back(checkpoint[b] = half);
+  }
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  const std::size_t K = sizes.empty() ? 0 : sizes.back();
+  std::map<const Block*, std::size_t> checkpoints;
+  double values = 0, eval_secs = 0;
+  std::size_t prev = 0;
+  for (std::size_t w : sizes) {
+    std::vector<std::size_t> ext(open.size()), from(open.size());
+    std::vector<Block*> completed;
+    for (std::size_t b = 0; b < open.size(); ++b) {
+      ext[b] = std::min(open[b]->want, w);
+      from[b] = std::min(ext[b], std::max(old[b], std::min(open[b]->want, prev)));
+      if (open[b]->want == w) completed.push_back(open[b]);
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    values += evaluate_stage(in, open, ext, from, run);
+    eval_secs += seconds_since(t0);
+    for (std::size_t b = 0; b < open.size(); ++b)
+      if (checkpoint[b] == w) {
+        const slong n = static_cast<slong>(w);
+        NmodMat square(n, n, open[b]->E->modulus());
+        for (slong i = 0; i < n; ++i)
+          for (slong j = 0; j < n; ++j) square.at(i, j) = open[b]->E->at(i, j);
+        checkpoints[open[b]] = rank_dense_modp(square, static_cast<int>(std::max(1u, run.threads)));
+        if (goal.on_round) goal.on_round(rank_sum(blocks, checkpoints), K);
+      }
+    rank_and_report(completed, blocks, run.threads, goal, K, checkpoints);
+    prev = w;
+  }
+  return {values, eval_secs};
 }
 
 }  // namespace
@@ -290,10 +363,11 @@ Rounds double_points(const Sampler& s, std::vector<Block>& blocks, const RoundLi
     if (open.empty()) break;
     draw_points(A, B, K, na, nb, g, p);
     auto t0 = std::chrono::steady_clock::now();
-    const double values = evaluate_round(eval, open, t, mod, A, B, na, old, run);
-    const double eval_secs = seconds_since(t0);
-    rank_and_report(open, blocks, run.threads, goal, K);
-    const double secs = seconds_since(t0), rank_secs = secs - eval_secs;
+    Columns cols(B, nb, K);
+    eval.prepare(cols);
+    const double prepare_secs = seconds_since(t0);
+    const auto [values, stage_secs] = evaluate_and_rank({eval, cols, t, mod, A, na}, open, old, blocks, run, goal);
+    const double eval_secs = prepare_secs + stage_secs, secs = seconds_since(t0), rank_secs = secs - eval_secs;
     double cubes = 0;
     for (Block* c : open) cubes += std::pow(static_cast<double>(c->want), 3);
     if (!run.nominal && values > 0) eval_rate = eval_secs / values;
