@@ -243,6 +243,10 @@ struct Plot {
   std::vector<std::string> clipped;
 };
 Plot render_plot(const std::vector<TableRow>& rows, const std::string& title, PlotFormat f, const TableView& view = {});
+// The bound curves render_plot draws for these (non-budget) rows, in legend
+// order: the view's, or by default those in regime and above 1 for some row,
+// at most max(2, 6 - series) of them (Rows.plot asks this function).
+std::vector<std::string> plot_bounds(const std::vector<TableRow>& rows, const TableView& view = {});
 // Writes the plot atomically and names its clipped curves on stderr.
 void write_plot(const std::string& path, const std::vector<TableRow>& rows, const std::string& title,
                 const TableView& view);

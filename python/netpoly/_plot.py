@@ -14,7 +14,8 @@ from __future__ import annotations
 import math
 import textwrap
 
-from ._api import _short, names_arg, optional
+from . import _netpoly
+from ._api import _short, json_data, names_arg, optional
 from ._netpoly import InputError
 
 # canvas.cpp's series_colour (the first ten), marker_shape and dash_pattern, in matplotlib's terms
@@ -24,7 +25,6 @@ _MARKERS = ["o", "s", "^", "D", "v", "p", ">", "<", "h", "8", "*", "H"]
 _DASHES = [(6, 3), (2, 2), (10, 3, 2, 3), (1, 3), (12, 4), (6, 2, 1, 2, 1, 2), (3, 5), (14, 3, 3, 3),
            (8, 2, 1, 2, 1, 2, 1, 2), (18, 3)]
 _GREY = "#555555"
-_STYLES = 6  # legend styles told apart by default: series and bound curves together (issue 53)
 _WIDTH_PT = 345  # the text width of LaTeX's article, as the CLI's PDF
 
 
@@ -69,33 +69,24 @@ def _checked(rows) -> list:
             all(r.get(k) is None or _count(r[k]) for k in ("lower", "upper", "params")) and \
             all(isinstance(b, dict) and isinstance(b.get("id"), str) for b in r["bounds"]) and \
             isinstance(c.get("arch"), str) and isinstance(r.get("budget", ""), str) and \
+            isinstance(r.get("json"), dict) and \
             (c.get("degree") is None or _count(c["degree"]))
         if not ok:
             raise InputError(f"Rows.plot: row {i}: expected a row of netpoly.table (a dict with its 'config', "
-                             f"'bounds', and 'lower', 'upper' and 'params' whole numbers or None), got {_short(r)}")
+                             f"'bounds', its 'json', and 'lower', 'upper' and 'params' whole numbers or None), "
+                             f"got {_short(r)}")
         if r.get("status") != "error":
             out.append(r)
     return sorted(out, key=lambda r: r.get("index", 0) if isinstance(r.get("index"), int) else 0)
 
 
-def _bound_ids(rows, bounds, n_series: int) -> list:
-    """The bound curves drawn, in order (one dash pattern each): plot.cpp's choice, but by default only the
-    bounds in regime and above 1 for some row, and at most _STYLES - n_series of them (at least 2)."""
-    seen, in_regime = [], set()
-    for r in rows:
-        if r["config"]["seed"] != 1:
-            continue
-        for b in r["bounds"]:
-            if b.get("kind") in ("upper", "lower") and _finite(b.get("log3")):
-                if b["id"] not in seen:
-                    seen.append(b["id"])
-                if b.get("in_regime") and b["log3"] > 0:  # a bound of at most 1 is below the plot
-                    in_regime.add(b["id"])
-    if isinstance(bounds, str) and bounds == "all":
-        return seen
-    if bounds is None:
-        return [i for i in seen if i in in_regime][:max(2, _STYLES - n_series)]
-    return [i for i in _chosen(rows, bounds) if i in seen]  # an order or a degree is no curve
+def _bound_ids(rows, bounds) -> list:
+    """The bound curves drawn, in order (one dash pattern each): plot.cpp's choice (plot_bounds), by default
+    the bounds in regime and above 1 for some row, at most max(2, 6 - series) of them; ``bounds`` checked
+    here first, so that an unknown id is named as ``Rows.plot`` was given it."""
+    chosen = None if bounds is None or (isinstance(bounds, str) and bounds == "all") else _chosen(rows, bounds)
+    cli_rows = "[" + ",".join(json_data(r["json"], f"Rows.plot: row {i}: its json") for i, r in enumerate(rows)) + "]"
+    return _netpoly.plot_bounds(cli_rows, "all" if chosen is None and bounds is not None else chosen)
 
 
 def _chosen(rows, bounds) -> list:
@@ -180,7 +171,7 @@ def _depth_plot(rows, bounds, ax, Figure):
         hi = _l3(r["upper"]) if r.get("upper") is not None else lo
         series.setdefault(_series_name(r["config"], by_width), []).append(
             (x, lo, hi, r.get("status") == "exact", r if r["config"]["seed"] == 1 else None))
-    ids = _bound_ids(rows, bounds, len(series))
+    ids = _bound_ids(rows, bounds)
     curves = {name: {i: sorted((p[0], _bound_log3(p[4], i)) for p in pts if _bound_log3(p[4], i) is not None)
                      for i in ids} for name, pts in series.items()}
     ymax = max([1.0] + [p[1] for pts in series.values() for p in pts])

@@ -569,6 +569,16 @@ PYBIND11_MODULE(_netpoly, mod) {
     for (const auto& j : json::parse(rows_json)) rows.push_back(TableRow::from_json(j));
     return rows_title(rows);
   });
+  // The bound curves of Rows.plot's depth plot, as plot.cpp chooses them:
+  // bounds None (the paper default), "all", or a list of ids.
+  mod.def("plot_bounds", [](const std::string& rows_json, const py::object& bounds) {
+    std::vector<TableRow> rows;
+    for (const auto& j : json::parse(rows_json)) rows.push_back(TableRow::from_json(j));
+    TableView view;
+    if (py::isinstance<py::str>(bounds)) view.all_bounds = bounds.cast<std::string>() == "all";
+    else if (!bounds.is_none()) view.bounds = bounds.cast<std::vector<std::string>>();
+    return plot_bounds(rows, view);
+  });
   mod.def("decimal", &decimal);
   mod.def("hexadecimal", &hexadecimal);
   mod.def("var_name", [](std::size_t width, slong v) { return var_name(width, v); });

@@ -5,6 +5,7 @@ The plot's data is checked against the rows: every plotted y value is the log3 o
 of a bound's exact value) computed here with math.log, not read from the library."""
 
 import copy
+import html
 import math
 import os
 import re
@@ -200,6 +201,22 @@ def test_plot_shows_few_styles_by_default_and_the_rest_on_request(rows):
         rows.plot(bounds=["LV Thm 99"])
     with pytest.raises(netpoly.InputError, match="bounds="):
         rows.plot(bounds=5)
+
+
+def test_plot_draws_the_bound_curves_the_cli_draws(rows, tmp_path):
+    # The same sweep through the CLI (--plot p.svg): its legend's bound entries, read from the SVG's text,
+    # are Rows.plot()'s, in the same order, by default, with "all" and with a list (one rule, in plot.cpp).
+    ids = {b["id"] for r in rows for b in r["bounds"]}
+    for extra, bounds in (([], None), (["--bounds", "all"], "all"), (["--bounds", "LV Thm 4,LV Thm 3"],
+                                                                    ["LV Thm 4", "LV Thm 3"])):
+        svg = tmp_path / "p.svg"
+        subprocess.run([CLI, "table", "--arch", "attention", "--layers", "1,2", "--width", "2,3", "--heads", "1",
+                        "--tokens", "4", "--seeds", "2", "--plot", str(svg), "-o", str(tmp_path / "t.md"), *extra],
+                       check=True, capture_output=True)
+        texts = [html.unescape(t) for t in re.findall(r"<text[^>]*>([^<]*)</text>", svg.read_text())]
+        cli = [t for t in texts if t in ids]
+        legend = [t.get_text() for t in rows.plot(bounds=bounds).axes[0].get_legend().get_texts()]
+        assert cli and [t for t in legend if t in ids] == cli, (bounds, cli, legend)
 
 
 def test_plot_of_a_width_sweep_and_into_given_axes():

@@ -119,6 +119,10 @@ DepthData collect(const std::vector<TableRow>& rows, const TableView& view) {
 
 }  // namespace
 
+std::vector<std::string> plot_bounds(const std::vector<TableRow>& rows, const TableView& view) {
+  return collect(rows, view).bound_ids;
+}
+
 Plot render_plot(const std::vector<TableRow>& rows, const std::string& title, PlotFormat f, const TableView& view) {
   if (!rows.empty() && !rows[0].config.budget.empty()) return render_budget_plot(rows, title, f, view);
   const DepthData d = collect(rows, view);
