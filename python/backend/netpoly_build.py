@@ -59,6 +59,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import io
+import json
 import os
 import re
 import shlex
@@ -404,7 +405,36 @@ def prepare_metadata_for_build_editable(metadata_directory, config_settings=None
     return _write_metadata_dir(metadata_directory)
 
 
+def _kernel_hint() -> None:
+    """In a venv, the one command that registers its Python as a Jupyter kernel (a wheel has no post-install
+    step, and Debian's jupyter runs /usr/bin/python3, which does not see the venv), unless a kernel of the
+    user's or the venv's already runs this Python."""
+    if sys.prefix == sys.base_prefix:
+        return
+    exe = os.path.realpath(sys.executable)
+    data = os.environ.get("JUPYTER_DATA_DIR") or os.path.join(os.path.expanduser("~"), ".local", "share", "jupyter")
+    for kernels in (Path(data) / "kernels", Path(sys.prefix) / "share" / "jupyter" / "kernels"):
+        for spec in kernels.glob("*/kernel.json"):
+            try:
+                argv = json.loads(spec.read_text()).get("argv") or [""]
+                if os.path.realpath(str(argv[0])) == exe:
+                    _say(f"Jupyter: the kernel {spec.parent.name!r} runs this venv's Python")
+                    return
+            except (OSError, ValueError, AttributeError):
+                continue
+    name = re.sub(r"[^A-Za-z0-9._-]", "-", Path(sys.prefix).name) or "netpoly"
+    _say("for Jupyter notebooks in this venv, register its Python as a kernel once: " +
+         shlex.join([sys.executable, "-m", "ipykernel", "install", "--user", "--name", name, "--display-name",
+                     f"Python ({name})"]) + " (docs/guide/install.md, 'Jupyter in that venv')")
+
+
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
+    name = _build_wheel(wheel_directory, config_settings)
+    _kernel_hint()
+    return name
+
+
+def _build_wheel(wheel_directory, config_settings=None):
     tag = _tag()
     given = _setting(config_settings, "build-dir", "NETPOLY_BUILD_DIR")
     if given:

@@ -27,7 +27,9 @@
 #     the analysis (LD_DEBUG=files for the CLI, /proc/self/maps in Python):
 #     libnetpoly_fflas.so is the venv's own copy (on a CPU with AVX2 and FMA;
 #     else FLINT, and the details say "flint");
-#   - pip uninstall removes the package and the command.
+#   - pip uninstall removes the package and the command;
+#   - the install prints the command that registers the venv's Python as a
+#     Jupyter kernel (seen with pip -v; on a terminal without it).
 #
 # install.sh --cmake SOURCE BUILD: the C++ library instead (ctest
 # cmake_consumer). `cmake --install BUILD --prefix TMP` (BUILD built), then
@@ -276,8 +278,13 @@ for py in "${pys[@]}"; do
   "$py" -m venv "$v" >"$dir/out" 2>"$dir/err" \
     || fail "$py -m venv: no venv/ensurepip in this Python (Debian: install python3-venv; scripts/setup does)"
   if [ $i -eq 1 ]; then
-    "$v/bin/python" -m pip install --config-settings build-dir="$build" --config-settings pack-only=1 "$src" >"$dir/out" 2>"$dir/err" \
+    # -v: pip shows the backend's lines, among them the one command that
+    # registers this venv's Python as a Jupyter kernel (HOME: no kernel of
+    # the user's runs it; JUPYTER_DATA_DIR unset), written with its path
+    HOME="$dir/home" JUPYTER_DATA_DIR="" "$v/bin/python" -m pip install -v --config-settings build-dir="$build" --config-settings pack-only=1 "$src" >"$dir/out" 2>"$dir/err" \
       || fail "$py: pip install $src"
+    grep -qF "$v/bin/python -m ipykernel install --user --name venv$i --display-name 'Python (venv$i)'" "$dir/out" "$dir/err" \
+      || fail "$py: pip install -v does not print the command that registers the venv's kernel"
   else
     rm -rf "$dir/wheels"
     "$v/bin/python" -m pip wheel --no-deps -w "$dir/wheels" --config-settings build-dir="$build" --config-settings pack-only=1 "$src" >"$dir/out" 2>"$dir/err" \
