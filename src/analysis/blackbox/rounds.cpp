@@ -92,34 +92,36 @@ struct RoundInput {
   std::size_t na;
 };
 
-// One stage's evaluations: each row i below the largest extent as batched
-// forward passes over the columns some open block still lacks in that row;
-// block b fills the top-left ext[b] x ext[b] square of the shared points
-// beyond the from[b] x from[b] square it had.
-double evaluate_stage(const RoundInput& in, const std::vector<Block*>& open, const std::vector<std::size_t>& ext,
-                      const std::vector<std::size_t>& from, const AnalysisContext& run) {
+// One stage's evaluations: each row i in [r0, r1) as batched forward passes
+// over the columns some open block still lacks in that row (each block keeps
+// the top-left want x want square of the shared points; old[b]: the square
+// it had from earlier rounds).
+double evaluate_stage(const RoundInput& in, const std::vector<Block*>& open, const std::vector<std::size_t>& old,
+                      std::size_t r0, std::size_t r1, const AnalysisContext& run) {
   const auto& [eval, cols, t, mod, A, na] = in;
   std::size_t K = 0;
-  for (std::size_t e : ext) K = std::max(K, e);
+  for (const Block* c : open) K = std::max(K, c->want);
   const std::size_t s = t.size();
   // A block's value sum_l W[l] y_l adds in 64 bits, reduced once, where the
   // s products of residues fit (the small prime); else term by term.
   const bool wide = static_cast<long double>(s) * static_cast<long double>(mod.n - 1) * static_cast<long double>(mod.n - 1) <
                     0x1p64L;
   std::atomic<std::size_t> pairs{0};
-  // A stage can take minutes: a cancellation (the caller's time spent) is
-  // polled per row, the rows left are skipped and the stage is dropped.
+  // A round can take minutes: a cancellation (the caller's time spent) is
+  // polled per row, the rows left are skipped and the round is dropped (the
+  // blocks ranked in its earlier stages are kept by the caller).
   std::atomic<bool> cancelled{false};
-  parallel_for(K, [&](std::size_t i) {
+  parallel_for(r1 - r0, [&](std::size_t di) {
+    const std::size_t i = r0 + di;
     if (cancelled.load() || (run.cancelled && run.cancelled())) {
       cancelled = true;
       return;
     }
     std::size_t j0 = K, k = 0;
     for (std::size_t b = 0; b < open.size(); ++b)
-      if (i < ext[b]) {
-        j0 = std::min(j0, i < from[b] ? from[b] : 0);
-        k = std::max(k, ext[b]);
+      if (i < open[b]->want) {
+        j0 = std::min(j0, i < old[b] ? old[b] : 0);
+        k = std::max(k, open[b]->want);
       }
     if (j0 >= k) return;
     std::vector<std::vector<ulong>> ys(s);
@@ -131,8 +133,8 @@ double evaluate_stage(const RoundInput& in, const std::vector<Block*>& open, con
     pairs += (k - j0) * s;
     for (std::size_t b = 0; b < open.size(); ++b) {
       Block* c = open[b];
-      if (i >= ext[b]) continue;
-      for (std::size_t j = i < from[b] ? from[b] : 0; j < ext[b]; ++j) {
+      if (i >= c->want) continue;
+      for (std::size_t j = i < old[b] ? old[b] : 0; j < c->want; ++j) {
         ulong v = 0;
         if (wide) {
           for (std::size_t l = 0; l < s; ++l) v += c->weights[l] * ys[l][j - j0];
@@ -229,51 +231,55 @@ void rank_and_report(const std::vector<Block*>& open, const std::vector<Block>& 
 // long last stage keeps more than the smaller blocks.
 constexpr std::size_t kCheckpointFrom = 2048;
 
-// A round in stages, one per distinct `want` of its open blocks (and
-// checkpoint), smallest first: a stage evaluates every open block up to that
-// size (old[b]: the square a block had from earlier rounds), then ranks the
-// blocks it completed (and the squares at their checkpoint) and reports them.
-// A round interrupted or stopped by a limit in a later stage keeps every
-// block ranked before it (issue 53 §5); the evaluations are those of one
-// pass, less a partial chunk of lanes per row at each stage's edge. Returns
-// the values computed and the seconds spent evaluating them.
+// A round in stages of rows: the rows below a stage's end are evaluated (each
+// over every column it needs, as in one pass: no value is computed twice),
+// then the blocks (and checkpoint squares) whose rows are all done are
+// ranked and reported, smallest first. A round interrupted or stopped by a
+// limit in a later stage keeps every block ranked before it (issue 53 §5).
+// Stage ends are the checkpoints, and the blocks' sizes from 64 on that are
+// at least twice the last end (so about log2 of the round's size stages at
+// most, and no stage of a handful of rows that would leave a thread idle). Returns the
+// values computed and the seconds spent evaluating them.
 std::pair<double, double> evaluate_and_rank(const RoundInput& in, const std::vector<Block*>& open,
                                             const std::vector<std::size_t>& old, const std::vector<Block>& blocks,
                                             const AnalysisContext& run, const Goal& goal) {
   std::vector<std::size_t> sizes, checkpoint(open.size(), 0);
+  std::size_t K = 0;
   for (std::size_t b = 0; b < open.size(); ++b) {
     const std::size_t w = open[b]->want, half = w / 2 / 64 * 64;
     sizes.push_back(w);
+    K = std::max(K, w);
     if (w >= kCheckpointFrom && old[b] < half) sizes.push_back(checkpoint[b] = half);
   }
   std::sort(sizes.begin(), sizes.end());
-  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
-  const std::size_t K = sizes.empty() ? 0 : sizes.back();
+  std::vector<std::size_t> ends;
+  for (std::size_t w : sizes)
+    if (w < K && (std::count(checkpoint.begin(), checkpoint.end(), w) ||
+                  (w >= 64 && w >= 2 * (ends.empty() ? 0 : ends.back()))))
+      ends.push_back(w);
+  ends.erase(std::unique(ends.begin(), ends.end()), ends.end());
+  ends.push_back(K);
   std::map<const Block*, std::size_t> checkpoints;
   double values = 0, eval_secs = 0;
   std::size_t prev = 0;
-  for (std::size_t w : sizes) {
-    std::vector<std::size_t> ext(open.size()), from(open.size());
-    std::vector<Block*> completed;
-    for (std::size_t b = 0; b < open.size(); ++b) {
-      ext[b] = std::min(open[b]->want, w);
-      from[b] = std::min(ext[b], std::max(old[b], std::min(open[b]->want, prev)));
-      if (open[b]->want == w) completed.push_back(open[b]);
-    }
+  for (std::size_t end : ends) {
     const auto t0 = std::chrono::steady_clock::now();
-    values += evaluate_stage(in, open, ext, from, run);
+    values += evaluate_stage(in, open, old, prev, end, run);
     eval_secs += seconds_since(t0);
     for (std::size_t b = 0; b < open.size(); ++b)
-      if (checkpoint[b] == w) {
-        const slong n = static_cast<slong>(w);
+      if (checkpoint[b] > prev && checkpoint[b] <= end) {
+        const slong n = static_cast<slong>(checkpoint[b]);
         NmodMat square(n, n, open[b]->E->modulus());
         for (slong i = 0; i < n; ++i)
           for (slong j = 0; j < n; ++j) square.at(i, j) = open[b]->E->at(i, j);
         checkpoints[open[b]] = rank_dense_modp(square, static_cast<int>(std::max(1u, run.threads)));
         if (goal.on_round) goal.on_round(rank_sum(blocks, checkpoints), K);
       }
+    std::vector<Block*> completed;
+    for (Block* c : open)
+      if (c->want > prev && c->want <= end) completed.push_back(c);
     rank_and_report(completed, blocks, run.threads, goal, K, checkpoints);
-    prev = w;
+    prev = end;
   }
   return {values, eval_secs};
 }
