@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <sstream>
 
 #include <unistd.h>
@@ -318,4 +319,44 @@ TEST_CASE("share_owners follows the stated rule for every n, and costs no more f
     bl.blocks.push_back(std::move(b));
   }
   CHECK(methods::share_owners(bl, 1024, std::size_t{1} << 20) == std::vector<std::size_t>{2, 0, 1});
+}
+
+TEST_CASE("a shard's file written between and within rounds is one the merge reads: no rank above its points",
+          "[shard]") {
+  // A round ranks its blocks as their rows are done, and a shard's file is
+  // rewritten each time (so that a stop keeps it). Every state written must
+  // be consistent as the merge checks it (blackbox/merge.cpp): a block's rank
+  // at most its points and its cap, reached_cap exactly when rank == cap.
+  // Mixer (3,5,4), share 1/1: blocks of different caps reach them in
+  // different rounds, so a round has blocks of several sizes, and some state
+  // is written within a round (its open blocks at different points).
+  Dir d;
+  const NetworkShape s{.arch = Arch::mixer, .layers = 3, .width = 5, .tokens = 4};
+  const std::string model = model_file(d, s, 3);
+  const Model m = read_model(model);
+  SepOptions so;
+  so.blackbox_seed = 7;
+  so.methods = {Method::support, Method::blackbox};
+  so.share_index = 1;
+  so.share_count = 1;
+  std::vector<json> states;
+  auto progress = [&](const SepResult& r, bool) {
+    for (const auto& x : r.runs)
+      if (x.method == Method::blackbox && x.details.contains("shard")) states.push_back(x.details["shard"]);
+  };
+  (void)analyse_network(m, {Entry{0, 0}}, {parse_partition("half", m.tokens, m.width)}, so, progress);
+  REQUIRE(states.size() >= 3);
+  std::size_t mid = 0;  // states with blocks of several point counts (written within a round)
+  for (const auto& st : states) {
+    std::set<std::size_t> counts;
+    for (const auto& b : st["blocks"]) {
+      INFO(b.dump());
+      CHECK(b["rank"].get<std::size_t>() <= b["points"].get<std::size_t>());
+      CHECK(b["rank"].get<std::size_t>() <= b["cap"].get<std::size_t>());
+      CHECK(b["reached_cap"].get<bool>() == (b["rank"] == b["cap"]));
+      if (b["state"] == "open") counts.insert(b["points"].get<std::size_t>());
+    }
+    mid += counts.size() > 1;
+  }
+  CHECK(mid >= 1);
 }

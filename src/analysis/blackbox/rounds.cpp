@@ -213,13 +213,20 @@ std::size_t rank_sum(const std::vector<Block>& blocks, const std::map<const Bloc
 }
 
 // rank_blocks with each block's rank as it finishes, and the sum so far to
-// the goal, so that Ctrl-C or a limit in this round keeps every finished block.
+// the goal, so that Ctrl-C or a limit in this round keeps every finished
+// block. A finished block's state is this round's at once (its points, prime,
+// exact or closed), as the round's end sets it: what the goal reads of it
+// mid-round (a shard's file) is consistent, its rank never above its points.
 void rank_and_report(const std::vector<Block*>& open, const std::vector<Block>& blocks, unsigned threads,
-                     const Goal& goal, std::size_t K, const std::map<const Block*, std::size_t>& checkpoints) {
+                     const Goal& goal, std::size_t K, ulong p, const std::map<const Block*, std::size_t>& checkpoints) {
   std::mutex mu;
   rank_blocks(open, threads, [&](Block* b, std::size_t r) {
     std::lock_guard<std::mutex> lock(mu);
     b->rank = r;
+    b->points = b->want;
+    b->prime = p;
+    b->exact = r >= b->cap;
+    b->done = !b->exact && r < b->want;
     if (goal.on_round) goal.on_round(rank_sum(blocks, checkpoints), K);
   });
 }
@@ -278,7 +285,7 @@ std::pair<double, double> evaluate_and_rank(const RoundInput& in, const std::vec
     std::vector<Block*> completed;
     for (Block* c : open)
       if (c->want > prev && c->want <= end) completed.push_back(c);
-    rank_and_report(completed, blocks, run.threads, goal, K, checkpoints);
+    rank_and_report(completed, blocks, run.threads, goal, K, in.mod.n, checkpoints);
     prev = end;
   }
   return {values, eval_secs};
