@@ -212,6 +212,16 @@ std::size_t rank_sum(const std::vector<Block>& blocks, const std::map<const Bloc
   return sum;
 }
 
+// A block's state once its rank mod p at its `want` points is known: exact
+// (rank = cap), closed (rank < points), or still full rank.
+void set_ranked(Block& c, std::size_t rank, ulong p) {
+  c.rank = rank;
+  c.points = c.want;
+  c.prime = p;
+  c.exact = rank >= c.cap;
+  c.done = !c.exact && rank < c.want;
+}
+
 // rank_blocks with each block's rank as it finishes, and the sum so far to
 // the goal, so that Ctrl-C or a limit in this round keeps every finished
 // block. A finished block's state is this round's at once (its points, prime,
@@ -222,11 +232,7 @@ void rank_and_report(const std::vector<Block*>& open, const std::vector<Block>& 
   std::mutex mu;
   rank_blocks(open, threads, [&](Block* b, std::size_t r) {
     std::lock_guard<std::mutex> lock(mu);
-    b->rank = r;
-    b->points = b->want;
-    b->prime = p;
-    b->exact = r >= b->cap;
-    b->done = !b->exact && r < b->want;
+    set_ranked(*b, r, p);
     if (goal.on_round) goal.on_round(rank_sum(blocks, checkpoints), K);
   });
 }
@@ -245,8 +251,8 @@ constexpr std::size_t kCheckpointFrom = 2048;
 // limit in a later stage keeps every block ranked before it (issue 53 §5).
 // Stage ends are the checkpoints, and the blocks' sizes from 64 on that are
 // at least twice the last end (so about log2 of the round's size stages at
-// most, and no stage of a handful of rows that would leave a thread idle). Returns the
-// values computed and the seconds spent evaluating them.
+// most, and no stage of a handful of rows that would leave a thread idle).
+// Returns the values computed and the seconds spent evaluating them.
 std::pair<double, double> evaluate_and_rank(const RoundInput& in, const std::vector<Block*>& open,
                                             const std::vector<std::size_t>& old, const std::vector<Block>& blocks,
                                             const AnalysisContext& run, const Goal& goal) {
@@ -387,10 +393,7 @@ Rounds double_points(const Sampler& s, std::vector<Block>& blocks, const RoundLi
     if (!run.nominal && cubes > 1e9) rank_rate = rank_secs / cubes;
     std::size_t still_open = 0;
     for (Block* c : open) {
-      c->points = c->want;
-      c->prime = p;
-      c->exact = c->rank >= c->cap;
-      c->done = !c->exact && c->rank < c->want;
+      set_ranked(*c, c->rank, p);  // (as the stages set it; a block of no points was in none)
       if (c->exact || c->done) c->E.reset();
       else if (c->want < std::min(c->cap, cap)) {
         // Double, or grow by goal.growth (in multiples of 64) from 1,024 on;
